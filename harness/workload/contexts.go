@@ -1,0 +1,130 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds of a bucket's context size, the same as those of a fixed planned context.
+const (
+	minBucketTokens = 32
+	maxBucketTokens = 1048576
+)
+
+// Bucket is one step of a cumulative context-size distribution: a draw u ≤ UpTo (and above
+// the previous bucket's edge) plans a context of Tokens tokens.
+type Bucket struct {
+	// UpTo is the cumulative probability upper edge, in (0, 1].
+	UpTo float64
+	// Tokens is the planned context size in tokens.
+	Tokens int
+}
+
+// DefaultBuckets is the original tool's measured sub-agent context mix: 21.8% 16k, 38.4%
+// 32k, 30.4% 64k, 8.9% 128k and 0.5% 256k tokens.
+var DefaultBuckets = []Bucket{
+	{0.218, 16000},
+	{0.602, 32768},
+	{0.906, 65536},
+	{0.995, 131072},
+	{1.0, 262144},
+}
+
+// SampleContext maps a uniform draw u in [0, 1] to a context size: the Tokens of the first
+// bucket whose edge is ≥ u, or of the last bucket when u lies above every edge.
+func SampleContext(u float64, buckets []Bucket) (int, error) {
+	if !(u >= 0 && u <= 1) { // also rejects NaN
+		return 0, fmt.Errorf("sample context: draw %v outside [0, 1]", u)
+	}
+	if len(buckets) == 0 {
+		return 0, fmt.Errorf("sample context: no buckets")
+	}
+	for _, b := range buckets {
+		if u <= b.UpTo {
+			return b.Tokens, nil
+		}
+	}
+	return buckets[len(buckets)-1].Tokens, nil
+}
+
+// ParseBuckets parses a cumulative distribution such as
+// "0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144": comma-separated edge:tokens
+// terms with edges strictly increasing in (0, 1], the last exactly 1, and tokens in
+// 32..1048576. Spaces around terms and numbers are ignored.
+func ParseBuckets(s string) ([]Bucket, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("no buckets")
+	}
+	var out []Bucket
+	var last string
+	for term := range strings.SplitSeq(s, ",") {
+		term = strings.TrimSpace(term)
+		b, err := parseBucket(term)
+		if err != nil {
+			return nil, fmt.Errorf("bucket %q: %w", term, err)
+		}
+		if n := len(out); n > 0 && b.UpTo <= out[n-1].UpTo {
+			return nil, fmt.Errorf("bucket %q: edge %v does not exceed the previous edge %v",
+				term, b.UpTo, out[n-1].UpTo)
+		}
+		out, last = append(out, b), term
+	}
+	// Without an edge of 1 some draws would fall past the end of the distribution.
+	if edge := out[len(out)-1].UpTo; edge != 1 {
+		return nil, fmt.Errorf("bucket %q: the last edge must be 1, not %v", last, edge)
+	}
+	return out, nil
+}
+
+// parseBucket parses one "edge:tokens" term.
+func parseBucket(term string) (Bucket, error) {
+	edgeText, tokText, ok := strings.Cut(term, ":")
+	if !ok {
+		return Bucket{}, fmt.Errorf("want edge:tokens")
+	}
+	edge, err := strconv.ParseFloat(strings.TrimSpace(edgeText), 64)
+	if err != nil {
+		return Bucket{}, fmt.Errorf("edge: %w", err)
+	}
+	if !(edge > 0 && edge <= 1) { // also rejects NaN and Inf
+		return Bucket{}, fmt.Errorf("edge %v outside (0, 1]", edge)
+	}
+	tokens, err := strconv.Atoi(strings.TrimSpace(tokText))
+	if err != nil {
+		return Bucket{}, fmt.Errorf("tokens: %w", err)
+	}
+	if tokens < minBucketTokens || tokens > maxBucketTokens {
+		return Bucket{}, fmt.Errorf("tokens %d outside %d..%d", tokens, minBucketTokens, maxBucketTokens)
+	}
+	return Bucket{UpTo: edge, Tokens: tokens}, nil
+}
+
+// PlanContexts returns the planned context size of each of n requests, fixed before any
+// request is sent. With fixed > 0 every entry is fixed. Otherwise entry i is
+// SampleContext of the i-th Random() of one NewPyRandom(seed) over buckets (DefaultBuckets
+// when empty), so the plan equals the original tool's for the same seed; the generator is
+// used only in this case. A negative fixed is invalid configuration and is treated as 0.
+// Finally every entry is clamped to capTokens when capTokens > 0.
+func PlanContexts(n int, fixed int, seed int64, buckets []Bucket, capTokens int) []int {
+	plan := make([]int, max(n, 0))
+	if len(buckets) == 0 {
+		buckets = DefaultBuckets
+	}
+	var rng *PyRandom
+	if fixed <= 0 {
+		rng = NewPyRandom(seed)
+	}
+	for i := range plan {
+		if rng == nil {
+			plan[i] = fixed
+		} else {
+			// Random() is in [0, 1) and buckets is non-empty, so this cannot fail.
+			plan[i], _ = SampleContext(rng.Random(), buckets)
+		}
+		if capTokens > 0 {
+			plan[i] = min(plan[i], capTokens)
+		}
+	}
+	return plan
+}
