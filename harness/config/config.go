@@ -1,0 +1,224 @@
+// Package config loads anvilbench's configuration from ANVIL_* environment variables, once,
+// and validates it as a whole so that every problem is reported together, before any
+// request is sent.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Prefix is the prefix of every variable.
+const Prefix = "ANVIL_"
+
+// Controlled-output policies.
+const (
+	PolicyStrict  = "strict"
+	PolicyObserve = "observe"
+)
+
+// Config is the whole configuration. Each field documents its variable, default and unit.
+type Config struct {
+	// BaseURL (ANVIL_BASE_URL) is the OpenAI-compatible endpoint including /v1, e.g.
+	// http://127.0.0.1:8080/v1. Empty starts the embedded reference engine.
+	BaseURL string `env:"BASE_URL"`
+	// Model (ANVIL_MODEL) is the served model id; empty takes the first id of GET /v1/models.
+	Model string `env:"MODEL"`
+	// APIKey (ANVIL_API_KEY) is sent as a bearer token. It is redacted everywhere.
+	APIKey Secret `env:"API_KEY"`
+	// Engine, GPU and Tier (ANVIL_ENGINE, ANVIL_GPU, ANVIL_TIER) label the artifact.
+	Engine string `env:"ENGINE"`
+	GPU    string `env:"GPU"`
+	Tier   string `env:"TIER"`
+	// OutDir (ANVIL_OUT_DIR) receives artifacts and junit.xml; default "artifacts" at the
+	// module root. A relative path is taken from the module root, not from the suite's
+	// package directory where Ginkgo runs the test binary.
+	OutDir string `env:"OUT_DIR" envDefault:"artifacts"`
+
+	// Requests (ANVIL_REQUESTS) is the number of requests of the configured scenario, 1..10000.
+	Requests int `env:"REQUESTS" envDefault:"60"`
+	// Concurrency (ANVIL_CONCURRENCY) is the number of requests in flight, 1..1024.
+	Concurrency int `env:"CONCURRENCY" envDefault:"20"`
+	// ContextTokens (ANVIL_CONTEXT_TOKENS) is the planned prompt size in tokens, 32..1048576;
+	// 0 samples each request's size from ContextBuckets.
+	ContextTokens int `env:"CONTEXT_TOKENS" envDefault:"4096"`
+	// ContextSeed (ANVIL_CONTEXT_SEED) seeds the context sampler, the prompts and the markers.
+	ContextSeed int64 `env:"CONTEXT_SEED" envDefault:"0"`
+	// ContextBuckets (ANVIL_CONTEXT_BUCKETS) is the cumulative distribution sampled when
+	// ContextTokens is 0: "edge:tokens,..." with increasing edges ending at 1.
+	ContextBuckets string `env:"CONTEXT_BUCKETS" envDefault:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
+	// ContextMargin (ANVIL_CONTEXT_MARGIN) is the head room in tokens kept below
+	// max_context_tokens - max_tokens, 0..1048576.
+	ContextMargin int `env:"CONTEXT_MARGIN" envDefault:"1024"`
+	// MaxContextTokens (ANVIL_MAX_CONTEXT_TOKENS) is the served context window; 0 discovers
+	// it from GET /v1/models.
+	MaxContextTokens int `env:"MAX_CONTEXT_TOKENS" envDefault:"0"`
+	// MaxTokens (ANVIL_MAX_TOKENS) is sent as max_tokens, 1..65536.
+	MaxTokens int `env:"MAX_TOKENS" envDefault:"64"`
+	// ResponseWords (ANVIL_RESPONSE_WORDS) asks each response for exactly this many code
+	// words, 0..65536; 0 is the legacy one-line summary workload.
+	ResponseWords int `env:"RESPONSE_WORDS" envDefault:"32"`
+	// ControlledOutputPolicy (ANVIL_CONTROLLED_OUTPUT_POLICY) is strict (a non-exact response
+	// is a failure) or observe (recorded and kept).
+	ControlledOutputPolicy string `env:"CONTROLLED_OUTPUT_POLICY" envDefault:"strict"`
+
+	// Timeout (ANVIL_TIMEOUT) bounds each request from start to end, (0, 1h].
+	Timeout time.Duration `env:"TIMEOUT" envDefault:"15m"`
+	// StallTimeout (ANVIL_STALL_TIMEOUT) bounds the silence between two reads once the first
+	// streamed event has arrived, (0, Timeout]. Waiting for the first event (queueing and
+	// prefill, possibly without response headers) is bounded by Timeout only.
+	StallTimeout time.Duration `env:"STALL_TIMEOUT" envDefault:"60s"`
+
+	// Budgets (ANVIL_BUDGETS) are the gates of the configured scenario, e.g.
+	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.
+	Budgets string `env:"BUDGETS"`
+
+	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
+	// one host clock; [A-Za-z0-9._-]{1,64}.
+	ClockDomainID string `env:"CLOCK_DOMAIN_ID"`
+	// ConfigurationFingerprint (ANVIL_CONFIGURATION_FINGERPRINT) is an operator-declared
+	// sha256:<64 hex> of the serving configuration.
+	ConfigurationFingerprint string `env:"CONFIGURATION_FINGERPRINT"`
+}
+
+// FromEnvironment loads the configuration from the process environment.
+func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
+
+// Load parses environ (variable name to value) and validates the result. The error lists
+// every problem, each naming its ANVIL_* variable.
+func Load(environ map[string]string) (Config, error) {
+	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
+	if err == nil {
+		if err := cfg.Validate(); err != nil {
+			return Config{}, err
+		}
+		return cfg, nil
+	}
+	problems, unparsable := describeParseError(err, environ)
+	// Validate the rest too, with the unparsable variables at their defaults, so that one
+	// run reports every problem.
+	rest := map[string]string{}
+	for k, v := range environ {
+		if !unparsable[k] {
+			rest[k] = v
+		}
+	}
+	if cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: rest}); err == nil {
+		var more Problems
+		if errors.As(cfg.Validate(), &more) {
+			problems = append(problems, more...)
+		}
+	}
+	return Config{}, problems
+}
+
+// Problems is the error of a configuration that failed to load: one line per problem.
+type Problems []string
+
+func (p Problems) Error() string {
+	return "invalid anvilbench configuration:\n  " + strings.Join(p, "\n  ")
+}
+
+// describeParseError rewrites env's errors, which name Go fields and echo raw values, into
+// one line per ANVIL_* variable, and returns the variables that could not be parsed.
+func describeParseError(err error, environ map[string]string) (Problems, map[string]bool) {
+	unparsable := map[string]bool{}
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return Problems{fmt.Sprintf("load configuration: %v", err)}, unparsable
+	}
+	keys := fieldKeys()
+	var problems Problems
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			key := keys[pe.Name]
+			unparsable[key] = true
+			problems = append(problems, fmt.Sprintf("%s=%q: %s%s", key, environ[key], kindOf(pe.Type), rangeHint(key)))
+			continue
+		}
+		problems = append(problems, e.Error())
+	}
+	return problems, unparsable
+}
+
+func kindOf(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
+		return "not a duration (use Go syntax such as 30s, 15m)"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return "not an integer"
+	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
+		return "not a number"
+	case t.Kind() == reflect.Bool:
+		return "not a boolean (true or false)"
+	}
+	return "not a valid " + t.String()
+}
+
+// fieldKeys maps Go field names to their ANVIL_* variables.
+func fieldKeys() map[string]string {
+	keys := map[string]string{}
+	t := reflect.TypeOf(Config{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, ok := f.Tag.Lookup("env"); ok {
+			keys[f.Name] = Prefix + strings.Split(tag, ",")[0]
+		}
+	}
+	return keys
+}
+
+// Variables lists every ANVIL_* variable with its default, in declaration order.
+func Variables() [][2]string {
+	var out [][2]string
+	t := reflect.TypeOf(Config{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, ok := f.Tag.Lookup("env"); ok {
+			out = append(out, [2]string{Prefix + strings.Split(tag, ",")[0], f.Tag.Get("envDefault")})
+		}
+	}
+	return out
+}
+
+// UsesEmbeddedEngine reports whether no endpoint was configured.
+func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
+
+// ResolveOutDir returns OutDir as an absolute path: a relative OutDir is taken from the
+// module root found by walking up from the working directory to go.mod.
+func (c Config) ResolveOutDir() (string, error) {
+	if filepath.IsAbs(c.OutDir) {
+		return c.OutDir, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", fmt.Errorf("resolve %sOUT_DIR %q: %w", Prefix, c.OutDir, err)
+	}
+	return filepath.Join(root, c.OutDir), nil
+}
+
+// ModuleRoot walks up from the working directory to the directory holding go.mod.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory; set an absolute path")
+		}
+		dir = parent
+	}
+}

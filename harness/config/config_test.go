@@ -1,0 +1,149 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefaultsLoad(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(map[string]string{})
+	if err != nil {
+		t.Fatalf("defaults must be valid: %v", err)
+	}
+	if cfg.Requests != 60 || cfg.Concurrency != 20 || cfg.ResponseWords != 32 || cfg.ControlledOutputPolicy != PolicyStrict || cfg.Timeout != 15*time.Minute || !cfg.UsesEmbeddedEngine() {
+		t.Fatalf("defaults %+v", cfg)
+	}
+}
+
+func TestEveryProblemIsReportedAtOnceNamingItsVariable(t *testing.T) {
+	t.Parallel()
+	_, err := Load(map[string]string{
+		"ANVIL_REQUESTS":                 "abc",
+		"ANVIL_CONCURRENCY":              "0",
+		"ANVIL_TIMEOUT":                  "10",
+		"ANVIL_CONTROLLED_OUTPUT_POLICY": "loose",
+		"ANVIL_MAX_TOKENS":               "70000",
+	})
+	var p Problems
+	if !errors.As(err, &p) {
+		t.Fatalf("err = %v, want Problems", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{`ANVIL_REQUESTS="abc": not an integer (want 1..10000)`, `ANVIL_TIMEOUT="10": not a duration`,
+		"ANVIL_CONCURRENCY=0: out of range", `ANVIL_CONTROLLED_OUTPUT_POLICY="loose"`, "ANVIL_MAX_TOKENS=70000: out of range"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+
+	if len(p) != 5 {
+		t.Errorf("%d problems, want 5:\n%s", len(p), msg)
+	}
+
+	_, err = Load(map[string]string{
+		"ANVIL_CONCURRENCY":              "0",
+		"ANVIL_CONTROLLED_OUTPUT_POLICY": "loose",
+		"ANVIL_MAX_TOKENS":               "70000",
+		"ANVIL_CONTEXT_TOKENS":           "16",
+		"ANVIL_STALL_TIMEOUT":            "2h",
+		"ANVIL_CLOCK_DOMAIN_ID":          "has space",
+		"ANVIL_BUDGETS":                  "tpot_p50_ms<=fast",
+		"ANVIL_BASE_URL":                 "ftp://host/v1",
+	})
+	msg = err.Error()
+	for _, want := range []string{
+		"ANVIL_CONCURRENCY=0: out of range (want 1..1024)",
+		`ANVIL_CONTROLLED_OUTPUT_POLICY="loose": unknown policy (want strict or observe)`,
+		"ANVIL_MAX_TOKENS=70000: out of range (want 1..65536)",
+		"ANVIL_CONTEXT_TOKENS=16: too small",
+		"ANVIL_STALL_TIMEOUT=2h0m0s: out of range",
+		`ANVIL_CLOCK_DOMAIN_ID="has space"`,
+		`ANVIL_BUDGETS: budget "tpot_p50_ms<=fast"`,
+		`ANVIL_BASE_URL: scheme "ftp" not supported`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestCombinationsAreChecked(t *testing.T) {
+	t.Parallel()
+	_, err := Load(map[string]string{"ANVIL_RESPONSE_WORDS": "0"})
+	if err == nil || !strings.Contains(err.Error(), "strict needs ANVIL_RESPONSE_WORDS > 0") {
+		t.Errorf("strict without words: %v", err)
+	}
+	_, err = Load(map[string]string{"ANVIL_RESPONSE_WORDS": "64", "ANVIL_MAX_TOKENS": "64"})
+	if err == nil || !strings.Contains(err.Error(), "ANVIL_MAX_TOKENS=64: leaves no room") {
+		t.Errorf("no room for the end token: %v", err)
+	}
+	_, err = Load(map[string]string{"ANVIL_MAX_CONTEXT_TOKENS": "1000"})
+	if err == nil || !strings.Contains(err.Error(), "must exceed ANVIL_MAX_TOKENS + ANVIL_CONTEXT_MARGIN (1088)") {
+		t.Errorf("window without head room: %v", err)
+	}
+}
+
+func TestBaseURLWithCredentialsIsNeverEchoed(t *testing.T) {
+	t.Parallel()
+	_, err := Load(map[string]string{"ANVIL_BASE_URL": "http://user:hunter2@host:8080/v1?x=1"})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSecretIsRedactedEverywhere(t *testing.T) {
+	t.Parallel()
+	const key = "sk-canary-7d1e"
+	cfg, err := Load(map[string]string{"ANVIL_API_KEY": key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprintf("%q", cfg.APIKey), string(js), cfg.APIKey.GomegaString()} {
+		if strings.Contains(s, key) {
+			t.Fatalf("key leaked in %q", s)
+		}
+	}
+	if cfg.APIKey.Reveal() != key {
+		t.Fatal("Reveal must return the key")
+	}
+}
+
+func TestOutDirIsTakenFromTheModuleRoot(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := cfg.ResolveOutDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	if dir != filepath.Join(root, "artifacts") {
+		t.Fatalf("out dir %s, want %s/artifacts", dir, root)
+	}
+	cfg.OutDir = "/tmp/x"
+	if dir, _ := cfg.ResolveOutDir(); dir != "/tmp/x" {
+		t.Fatalf("absolute out dir changed to %s", dir)
+	}
+}
+
+func TestVariablesListsEveryField(t *testing.T) {
+	t.Parallel()
+	vars := Variables()
+	if len(vars) < 20 {
+		t.Fatalf("only %d variables", len(vars))
+	}
+	for _, v := range vars {
+		if !strings.HasPrefix(v[0], Prefix) {
+			t.Errorf("%s lacks the prefix", v[0])
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/workload"
+)
+
+// intBounds are the accepted ranges of the integer variables (the original tool's bounds;
+// concurrency goes beyond its 256 because the harness holds 1024 streams).
+var intBounds = map[string][2]int{
+	Prefix + "REQUESTS":           {1, 10000},
+	Prefix + "CONCURRENCY":        {1, 1024},
+	Prefix + "CONTEXT_TOKENS":     {0, 1048576},
+	Prefix + "CONTEXT_MARGIN":     {0, 1048576},
+	Prefix + "MAX_CONTEXT_TOKENS": {0, 1048576},
+	Prefix + "MAX_TOKENS":         {1, 65536},
+	Prefix + "RESPONSE_WORDS":     {0, 65536},
+}
+
+// MinContextTokens is the smallest non-zero planned context.
+const MinContextTokens = 32
+
+// MaxTimeout bounds ANVIL_TIMEOUT.
+const MaxTimeout = time.Hour
+
+var (
+	clockDomainPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	fingerprintPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+)
+
+func rangeHint(key string) string {
+	if b, ok := intBounds[key]; ok {
+		return fmt.Sprintf(" (want %d..%d)", b[0], b[1])
+	}
+	return ""
+}
+
+// Validate checks every field and every combination, returning all problems at once.
+func (c Config) Validate() error {
+	var p Problems
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+
+	ints := map[string]int{
+		Prefix + "REQUESTS":           c.Requests,
+		Prefix + "CONCURRENCY":        c.Concurrency,
+		Prefix + "CONTEXT_TOKENS":     c.ContextTokens,
+		Prefix + "CONTEXT_MARGIN":     c.ContextMargin,
+		Prefix + "MAX_CONTEXT_TOKENS": c.MaxContextTokens,
+		Prefix + "MAX_TOKENS":         c.MaxTokens,
+		Prefix + "RESPONSE_WORDS":     c.ResponseWords,
+	}
+	for _, key := range slices.Sorted(maps.Keys(ints)) {
+		b := intBounds[key]
+		if v := ints[key]; v < b[0] || v > b[1] {
+			add("%s=%d: out of range (want %d..%d)", key, v, b[0], b[1])
+		}
+	}
+	if c.ContextTokens > 0 && c.ContextTokens < MinContextTokens {
+		add("%sCONTEXT_TOKENS=%d: too small (want 0 to sample, or %d..1048576)", Prefix, c.ContextTokens, MinContextTokens)
+	}
+	if _, err := workload.ParseBuckets(c.ContextBuckets); err != nil {
+		add("%sCONTEXT_BUCKETS=%q: %v", Prefix, c.ContextBuckets, err)
+	}
+	if c.MaxContextTokens > 0 && c.MaxContextTokens <= c.MaxTokens+c.ContextMargin {
+		add("%sMAX_CONTEXT_TOKENS=%d: must exceed %sMAX_TOKENS + %sCONTEXT_MARGIN (%d)",
+			Prefix, c.MaxContextTokens, Prefix, Prefix, c.MaxTokens+c.ContextMargin)
+	}
+	switch c.ControlledOutputPolicy {
+	case PolicyStrict, PolicyObserve:
+	default:
+		add("%sCONTROLLED_OUTPUT_POLICY=%q: unknown policy (want strict or observe)", Prefix, c.ControlledOutputPolicy)
+	}
+	if c.ControlledOutputPolicy == PolicyStrict && c.ResponseWords == 0 {
+		add("%sCONTROLLED_OUTPUT_POLICY=strict needs %sRESPONSE_WORDS > 0", Prefix, Prefix)
+	}
+	if c.ResponseWords > 0 && c.MaxTokens <= c.ResponseWords {
+		add("%sMAX_TOKENS=%d: leaves no room for %sRESPONSE_WORDS=%d words and the end token (want > %d)",
+			Prefix, c.MaxTokens, Prefix, c.ResponseWords, c.ResponseWords)
+	}
+	if c.Timeout <= 0 || c.Timeout > MaxTimeout {
+		add("%sTIMEOUT=%s: out of range (want a duration in (0, 1h])", Prefix, c.Timeout)
+	}
+	if c.StallTimeout <= 0 || c.StallTimeout > c.Timeout {
+		add("%sSTALL_TIMEOUT=%s: out of range (want a duration in (0, %sTIMEOUT])", Prefix, c.StallTimeout, Prefix)
+	}
+	if c.ClockDomainID != "" && !clockDomainPattern.MatchString(c.ClockDomainID) {
+		add("%sCLOCK_DOMAIN_ID=%q: want 1 to 64 of A-Z a-z 0-9 . _ -", Prefix, c.ClockDomainID)
+	}
+	if c.ConfigurationFingerprint != "" && !fingerprintPattern.MatchString(c.ConfigurationFingerprint) {
+		add("%sCONFIGURATION_FINGERPRINT=%q: want sha256:<64 lowercase hex digits>", Prefix, c.ConfigurationFingerprint)
+	}
+	if c.BaseURL != "" {
+		if msg := checkBaseURL(c.BaseURL); msg != "" {
+			add("%sBASE_URL: %s", Prefix, msg)
+		}
+	}
+	if _, err := budget.Parse(c.Budgets); err != nil {
+		add("%sBUDGETS: %v", Prefix, err)
+	}
+	if c.OutDir == "" {
+		add("%sOUT_DIR: empty (want a directory path)", Prefix)
+	}
+	if len(p) > 0 {
+		return p
+	}
+	return nil
+}
+
+// checkBaseURL validates an endpoint without ever echoing it: it may carry credentials.
+func checkBaseURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "not a URL (want e.g. http://127.0.0.1:8080/v1)"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("scheme %q not supported (want http or https)", u.Scheme)
+	}
+	if u.Host == "" {
+		return "no host (want e.g. http://127.0.0.1:8080/v1)"
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "must not carry a query or fragment"
+	}
+	return ""
+}
+
+// ParsedBudgets returns the budgets of ANVIL_BUDGETS (already validated by Load).
+func (c Config) ParsedBudgets() []budget.Budget {
+	b, _ := budget.Parse(c.Budgets)
+	return b
+}
