@@ -1,0 +1,69 @@
+package schedule
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestClosedLoopCallsEveryIndexOnceWithinConcurrency(t *testing.T) {
+	t.Parallel()
+	const n, c = 200, 7
+	var inFlight, peak atomic.Int64
+	seen := make([]int, n)
+	var mu sync.Mutex
+	ClosedLoop(context.Background(), n, c, func(_ context.Context, i int) {
+		cur := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if cur <= p || peak.CompareAndSwap(p, cur) {
+				break
+			}
+		}
+		time.Sleep(100 * time.Microsecond)
+		mu.Lock()
+		seen[i]++
+		mu.Unlock()
+		inFlight.Add(-1)
+	})
+	for i, k := range seen {
+		if k != 1 {
+			t.Fatalf("index %d called %d times, want 1", i, k)
+		}
+	}
+	if p := peak.Load(); p > c || p < 2 {
+		t.Fatalf("peak in flight %d, want 2..%d", p, c)
+	}
+}
+
+func TestClosedLoopStillCallsEveryIndexAfterCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls, afterCancel atomic.Int64
+	ClosedLoop(ctx, 50, 3, func(ctx context.Context, i int) {
+		calls.Add(1)
+		if i == 5 {
+			cancel()
+		}
+		if ctx.Err() != nil {
+			afterCancel.Add(1)
+		}
+	})
+	if calls.Load() != 50 {
+		t.Fatalf("calls = %d, want 50", calls.Load())
+	}
+	if afterCancel.Load() < 40 {
+		t.Fatalf("only %d calls saw the cancellation", afterCancel.Load())
+	}
+}
+
+func TestClosedLoopMoreWorkersThanRequests(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	ClosedLoop(context.Background(), 3, 64, func(context.Context, int) { calls.Add(1) })
+	if calls.Load() != 3 {
+		t.Fatalf("calls = %d, want 3", calls.Load())
+	}
+}
