@@ -1,0 +1,70 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Model is one entry of GET /v1/models.
+type Model struct {
+	ID string
+	// MaxContextTokens is the first positive of max_model_len (vLLM), max_context_length
+	// and context_length (others); 0 when the server states none.
+	MaxContextTokens int
+}
+
+// ModelsTimeout bounds the GET /v1/models probe.
+const ModelsTimeout = 15 * time.Second
+
+// Models lists the served models.
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deadline := time.AfterFunc(ModelsTimeout, func() { cancel(errDeadline) })
+	defer deadline.Stop()
+	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		s := c.s
+		s.timeout = ModelsTimeout
+		return nil, classify(ctx, err, "send request", &s, 0)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, httpError(resp)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, &Error{Kind: KindRead, Message: "read /models: " + rootCause(err).Error(), Err: err}
+	}
+	var list struct {
+		Data []struct {
+			ID               string `json:"id"`
+			MaxModelLen      int    `json:"max_model_len"`
+			MaxContextLength int    `json:"max_context_length"`
+			ContextLength    int    `json:"context_length"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, &Error{Kind: KindMalformed, Message: fmt.Sprintf("/models is not a model list: %v", err), Err: err}
+	}
+	out := make([]Model, 0, len(list.Data))
+	for _, m := range list.Data {
+		ctxLen := 0
+		for _, v := range []int{m.MaxModelLen, m.MaxContextLength, m.ContextLength} {
+			if v > 0 {
+				ctxLen = v
+				break
+			}
+		}
+		out = append(out, Model{ID: m.ID, MaxContextTokens: ctxLen})
+	}
+	return out, nil
+}

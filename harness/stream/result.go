@@ -1,0 +1,54 @@
+// Package stream sends one streamed chat completion and times it: every event is stamped
+// when the read that delivered its bytes returns, on the monotonic clock, before any JSON
+// is decoded.
+package stream
+
+import (
+	"time"
+)
+
+// Usage is the server's token accounting of one request. Nil counts were absent.
+type Usage struct {
+	PromptTokens     *int `json:"prompt_tokens"`
+	CompletionTokens *int `json:"completion_tokens"`
+	TotalTokens      *int `json:"total_tokens"`
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens.
+	CachedTokens *int `json:"-"`
+}
+
+// Result is what one request's stream showed. Durations are offsets from Start, the
+// instant just before the request was handed to the HTTP client (connection setup
+// included).
+type Result struct {
+	Start time.Time
+	// FirstOutput is the arrival of the first non-empty reasoning or content delta;
+	// FirstContent of the first non-empty content delta. Each is valid only when its Has
+	// flag is set.
+	FirstOutput, FirstContent       time.Duration
+	HasFirstOutput, HasFirstContent bool
+	// End is the arrival of [DONE], or the end of the body when there was none.
+	End time.Duration
+	// ContentChunks and ReasoningChunks count events with a non-empty delta of each kind.
+	ContentChunks, ReasoningChunks int
+	// Arrivals holds the arrival offset of every event that carried a non-empty delta, in
+	// order: the raw material of per-chunk inter-arrival times.
+	Arrivals []time.Duration
+	// Usage is the last usage block the stream carried, nil when none.
+	Usage *Usage
+	// FinishReasons lists every non-null finish_reason seen.
+	FinishReasons []string
+	// Terminal reports that data: [DONE] was seen.
+	Terminal bool
+	// Content is the visible content, capped at CaptureLimit characters.
+	Content string
+	// ContentTruncated reports that visible content went beyond the cap.
+	ContentTruncated bool
+	// StatusCode is the HTTP status, 0 when no response arrived.
+	StatusCode int
+	// Streamed reports that a 200 event stream was being read (a response was received).
+	Streamed bool
+}
+
+// Complete reports whether the stream ended the way the protocol says it should: with
+// [DONE] or at least a finish_reason. A clean close before either is a truncation.
+func (r *Result) Complete() bool { return r.Terminal || len(r.FinishReasons) > 0 }
