@@ -1,0 +1,109 @@
+package matchers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	. "github.com/anvilbench/anvilbench/matchers"
+)
+
+// failureOf runs one assertion and returns its failure message, "" when it passed.
+func failureOf(t *testing.T, actual any, m types.GomegaMatcher) string {
+	t.Helper()
+	var msg string
+	g := gomega.NewGomega(func(message string, _ ...int) { msg = message })
+	g.Expect(actual).To(m)
+	return msg
+}
+
+// run is an artifact with six TPOT samples whose p50 is 6.31 ms.
+func run() *artifact.Benchmark {
+	b := &artifact.Benchmark{Requests: 6, Completed: 6, ResponseWords: 32}
+	b.Metrics.TPOT = artifact.Distribution{Samples: 6, P50: artifact.F(6.31), P95: artifact.F(6.9)}
+	b.Metrics.DecodeTokS = artifact.Distribution{Samples: 6, P50: artifact.F(151.2)}
+	b.Metrics.ThroughputTokS = artifact.F(2.5)
+	exact := true
+	for i := range 6 {
+		b.RequestTimings = append(b.RequestTimings, artifact.RequestTiming{RequestIndex: i, ControlledOutput: &artifact.ControlledOutput{
+			CaptureComplete: true, ExactAdherence: &exact, ObservedCodeWords: 32, Passed: true, Policy: "strict", RequestedWords: 32,
+		}})
+	}
+	return b
+}
+
+func TestBudgetMessages(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		m    types.GomegaMatcher
+		want string
+	}{
+		{HaveMetricAtMost("tpot_p50_ms", 6), "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"},
+		{HaveMetricAtMost("tpot_p50_ms", 7), ""},
+		{HaveMetricAtLeast("decode_tok_s_p50", 160), "decode_tok_s p50 151.20 tok/s is below budget 160.00 tok/s over 6 samples"},
+		{MeetBudget(budget.Budget{Metric: "throughput_tok_s", Op: ">", Limit: 3}), "throughput_tok_s 2.50 tok/s is not above budget 3.00 tok/s over 6 samples"},
+		{MeasureNear("tpot_p50_ms", 5, 0.05), "tpot p50 6.31ms is 26.2% off the true 5.00ms (tolerance 5.0%) over 6 samples"},
+		{MeasureNear("tpot_p50_ms", 6.3, 0.05), ""},
+	}
+	for _, c := range cases {
+		if got := failureOf(t, run(), c.m); got != c.want {
+			t.Errorf("got %q\nwant %q", got, c.want)
+		}
+	}
+}
+
+func TestBudgetErrorsOnNothingToJudge(t *testing.T) {
+	t.Parallel()
+	empty := &artifact.Benchmark{Requests: 6}
+	got := failureOf(t, empty, HaveMetricAtMost("tpot_p50_ms", 6))
+	if !strings.Contains(got, "tpot p50 has no value: 0 of 6 requests succeeded") {
+		t.Errorf("zero samples must error, got %q", got)
+	}
+	if got := failureOf(t, "not an artifact", HaveMetricAtMost("tpot_p50_ms", 6)); !strings.Contains(got, "expects a *artifact.Benchmark, got string") {
+		t.Errorf("wrong actual: %q", got)
+	}
+}
+
+func TestHaveNoFailedRequests(t *testing.T) {
+	t.Parallel()
+	if got := failureOf(t, run(), HaveNoFailedRequests()); got != "" {
+		t.Fatalf("a clean run failed: %s", got)
+	}
+	b := run()
+	b.Completed, b.RequestTimings = 3, b.RequestTimings[:3]
+	b.Failures = []artifact.Failure{
+		{RequestIndex: 3, ErrorType: "http_error", ErrorMessage: "HTTP 503 Service Unavailable"},
+		{RequestIndex: 4, ErrorType: "stall", ErrorMessage: "read stream: no bytes for 60s"},
+		{RequestIndex: 5, ErrorType: "http_error", ErrorMessage: "HTTP 503 Service Unavailable"},
+	}
+	want := "3 of 6 requests failed (2 http_error, 1 stall); first: request 3 http_error: HTTP 503 Service Unavailable"
+	if got := failureOf(t, b, HaveNoFailedRequests()); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestAdhereToControlledOutput(t *testing.T) {
+	t.Parallel()
+	if got := failureOf(t, run(), AdhereToControlledOutput()); got != "" {
+		t.Fatalf("an exact run failed: %s", got)
+	}
+	b := run()
+	miss := false
+	b.RequestTimings[2].ControlledOutput = &artifact.ControlledOutput{CaptureComplete: true, ExactAdherence: &miss, ObservedCodeWords: 30, ObservedExtraWords: 2, Policy: "observe", RequestedWords: 32, Passed: true}
+	b.RequestTimings[4].ControlledOutput = &artifact.ControlledOutput{CaptureComplete: false, Policy: "observe", RequestedWords: 32, Passed: true}
+	got := failureOf(t, b, AdhereToControlledOutput())
+	for _, want := range []string{"2 of 6 responses missed exactly 32 code words", "request 2: 30 code words and 2 other words", "request 4: capture truncated"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("message %q lacks %q", got, want)
+		}
+	}
+	b = run()
+	b.ResponseWords = 0
+	if got := failureOf(t, b, AdhereToControlledOutput()); !strings.Contains(got, "asked for no controlled output") {
+		t.Errorf("a run without controlled output must error: %q", got)
+	}
+}
