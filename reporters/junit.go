@@ -1,0 +1,180 @@
+// Package reporters writes what a suite run leaves behind besides the artifacts: the
+// merged JUnit XML of every suite of one run, and the artifact paths.
+package reporters
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	greporters "github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// invocationProperty marks each suite of a JUnit file with the run (the ginkgo or go test
+// process) that wrote it, so suites of one run merge and a stale file is replaced.
+const invocationProperty = "anvilbench_invocation"
+
+// JUnitOptions tune WriteJUnit.
+type JUnitOptions struct {
+	// Redact lists secrets to replace with "[redacted]" anywhere in the file, as a last
+	// line of defence: nothing should have printed them in the first place.
+	Redact []string
+	// Invocation identifies the run; empty uses the parent process's identity.
+	Invocation string
+}
+
+// WriteJUnit writes report's suite into the JUnit file dst, atomically. Suites already in
+// dst from the same invocation are kept, so `ginkgo -r` over several suites leaves one
+// file with all of them; a file from an earlier invocation is replaced. Setup nodes are
+// omitted and timelines kept only for specs that did not pass.
+func WriteJUnit(report types.Report, dst string, opts JUnitOptions) error {
+	if opts.Invocation == "" {
+		opts.Invocation = ParentInvocation()
+	}
+	suite, err := junitSuite(report)
+	if err != nil {
+		return fmt.Errorf("junit %s: %w", dst, err)
+	}
+	suite.Properties.Properties = append(suite.Properties.Properties,
+		greporters.JUnitProperty{Name: invocationProperty, Value: opts.Invocation})
+
+	merged := greporters.JUnitTestSuites{}
+	for _, s := range existingSuites(dst, opts.Invocation) {
+		if s.Name != suite.Name || s.Package != suite.Package {
+			merged.TestSuites = append(merged.TestSuites, s)
+		}
+	}
+	merged.TestSuites = append(merged.TestSuites, suite)
+	for _, s := range merged.TestSuites {
+		merged.Tests += s.Tests
+		merged.Disabled += s.Disabled + s.Skipped
+		merged.Errors += s.Errors
+		merged.Failures += s.Failures
+		merged.Time += s.Time
+	}
+
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("  ", "    ")
+	if err := enc.Encode(merged); err != nil {
+		return fmt.Errorf("junit %s: encode: %w", dst, err)
+	}
+	out := buf.Bytes()
+	for _, secret := range opts.Redact {
+		if secret != "" {
+			out = bytes.ReplaceAll(out, []byte(secret), []byte("[redacted]"))
+		}
+	}
+	return artifact.WriteFileAtomic(dst, out)
+}
+
+// junitSuite renders report with Ginkgo's own JUnit generator and reads back its suite.
+func junitSuite(report types.Report) (greporters.JUnitTestSuite, error) {
+	dir, err := os.MkdirTemp("", "anvilbench-junit-")
+	if err != nil {
+		return greporters.JUnitTestSuite{}, err
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "suite.xml")
+	err = greporters.GenerateJUnitReportWithConfig(report, tmp, greporters.JunitReportConfig{
+		OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending,
+		OmitSuiteSetupNodes:       true,
+	})
+	if err != nil {
+		return greporters.JUnitTestSuite{}, fmt.Errorf("generate: %w", err)
+	}
+	suites, err := readSuites(tmp)
+	if err != nil {
+		return greporters.JUnitTestSuite{}, err
+	}
+	if len(suites.TestSuites) != 1 {
+		return greporters.JUnitTestSuite{}, fmt.Errorf("generated %d suites, want 1", len(suites.TestSuites))
+	}
+	return suites.TestSuites[0], nil
+}
+
+func readSuites(path string) (greporters.JUnitTestSuites, error) {
+	var suites greporters.JUnitTestSuites
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return suites, err
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		return suites, fmt.Errorf("decode %s: %w", path, err)
+	}
+	return suites, nil
+}
+
+// existingSuites returns the suites of dst written by the same invocation; none when dst
+// is missing, unreadable or from another run.
+func existingSuites(dst, invocation string) []greporters.JUnitTestSuite {
+	suites, err := readSuites(dst)
+	if err != nil {
+		return nil
+	}
+	var same []greporters.JUnitTestSuite
+	for _, s := range suites.TestSuites {
+		for _, p := range s.Properties.Properties {
+			if p.Name == invocationProperty && p.Value == invocation {
+				same = append(same, s)
+				break
+			}
+		}
+	}
+	return same
+}
+
+// ParentInvocation identifies the process that launched this test binary (the ginkgo CLI
+// or go test): its pid and, on Linux, its start time, so a reused pid is not mistaken for
+// the same run.
+func ParentInvocation() string {
+	ppid := os.Getppid()
+	id := fmt.Sprintf("ppid-%d", ppid)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid))
+	if err != nil {
+		return id
+	}
+	// Field 22 (starttime) follows the parenthesised command name, which may hold spaces.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+		if fields := strings.Fields(string(stat[i+1:])); len(fields) > 19 {
+			return id + "-" + fields[19]
+		}
+	}
+	return id
+}
+
+// ArtifactPath is where a scenario's artifact goes: <outDir>/<suite>/<spec>.json, with
+// suite and spec reduced to lowercase letters, digits and dashes.
+func ArtifactPath(outDir, suite, spec string) (string, error) {
+	s, p := Slug(suite), Slug(spec)
+	if s == "" || p == "" {
+		return "", errors.New("artifact path: empty suite or spec name")
+	}
+	return filepath.Join(outDir, s, p+".json"), nil
+}
+
+// Slug reduces a name to lowercase ASCII letters, digits and single dashes.
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
