@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	env := map[string]string{apiKeyEnv: "k3y"}
+	go func() {
+		errc <- run(ctx, []string{"-addr", "127.0.0.1:0", "-ttft", "1ms", "-model", "m"},
+			func(k string) string { return env[k] }, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read banner: %v", err)
+	}
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "refengine serving m at ")
+	if !ok || !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasSuffix(base, "/v1") {
+		t.Fatalf("banner %q", line)
+	}
+	if strings.Contains(line, "k3y") {
+		t.Errorf("banner leaks the API key")
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	for key, want := range map[string]int{"": 401, "k3y": 200} {
+		req, _ := http.NewRequest(http.MethodGet, base+"/models", nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("key %q: status %d, want %d", key, resp.StatusCode, want)
+		}
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not return after cancellation")
+	}
+}
+
+func TestRunBadFlags(t *testing.T) {
+	t.Parallel()
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // a wrongly accepted configuration returns at once instead of serving
+	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "bpe"}, {"-nope"}, {"extra"}} {
+		args = append([]string{"-addr", "127.0.0.1:0"}, args...)
+		if err := run(done, args, func(string) string { return "" }, io.Discard, io.Discard); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}

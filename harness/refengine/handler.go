@@ -1,0 +1,102 @@
+package refengine
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", s.handleModels)
+	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(false))
+	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errNoRoute(r.URL.Path))
+	})
+	return mux
+}
+
+// authorized reports whether r carries the API key (always true without one). The
+// comparison is constant-time.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.opts.APIKey == "" {
+		return true
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.APIKey)) == 1
+}
+
+type modelCard struct {
+	ID          string `json:"id"`
+	Object      string `json:"object"`
+	Created     int64  `json:"created"`
+	OwnedBy     string `json:"owned_by"`
+	MaxModelLen int    `json:"max_model_len"`
+}
+
+type modelList struct {
+	Object string      `json:"object"`
+	Data   []modelCard `json:"data"`
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		writeError(w, errMethod(r.Method))
+		return
+	}
+	if !s.authorized(r) {
+		writeError(w, errUnauthorized())
+		return
+	}
+	body, err := json.Marshal(modelList{Object: "list", Data: []modelCard{{
+		ID: s.opts.Model, Object: "model", Created: s.started.Unix(),
+		OwnedBy: "anvilbench", MaxModelLen: s.opts.MaxModelLen,
+	}}})
+	if err != nil {
+		writeError(w, &apiError{http.StatusInternalServerError, "InternalServerError", err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// handleGenerate serves /v1/chat/completions (legacy false) or /v1/completions (legacy true).
+// Every POST gets a trace, errors included.
+func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		arrived := time.Now()
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, errMethod(r.Method))
+			return
+		}
+		tr := s.newTrace(arrived)
+		fail := func(e *apiError) {
+			writeError(w, e)
+			tr.finish(e.Status, "", false)
+		}
+		if !s.authorized(r) {
+			fail(errUnauthorized())
+			return
+		}
+		j, err := s.parseJob(w, r, legacy)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				ae = errBadRequest("%v", err)
+			}
+			fail(ae)
+			return
+		}
+		tr.set(func(t *RequestTrace) {
+			t.Stream = j.stream
+			t.PromptTokens = j.promptTokens
+		})
+		s.generate(r.Context(), w, j, tr)
+	}
+}

@@ -1,0 +1,199 @@
+package refengine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// maxBodyBytes bounds a request body: a 1M-token prompt is about 4 MiB of text.
+const maxBodyBytes = 64 << 20
+
+// legacyDefaultMaxTokens is max_tokens of a /v1/completions request that sets none, as in
+// the OpenAI API and vLLM.
+const legacyDefaultMaxTokens = 16
+
+// Chat-template overhead of prompt_tokens, like real templates: role markers around each
+// message plus the assistant prompt at the end.
+const (
+	templateTokensPerMessage = 4
+	templateTokensPerPrompt  = 3
+)
+
+// genRequest is the subset of the OpenAI chat/completions and completions bodies that
+// matters; unknown fields are ignored.
+type genRequest struct {
+	Model               string          `json:"model"`
+	Messages            []chatMessage   `json:"messages"`
+	Prompt              json.RawMessage `json:"prompt"` // /v1/completions only
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // accepted, no effect
+	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`     // accepted, no effect
+}
+
+type chatMessage struct {
+	Role    string         `json:"role"`
+	Content messageContent `json:"content"`
+}
+
+// messageContent is a message's text: a JSON string, null, or an array of content parts whose
+// "text" members are concatenated (non-text parts are ignored).
+type messageContent string
+
+func (c *messageContent) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '[' {
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return fmt.Errorf("message content: %w", err)
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		*c = messageContent(sb.String())
+		return nil
+	}
+	var s *string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("message content: %w", err)
+	}
+	if s != nil {
+		*c = messageContent(*s)
+	}
+	return nil
+}
+
+// job is a validated generation request, ready to simulate.
+type job struct {
+	legacy       bool // /v1/completions
+	stream       bool
+	includeUsage bool
+	promptTokens int
+	maxTokens    int
+	plan         plan
+	faults       Faults
+}
+
+// parseJob reads, decodes and validates a generation request. Errors are *apiError.
+func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool) (*job, error) {
+	faults := s.opts.Faults
+	if h := r.Header.Get(FaultsHeader); h != "" {
+		f, err := ParseFaults(h)
+		if err != nil {
+			return nil, errBadRequest("Invalid %s header: %v", FaultsHeader, err)
+		}
+		faults = f
+	}
+	// Read the whole body (not a streaming decode) so the server sees its EOF and starts
+	// watching the connection: that is what cancels the context when the client goes away.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, errBadRequest("Request body exceeds %d bytes.", tooBig.Limit)
+		}
+		return nil, errBadRequest("Could not read the request body: %v", err)
+	}
+	var req genRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, errBadRequest("Invalid JSON body: %v", err)
+	}
+	if req.Model != "" && req.Model != s.opts.Model {
+		return nil, errModelNotFound(req.Model)
+	}
+
+	j := &job{legacy: legacy, stream: req.Stream, faults: faults}
+	j.includeUsage = req.Stream && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	var instruction string
+	if legacy {
+		prompt, err := decodePrompt(req.Prompt)
+		if err != nil {
+			return nil, err
+		}
+		instruction = prompt
+		j.promptTokens = s.opts.Tokenizer(prompt)
+	} else {
+		if len(req.Messages) == 0 {
+			return nil, errBadRequest("messages must contain at least one message.")
+		}
+		var all strings.Builder
+		for _, m := range req.Messages {
+			all.WriteString(string(m.Content))
+			if m.Role == "user" {
+				instruction = string(m.Content)
+			}
+		}
+		j.promptTokens = s.opts.Tokenizer(all.String()) +
+			templateTokensPerMessage*len(req.Messages) + templateTokensPerPrompt
+	}
+
+	if err := validateSampling(req.Temperature, req.TopP); err != nil {
+		return nil, err
+	}
+	maxTokens := req.MaxTokens
+	if req.MaxCompletionTokens != nil { // vLLM: max_completion_tokens wins over max_tokens
+		maxTokens = req.MaxCompletionTokens
+	}
+	if legacy && maxTokens == nil {
+		n := legacyDefaultMaxTokens
+		maxTokens = &n
+	}
+	limit := s.opts.MaxModelLen
+	switch {
+	case maxTokens != nil && *maxTokens < 1:
+		return nil, errBadRequest("max_tokens must be at least 1, got %d.", *maxTokens)
+	case maxTokens != nil && j.promptTokens+*maxTokens > limit:
+		return nil, errBadRequest("This model's maximum context length is %d tokens. However, you "+
+			"requested %d tokens (%d in the messages, %d in the completion). Please reduce the "+
+			"length of the messages or completion.",
+			limit, j.promptTokens+*maxTokens, j.promptTokens, *maxTokens)
+	case maxTokens == nil && j.promptTokens >= limit:
+		return nil, errBadRequest("This model's maximum context length is %d tokens. However, your "+
+			"request has %d input tokens. Please reduce the length of the input messages.",
+			limit, j.promptTokens)
+	case maxTokens != nil:
+		j.maxTokens = *maxTokens
+	default:
+		j.maxTokens = limit - j.promptTokens
+	}
+	j.plan = newPlan(instruction, faults, j.maxTokens)
+	return j, nil
+}
+
+// decodePrompt accepts a /v1/completions prompt: a string or an array of exactly one string.
+func decodePrompt(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errBadRequest("prompt is required.")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil || len(list) != 1 {
+		return "", errBadRequest("prompt must be a string or an array of one string.")
+	}
+	return list[0], nil
+}
+
+func validateSampling(temperature, topP *float64) error {
+	if temperature != nil && *temperature < 0 {
+		return errBadRequest("temperature must be non-negative, got %g.", *temperature)
+	}
+	if topP != nil && (*topP <= 0 || *topP > 1) {
+		return errBadRequest("top_p must be in (0, 1], got %g.", *topP)
+	}
+	return nil
+}

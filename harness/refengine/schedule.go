@@ -1,0 +1,134 @@
+package refengine
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// gate admits at most max running requests (0 = unlimited), first come first served, and
+// counts the running ones for the batch slowdown.
+type gate struct {
+	max     int
+	mu      sync.Mutex
+	queue   []*waiter
+	running atomic.Int64 // written under mu, read lock-free on every decode step
+}
+
+type waiter struct {
+	ready   chan struct{}
+	granted bool // set under gate.mu when a slot was handed over
+}
+
+// acquire blocks until the caller holds a slot or ctx is done. On success the caller must
+// call release exactly once.
+func (g *gate) acquire(ctx context.Context) error {
+	g.mu.Lock()
+	if len(g.queue) == 0 && (g.max == 0 || int(g.running.Load()) < g.max) {
+		g.running.Add(1)
+		g.mu.Unlock()
+		return nil
+	}
+	w := &waiter{ready: make(chan struct{})}
+	g.queue = append(g.queue, w)
+	g.mu.Unlock()
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	if w.granted { // the slot arrived together with the cancellation: pass it on
+		g.mu.Unlock()
+		g.release()
+		return ctx.Err()
+	}
+	for i, q := range g.queue {
+		if q == w {
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			break
+		}
+	}
+	g.mu.Unlock()
+	return ctx.Err()
+}
+
+// release frees a slot, handing it directly to the oldest waiter if there is one (so the
+// running count does not dip and no later arrival can overtake).
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) == 0 {
+		g.running.Add(-1)
+		return
+	}
+	w := g.queue[0]
+	g.queue[0] = nil
+	g.queue = g.queue[1:]
+	w.granted = true
+	close(w.ready)
+}
+
+// lane is the shared prefill compute: reservations run back to back, never overlapping.
+type lane struct {
+	mu   sync.Mutex
+	free time.Time // when the last reservation ends
+}
+
+// reserve books d of compute starting no earlier than at and returns when it ends.
+func (l *lane) reserve(at time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return at
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := at
+	if l.free.After(start) {
+		start = l.free
+	}
+	l.free = start.Add(d)
+	return l.free
+}
+
+// prefillCompute is the compute time of a prompt at rate tokens/s (0 = free).
+func prefillCompute(promptTokens int, rate float64) time.Duration {
+	if rate <= 0 || promptTokens <= 0 {
+		return 0
+	}
+	return time.Duration(float64(promptTokens) / rate * float64(time.Second))
+}
+
+// stepper produces the decode step times of one request.
+type stepper struct {
+	itl      time.Duration
+	slowdown float64
+	jitter   float64
+	running  *atomic.Int64
+	rng      *rand.Rand // nil without jitter
+}
+
+func newStepper(o *Options, running *atomic.Int64, index int) stepper {
+	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, running: running}
+	if s.jitter > 0 {
+		// Seeded per request index, so a request's steps do not depend on its neighbours.
+		s.rng = rand.New(rand.NewPCG(uint64(o.Seed), uint64(index)))
+	}
+	return s
+}
+
+// next returns the duration of the next decode step under the current load.
+func (s *stepper) next() time.Duration {
+	f := 1.0
+	if s.slowdown > 0 {
+		if r := s.running.Load(); r > 1 {
+			f += s.slowdown * float64(r-1)
+		}
+	}
+	if s.rng != nil {
+		j := s.rng.NormFloat64() * s.jitter
+		f *= 1 + min(maxJitter, max(-maxJitter, j))
+	}
+	return time.Duration(float64(s.itl) * f)
+}

@@ -1,0 +1,112 @@
+package refengine
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// RequestTrace is the server-side truth about one generation request (POST
+// /v1/chat/completions or /v1/completions), for comparison with what a client measured.
+// Times are wall-clock with Go's monotonic reading, taken on the server.
+type RequestTrace struct {
+	// Index is the 0-based arrival order since Start (ResetTraces does not reset it); the
+	// response id is "chatcmpl-<Index>" ("cmpl-<Index>" for /v1/completions).
+	Index int
+	// Status is the HTTP status sent (0 while not yet decided).
+	Status int
+	// Stream tells whether the response was streamed.
+	Stream bool
+	// PromptTokens is usage.prompt_tokens: tokenizer count plus chat-template overhead.
+	PromptTokens int
+	// CompletionTokens is the number of completion tokens produced so far (EOS included).
+	CompletionTokens int
+	// FinishReason is "stop" or "length" once finished normally; "" while running, after a
+	// truncation fault, a cancellation or an error.
+	FinishReason string
+	// Cancelled is true when the client went away (or the server closed) mid-request.
+	Cancelled bool
+	// Arrived is when the handler started.
+	Arrived time.Time
+	// Admitted is when the request got a batch slot (zero if it never did).
+	Admitted time.Time
+	// FirstToken is when the first chunk was flushed (streamed) or produced (not streamed).
+	FirstToken time.Time
+	// ChunkTimes holds, for each token-carrying chunk (content chunks and the final chunk with
+	// the finish reason; not the role or usage chunks), the time right after it was written
+	// and flushed. Empty for non-streamed responses.
+	ChunkTimes []time.Time
+	// Finished is when the handler was done (last byte flushed, error sent or cancellation
+	// noticed); zero while running.
+	Finished time.Time
+}
+
+// traceRec is the live, lockable record behind one RequestTrace. Its lock is per request, so
+// the per-chunk update is uncontended.
+type traceRec struct {
+	mu sync.Mutex
+	t  RequestTrace
+}
+
+func (r *traceRec) set(f func(t *RequestTrace)) {
+	r.mu.Lock()
+	f(&r.t)
+	r.mu.Unlock()
+}
+
+// chunk records one flushed chunk; tokens is the completion-token count so far.
+func (r *traceRec) chunk(at time.Time, tokens int) {
+	r.mu.Lock()
+	if len(r.t.ChunkTimes) == 0 {
+		r.t.FirstToken = at
+	}
+	r.t.ChunkTimes = append(r.t.ChunkTimes, at)
+	r.t.CompletionTokens = tokens
+	r.mu.Unlock()
+}
+
+// finish marks the end of the request.
+func (r *traceRec) finish(status int, reason string, cancelled bool) {
+	now := time.Now()
+	r.mu.Lock()
+	if status != 0 {
+		r.t.Status = status
+	}
+	r.t.FinishReason = reason
+	r.t.Cancelled = cancelled
+	r.t.Finished = now
+	r.mu.Unlock()
+}
+
+// newTrace registers a request that arrived at the given time.
+func (s *Server) newTrace(arrived time.Time) *traceRec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &traceRec{t: RequestTrace{Index: s.nextIndex, Arrived: arrived}}
+	s.nextIndex++
+	s.traces = append(s.traces, r)
+	return r
+}
+
+// Traces returns a snapshot of the traces of every generation request since Start or the
+// last ResetTraces, in arrival order. Requests still running appear with what they did so far.
+func (s *Server) Traces() []RequestTrace {
+	s.mu.Lock()
+	recs := slices.Clone(s.traces)
+	s.mu.Unlock()
+	out := make([]RequestTrace, len(recs))
+	for i, r := range recs {
+		r.mu.Lock()
+		out[i] = r.t
+		out[i].ChunkTimes = slices.Clone(r.t.ChunkTimes)
+		r.mu.Unlock()
+	}
+	return out
+}
+
+// ResetTraces forgets the traces recorded so far; requests in flight are forgotten too.
+func (s *Server) ResetTraces() {
+	s.mu.Lock()
+	s.traces = nil
+	s.mu.Unlock()
+}
