@@ -1,0 +1,246 @@
+package capacity
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/stats"
+)
+
+// assemble builds the artifact from the outcomes, in request-index order.
+func (r *run) assemble(target Target, started, finished time.Time) *artifact.Benchmark {
+	sc := r.sc
+	wall := finished.Sub(started).Seconds()
+	b := &artifact.Benchmark{
+		BaseURL:                  recordedURL(target.BaseURL),
+		ClockDomainID:            optional(sc.ClockDomainID),
+		Concurrency:              sc.Concurrency,
+		ConfigurationFingerprint: optional(sc.ConfigurationFingerprint),
+		ContextDistribution:      map[string]int{},
+		ContextSeed:              sc.ContextSeed,
+		ControlledOutputPolicy:   sc.Policy,
+		Engine:                   optional(sc.Engine),
+		Failures:                 []artifact.Failure{},
+		FinishedAt:               isoSecond(finished.UnixNano()),
+		FinishedAtUnixNs:         finished.UnixNano(),
+		GPU:                      optional(sc.GPU),
+		MaxTokens:                sc.MaxTokens,
+		MeasurementProtocol:      artifact.ProtocolV3,
+		Model:                    sc.Model,
+		PromptCacheMode:          "unique",
+		RequestCanaries:          sc.RequestCanaries,
+		RequestTimings:           []artifact.RequestTiming{},
+		Requests:                 sc.Requests,
+		ResponseWords:            sc.ResponseWords,
+		RunID:                    "benchmark-" + time.Unix(started.UnixNano()/1e9, 0).UTC().Format("20060102T150405") + "Z",
+		Sampling: artifact.Sampling{
+			Temperature: artifact.SamplingParam{EffectiveRequest: artifact.F(defaultTemperature), Sent: true},
+		},
+		Schema:             artifact.Schema,
+		ServeFlags:         artifact.ServeFlags{ThinkingMode: "default"},
+		StartedAt:          isoSecond(started.UnixNano()),
+		StartedAtUnixNs:    started.UnixNano(),
+		Tier:               optional(sc.Tier),
+		TimestampPrecision: artifact.TimestampPrecision,
+		TimingMethodology:  Methodology,
+		WallClockMs:        artifact.Float(wall * 1000),
+	}
+	if sc.ContextTokens > 0 {
+		b.ContextTokens = artifact.I(sc.ContextTokens)
+	}
+	if sc.MaxContextTokens > 0 {
+		b.MaxContextTokens = artifact.I(sc.MaxContextTokens)
+	}
+	for _, planned := range r.plan {
+		b.ContextDistribution[strconv.Itoa(planned)]++
+	}
+	var cached []cachedRatio
+	for _, o := range r.outcomes {
+		switch {
+		case o.row != nil:
+			b.RequestTimings = append(b.RequestTimings, *o.row)
+			cached = append(cached, cachedRatio{cached: o.cachedTokens, prompt: o.row.PromptTokens})
+		case o.failure != nil:
+			b.Failures = append(b.Failures, *o.failure)
+			if o.failure.ResponseReceived {
+				b.ResponsesReceived++
+			}
+		}
+	}
+	b.Completed, b.Failed = len(b.RequestTimings), len(b.Failures)
+	b.ResponsesReceived += b.Completed
+	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
+	b.Metrics = buildMetrics(b.RequestTimings, cached, wall, b.PerformanceEligible)
+	if b.Metrics.ReasoningChunks > 0 {
+		b.MeasurementProtocol = artifact.ProtocolReasoning
+	}
+	b.MetricPopulation = population(b)
+	return b
+}
+
+// cachedRatio carries what prefix_cache_hit_avg needs of one success.
+type cachedRatio struct{ cached, prompt *int }
+
+// buildMetrics computes the metrics block from the successful rows only.
+func buildMetrics(rows []artifact.RequestTiming, cached []cachedRatio, wallSeconds float64, eligible bool) artifact.Metrics {
+	m := artifact.Metrics{OutputTokenSources: map[string]int{}}
+	var ttfo, ttft, gen, e2e, prefill, decode, tpot, prompt, completion []float64
+	exactTokens := true
+	outputTokens, promptTokens := 0, 0
+	for i := range rows {
+		row := &rows[i]
+		ttfo = append(ttfo, float64(row.TimeToFirstOutputMs))
+		ttft = append(ttft, float64(row.TTFTMs))
+		gen = append(gen, float64(row.GenerationMs))
+		e2e = append(e2e, float64(row.E2EMs))
+		prefill = appendNullable(prefill, row.EffectivePrefillTokS)
+		decode = appendNullable(decode, row.DecodeTokS)
+		tpot = appendNullable(tpot, row.MeanInterTokenLatencyMs)
+		if row.PromptTokens != nil {
+			prompt = append(prompt, float64(*row.PromptTokens))
+			promptTokens += *row.PromptTokens
+		}
+		if row.OutputTokens != nil {
+			completion = append(completion, float64(*row.OutputTokens))
+			outputTokens += *row.OutputTokens
+		}
+		if row.OutputTokenSource != sourceUsage {
+			exactTokens = false
+		}
+		m.OutputTokenSources[row.OutputTokenSource]++
+		m.ContentChunks += row.ContentChunks
+		m.ReasoningChunks += row.ReasoningChunks
+		if co := row.ControlledOutput; co != nil {
+			m.ControlledOutputSamples++
+			if co.ExactAdherence != nil {
+				if *co.ExactAdherence {
+					m.ControlledOutputExactAdherence++
+				}
+			} else {
+				m.ControlledOutputUnobservable++
+			}
+		}
+		if c := row.RequestCanary; c != nil {
+			m.RequestCanarySamples++
+			if c.Passed {
+				m.RequestCanaryPassed++
+			}
+		}
+	}
+	m.TimeToFirstOutput = distribution(ttfo)
+	m.TTFT = distribution(ttft)
+	m.Generation = distribution(gen)
+	m.E2E = distribution(e2e)
+	m.EffectivePrefillTokS = distribution(prefill)
+	m.DecodeTokS = distribution(decode)
+	m.MeanInterTokenLatency = distribution(tpot)
+	m.MeanTimePerOutputToken = distribution(tpot)
+	m.TPOT = distribution(tpot)
+	m.PromptTokensDist = distribution(prompt)
+	m.CompletionTokens = distribution(completion)
+
+	m.PromptTokenSamples = len(prompt)
+	if len(prompt) > 0 {
+		m.PromptTokens = artifact.I(promptTokens)
+	}
+	if exactTokens {
+		m.OutputTokens = artifact.I(outputTokens)
+	} else if wallSeconds > 0 {
+		m.ContentChunksS = artifact.F(float64(m.ContentChunks) / wallSeconds)
+	}
+	if observed := m.ControlledOutputSamples - m.ControlledOutputUnobservable; observed > 0 {
+		m.ControlledOutputExactAdherenceRate = artifact.F(float64(m.ControlledOutputExactAdherence) / float64(observed))
+	}
+	var ratios []float64
+	for _, c := range cached {
+		if c.cached != nil && c.prompt != nil && *c.prompt > 0 {
+			ratios = append(ratios, float64(*c.cached)/float64(*c.prompt))
+		}
+	}
+	if len(ratios) > 0 {
+		m.PrefixCacheHitAvg = artifact.F(stats.ExactMean(ratios))
+	}
+	m.ThroughputPerformanceEligible = eligible && m.OutputTokens != nil && wallSeconds > 0
+	if m.ThroughputPerformanceEligible {
+		m.ThroughputTokS = artifact.F(float64(*m.OutputTokens) / wallSeconds)
+	}
+	return m
+}
+
+func appendNullable(values []float64, v *artifact.Float) []float64 {
+	if v == nil {
+		return values
+	}
+	return append(values, float64(*v))
+}
+
+// distribution converts a summary into the artifact's family; no samples, all null.
+func distribution(values []float64) artifact.Distribution {
+	s, ok := stats.Summarize(values)
+	if !ok {
+		return artifact.Distribution{}
+	}
+	return artifact.Distribution{
+		Samples: s.N, Mean: artifact.F(s.Mean), StdDev: artifact.F(s.StdDev),
+		MeanCI95Low: artifact.F(s.MeanCI95Low), MeanCI95High: artifact.F(s.MeanCI95High),
+		Min: artifact.F(s.Min), P25: artifact.F(s.P25), P50: artifact.F(s.P50), P75: artifact.F(s.P75),
+		P90: artifact.F(s.P90), P95: artifact.F(s.P95), P99: artifact.F(s.P99), Max: artifact.F(s.Max),
+	}
+}
+
+// population describes which requests the metrics stand on.
+func population(b *artifact.Benchmark) artifact.MetricPopulation {
+	p := artifact.MetricPopulation{
+		AggregateThroughputEligible:  b.Metrics.ThroughputPerformanceEligible,
+		AttemptedRequests:            b.Requests,
+		ExcludedRequests:             b.Failed,
+		FailurePolicy:                artifact.FailurePolicy,
+		P99Interpretation:            p99Interpretation(b.Completed),
+		P99InterpretationByMetric:    map[string]string{},
+		P99MinimumRecommendedSamples: artifact.P99MinimumSamples,
+		P99SamplesByMetric:           map[string]int{},
+		PerformanceEligibleRequests:  b.Completed,
+		SuccessfulRequests:           b.Completed,
+	}
+	for _, name := range artifact.P99Metrics {
+		d, _ := b.Metrics.Family(name)
+		p.P99SamplesByMetric[name] = d.Samples
+		p.P99InterpretationByMetric[name] = p99Interpretation(d.Samples)
+	}
+	return p
+}
+
+func p99Interpretation(samples int) string {
+	if samples >= artifact.P99MinimumSamples {
+		return artifact.P99TailEstimate
+	}
+	return artifact.P99Descriptive
+}
+
+// isoSecond renders Unix nanoseconds as UTC ISO 8601 whole seconds (floor).
+func isoSecond(ns int64) string {
+	sec := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		sec--
+	}
+	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// recordedURL is the base URL without credentials, as recorded in the artifact.
+func recordedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[unparseable base URL]"
+	}
+	u.User = nil
+	return u.String()
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

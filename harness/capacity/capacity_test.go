@@ -1,0 +1,321 @@
+package capacity
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+// fastEngine is a reference engine quick enough for unit tests.
+func fastEngine(t *testing.T, opts refengine.Options) *refengine.Server {
+	t.Helper()
+	if opts.PrefillOverhead == 0 {
+		opts.PrefillOverhead = 2 * time.Millisecond
+	}
+	if opts.ITL == 0 {
+		opts.ITL = 500 * time.Microsecond
+	}
+	if opts.PrefillRate == 0 {
+		opts.PrefillRate = 5_000_000
+	}
+	s, err := refengine.Start(opts)
+	if err != nil {
+		t.Fatalf("start engine: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func target(s *refengine.Server) Target {
+	return Target{BaseURL: s.BaseURL(), Timeout: 30 * time.Second, StallTimeout: 10 * time.Second}
+}
+
+// referenceScenario is the scenario of testdata/reference/benchmark-v1-example.json.
+func referenceScenario() Scenario {
+	return Scenario{
+		Requests: 6, Concurrency: 1, ContextTokens: 64000, ContextSeed: 44, ContextMargin: 1024,
+		MaxTokens: 512, ResponseWords: 32, Policy: config.PolicyStrict,
+		Engine: "anvilbench-refengine", GPU: "none",
+	}
+}
+
+func mustRun(t *testing.T, tg Target, sc Scenario) *artifact.Benchmark {
+	t.Helper()
+	b, err := Run(context.Background(), tg, sc)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return b
+}
+
+func TestReferenceScenarioHasTheReferenceKeySet(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	b := mustRun(t, target(s), referenceScenario())
+	if b.Completed != 6 || b.Failed != 0 {
+		t.Fatalf("completed %d failed %d: %+v", b.Completed, b.Failed, b.Failures)
+	}
+	ours, err := artifact.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := os.ReadFile(filepath.Join("..", "..", "testdata", "reference", "benchmark-v1-example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := artifact.KeyPaths(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := artifact.KeyPaths(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, typ := range want {
+		if got[path] != typ {
+			t.Errorf("%s: reference has %s, ours %q", path, typ, got[path])
+		}
+	}
+	for path := range got {
+		if _, ok := want[path]; !ok {
+			t.Errorf("%s: not in the reference", path)
+		}
+	}
+	if b.ContextDistribution["64000"] != 6 || *b.MaxContextTokens != 65536 {
+		t.Errorf("plan %v window %v, want 6 x 64000 in 65536", b.ContextDistribution, *b.MaxContextTokens)
+	}
+}
+
+func TestFormulasHoldInEveryArtifact(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ITLJitter: 0.2, Seed: 7})
+	sc := referenceScenario()
+	sc.Requests, sc.Concurrency, sc.ContextTokens = 9, 3, 2000
+	b := mustRun(t, target(s), sc)
+	if b.Completed != 9 {
+		t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %v, want %v", what, got, want)
+		}
+	}
+	var tpots []float64
+	total := 0
+	for i, r := range b.RequestTimings {
+		if r.RequestIndex != i {
+			t.Fatalf("row %d has index %d", i, r.RequestIndex)
+		}
+		out := float64(*r.OutputTokens)
+		gen := float64(r.GenerationMs) / 1000
+		near("decode", float64(*r.DecodeTokS), (out-1)/gen)
+		near("tpot", float64(*r.TPOTMs), float64(r.GenerationMs)/(out-1))
+		near("generation", float64(r.GenerationMs), float64(r.E2EMs)-float64(r.TimeToFirstOutputMs))
+		near("prefill", float64(*r.EffectivePrefillTokS), float64(*r.PromptTokens)/(float64(r.TimeToFirstOutputMs)/1000))
+		tpots = append(tpots, float64(*r.TPOTMs))
+		total += *r.OutputTokens
+	}
+	if err := Verify(b); err != nil {
+		t.Fatal(err)
+	}
+	near("throughput", float64(*b.Metrics.ThroughputTokS), float64(total)/(float64(b.WallClockMs)/1000))
+	slices.Sort(tpots)
+	near("tpot p50 (5th of 9)", float64(*b.Metrics.TPOT.P50), tpots[4])
+	near("tpot p90 (9th of 9)", float64(*b.Metrics.TPOT.P90), tpots[8])
+	near("tpot p25 (3rd of 9)", float64(*b.Metrics.TPOT.P25), tpots[2])
+	if b.Metrics.TPOT.Samples != 9 || b.MetricPopulation.P99SamplesByMetric["tpot"] != 9 || *b.Metrics.OutputTokens != total {
+		t.Errorf("samples %d / %d, output tokens %d want %d", b.Metrics.TPOT.Samples, b.MetricPopulation.P99SamplesByMetric["tpot"], *b.Metrics.OutputTokens, total)
+	}
+}
+
+func TestMeasuresInjectedLatenciesWithinFivePercent(t *testing.T) {
+	s := fastEngine(t, refengine.Options{PrefillOverhead: 200 * time.Millisecond, ITL: 5 * time.Millisecond, PrefillRate: 1e12})
+	sc := referenceScenario()
+	sc.ContextTokens = 1024
+	b := mustRun(t, target(s), sc)
+	for key, truth := range map[string]float64{"ttft_p50_ms": 200, "tpot_p50_ms": 5, "time_to_first_output_p50_ms": 200} {
+		v, _, _ := b.Metrics.Lookup(key)
+		if v == nil || math.Abs(*v-truth)/truth > 0.05 {
+			t.Errorf("%s = %v, want %v ± 5%%", key, v, truth)
+		}
+	}
+}
+
+func TestStrictPolicyTurnsExtraWordsIntoFailures(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{Faults: refengine.Faults{ExtraWords: 2}})
+	sc := referenceScenario()
+	sc.ContextTokens = 500
+	b := mustRun(t, target(s), sc)
+	if b.Completed != 0 || b.Failed != 6 || len(b.RequestTimings) != 0 {
+		t.Fatalf("completed %d failed %d", b.Completed, b.Failed)
+	}
+	f := b.Failures[0]
+	if f.FailureClass != artifact.FailureControlledOutput || !f.ResponseReceived || f.ResponseTiming.Row == nil || f.ControlledOutput == nil {
+		t.Fatalf("failure %+v", f)
+	}
+	if !strings.Contains(f.ErrorMessage, "32 code words and 2 other words") {
+		t.Errorf("message %q", f.ErrorMessage)
+	}
+	if b.Metrics.TTFT.Samples != 0 || b.Metrics.TTFT.P50 != nil || b.Metrics.ThroughputTokS != nil || b.PerformanceEligible {
+		t.Errorf("a failed population must have empty metrics: %+v", b.Metrics.TTFT)
+	}
+	if b.ResponsesReceived != 6 {
+		t.Errorf("responses received %d, want 6", b.ResponsesReceived)
+	}
+
+	sc.Policy = config.PolicyObserve
+	b = mustRun(t, target(s), sc)
+	if b.Completed != 6 || *b.RequestTimings[0].ControlledOutput.ExactAdherence || !b.RequestTimings[0].ControlledOutput.Passed {
+		t.Fatalf("observe must keep non-exact responses as samples: %+v", b.RequestTimings)
+	}
+	if b.Metrics.ControlledOutputExactAdherence != 0 || *b.Metrics.ControlledOutputExactAdherenceRate != 0 {
+		t.Errorf("adherence %d rate %v", b.Metrics.ControlledOutputExactAdherence, *b.Metrics.ControlledOutputExactAdherenceRate)
+	}
+}
+
+func TestTruncatedStreamIsAFailureWithItsMetadata(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{Faults: refengine.Faults{TruncateAfter: 5}})
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens = 2, 500
+	b := mustRun(t, target(s), sc)
+	if b.Failed != 2 {
+		t.Fatalf("failed %d, want 2", b.Failed)
+	}
+	f := b.Failures[1]
+	if f.ErrorType != "truncated_stream" || f.FailureClass != artifact.FailureStreamValidation || f.ResponseMetadata == nil || f.ResponseMetadata.StreamTerminalObserved {
+		t.Fatalf("failure %+v", f)
+	}
+	if f.ResponseMetadata.ContentChunks != 5 || f.RequestIndex != 1 || *f.PlannedContextTokens != 500 {
+		t.Errorf("metadata %+v index %d", f.ResponseMetadata, f.RequestIndex)
+	}
+}
+
+func TestHTTPErrorKeepsTheServerMessage(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens, sc.Model = 3, 500, "no-such-model"
+	b := mustRun(t, target(s), sc)
+	if b.Failed != 3 || b.Failures[0].ErrorType != "http_error" || b.Failures[0].ResponseReceived {
+		t.Fatalf("failures %+v", b.Failures)
+	}
+	if !strings.Contains(b.Failures[0].ErrorMessage, "HTTP 404") || !strings.Contains(b.Failures[0].ErrorMessage, "does not exist") {
+		t.Errorf("message %q", b.Failures[0].ErrorMessage)
+	}
+}
+
+func TestUnreachableEndpointIsOneError(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	url := s.BaseURL()
+	s.Close()
+	_, err := Run(context.Background(), Target{BaseURL: url, Timeout: 5 * time.Second, StallTimeout: time.Second}, referenceScenario())
+	if err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("err = %v, want an unreachable endpoint", err)
+	}
+}
+
+func TestAPIKeyNeverReachesTheArtifact(t *testing.T) {
+	t.Parallel()
+	const key = "sk-anvil-canary-5f0e1d2c"
+	s := fastEngine(t, refengine.Options{APIKey: key})
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens = 2, 500
+
+	tg := target(s)
+	tg.APIKey = config.NewSecret(key)
+	if b := mustRun(t, tg, sc); b.Completed != 2 {
+		t.Fatalf("with the key: %+v", b.Failures)
+	}
+
+	tg.APIKey = config.NewSecret(key + "-wrong")
+	sc.Model = "anvil-reference"
+	b := mustRun(t, tg, sc)
+	if b.Failed != 2 || !strings.Contains(b.Failures[0].ErrorMessage, "HTTP 401") {
+		t.Fatalf("with a wrong key: %+v", b.Failures)
+	}
+	data, err := artifact.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), key) {
+		t.Fatal("the API key appears in the artifact")
+	}
+}
+
+func TestCredentialsInTheBaseURLAreNotRecorded(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	tg := target(s)
+	tg.BaseURL = strings.Replace(tg.BaseURL, "http://", "http://user:hunter2@", 1)
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens = 1, 500
+	b := mustRun(t, tg, sc)
+	if strings.Contains(b.BaseURL, "hunter2") || strings.Contains(b.BaseURL, "user") {
+		t.Fatalf("base_url %q keeps credentials", b.BaseURL)
+	}
+}
+
+func TestCancelledRunRecordsEveryIndex(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ITL: 20 * time.Millisecond})
+	sc := referenceScenario()
+	sc.Requests, sc.Concurrency, sc.ContextTokens = 10, 2, 500
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	b, err := Run(ctx, target(s), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for _, r := range b.RequestTimings {
+		seen[r.RequestIndex]++
+	}
+	cancelled := 0
+	for _, f := range b.Failures {
+		seen[f.RequestIndex]++
+		if f.ErrorType == "cancelled" {
+			cancelled++
+		}
+	}
+	for i := range 10 {
+		if seen[i] != 1 {
+			t.Fatalf("index %d appears %d times", i, seen[i])
+		}
+	}
+	if cancelled == 0 {
+		t.Fatalf("no request recorded as cancelled: %+v", b.Failures)
+	}
+}
+
+func TestVerifyAcceptsTheReferenceAndCatchesTampering(t *testing.T) {
+	t.Parallel()
+	ref, err := artifact.Read(filepath.Join("..", "..", "testdata", "reference", "benchmark-v1-example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(ref); err != nil {
+		t.Fatalf("the reference artifact must verify: %v", err)
+	}
+	ref.RequestTimings[2].TPOTMs = artifact.F(float64(*ref.RequestTimings[2].TPOTMs) * 1.01)
+	ref.Metrics.TTFT.P50 = artifact.F(1)
+	ref.Failures = append(ref.Failures, artifact.Failure{RequestIndex: 0})
+	err = Verify(ref)
+	for _, want := range []string{"request 2: tpot_ms", "metrics ttft do not match", "request 0 appears 2 times", "counts:"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Verify missed %q: %v", want, err)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+package capacity
+
+import "github.com/anvilbench/anvilbench/harness/artifact"
+
+// Methodology states what each figure of an artifact measures, as this code measures it.
+// The keys are the original tool's; the sentences describe anvilbench, so a figure never
+// claims a method it was not produced by.
+var Methodology = artifact.TimingMethodology{
+	ArtifactTimestamps:    "Go time.Now Unix nanoseconds read together with the monotonic start and end of the request phase; independent artifacts may align them only when the operator supplied the same explicit clock_domain_id",
+	Clock:                 "client Go monotonic clock; each streamed event is stamped when the socket read that delivered its bytes returns, before the event is parsed or decoded",
+	ControlledOutput:      "ANVIL_RESPONSE_WORDS adherence is recorded by counting whitespace-separated words equal to the lowercase word code against all other words; observe keeps every response while strict rejects non-exact or truncated completions; visible response capture is capped at 8192 characters",
+	Decode:                "usage completion tokens after the first token divided by client-observed generation time; completion tokens may include reasoning tokens",
+	Distributions:         "request-level mean of the exactly summed values, sample standard deviation (n-1, exact, rounded once), normal-approximation 95% confidence interval for the mean (mean +- 1.96 * stddev / sqrt(n)), min, p25, p50, p75, p90, p95, p99, and max using the nearest-rank percentile method (the ceil(p/100*n)-th smallest value)",
+	EffectivePrefill:      "usage.prompt_tokens divided by client-observed time to first output; includes connection setup, queueing, scheduling, prefill, and first-token work",
+	Generation:            "client-observed E2E minus time to first output; E2E ends at the read that delivered data: [DONE], or at the end of the body when the stream ended with a finish_reason but no [DONE]",
+	MeanInterTokenLatency: "legacy key for a TPOT proxy: client-observed generation time divided by completion tokens after the first token; not raw per-token ITL",
+	P99:                   "numeric nearest-rank p99 is always retained for compatibility; it is descriptive only below 100 eligible samples",
+	RequestCanaries:       "when enabled, each response must begin with its own synthetic marker and contain no other ANVIL_REQ marker; bounded/truncated captures fail closed and are excluded from performance metrics",
+	TimeToFirstOutput:     "request start (just before the HTTP request is handed to the client, connection setup included) through the read that delivered the first non-empty streamed reasoning or content delta",
+	TPOT:                  "client-observed mean time per output token after the first output; identical to the legacy mean_inter_token_latency key",
+	TTFT:                  "request start through the read that delivered the first non-empty streamed content delta",
+}

@@ -1,0 +1,161 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/workload"
+)
+
+// outcome is one request's end: exactly one of row and failure is set.
+type outcome struct {
+	row     *artifact.RequestTiming
+	failure *artifact.Failure
+	// cachedTokens is usage.prompt_tokens_details.cached_tokens of a success.
+	cachedTokens *int
+}
+
+// Harness-raised error types and messages (the messages are the original tool's).
+const (
+	kindPrompt           = "prompt_error"
+	kindNoVisibleContent = "no_visible_content"
+	kindControlledOutput = "controlled_output_mismatch"
+	kindCanary           = "request_canary_mismatch"
+	msgNoVisibleContent  = "stream completed without visible content"
+)
+
+// one sends request i and judges it: stream validity, then the canary, then the strict
+// controlled-output gate.
+func (r *run) one(ctx context.Context, i int) outcome {
+	began := time.Now()
+	planned := r.plan[i]
+	if err := ctx.Err(); err != nil {
+		return r.requestError(i, planned, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
+	}
+	prompt, err := r.prompts.Prompt(i, planned)
+	if err != nil {
+		return r.requestError(i, planned, began, kindPrompt, err.Error())
+	}
+	body, err := stream.ChatRequest{Model: r.sc.Model, Prompt: prompt, MaxTokens: r.sc.MaxTokens, Temperature: &defaultTemperature}.Body()
+	if err != nil {
+		return r.requestError(i, planned, began, kindPrompt, err.Error())
+	}
+	res, err := r.client.Stream(ctx, stream.ChatPath, body, r.sc.MaxTokens)
+	if err != nil {
+		kind := stream.KindRead
+		var se *stream.Error
+		if errors.As(err, &se) {
+			kind = se.Kind
+		}
+		if !res.Streamed {
+			return r.requestError(i, planned, began, kind, err.Error())
+		}
+		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, kind, err.Error(), nil, nil)
+	}
+	if !res.HasFirstContent {
+		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, kindNoVisibleContent, msgNoVisibleContent, nil, nil)
+	}
+
+	complete := !res.ContentTruncated
+	var marker string
+	var canary *artifact.RequestCanary
+	if r.sc.RequestCanaries {
+		marker = workload.Marker(r.sc.ContextSeed, i)
+		c := workload.CheckCanary(res.Content, complete, marker)
+		canary = &c
+	}
+	var co *artifact.ControlledOutput
+	if r.sc.ResponseWords > 0 {
+		c := workload.ScoreControlledOutput(res.Content, complete, r.sc.ResponseWords, r.sc.Policy, marker)
+		co = &c
+	}
+	if canary != nil && !canary.Passed {
+		return r.responseFailure(i, planned, began, res, artifact.FailureRequestCanary, kindCanary, canaryMessage(canary), co, canary)
+	}
+	if co != nil && r.sc.Policy == config.PolicyStrict && !co.Passed {
+		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindControlledOutput, controlledOutputMessage(co), co, canary)
+	}
+	row := timingRow(res, i, planned)
+	if row == nil {
+		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, stream.KindMalformed, "stream timing is inconsistent (first output after first content or after the end)", co, canary)
+	}
+	row.ControlledOutput, row.RequestCanary = co, canary
+	var cached *int
+	if res.Usage != nil {
+		cached = res.Usage.CachedTokens
+	}
+	return outcome{row: row, cachedTokens: cached}
+}
+
+// defaultTemperature is sent with every request so sampling is greedy on every engine.
+var defaultTemperature = 0.0
+
+func controlledOutputMessage(co *artifact.ControlledOutput) string {
+	if !co.CaptureComplete {
+		return fmt.Sprintf("controlled output validation failed: response longer than the %d-character capture, adherence unobservable", workload.CaptureLimit)
+	}
+	return fmt.Sprintf("controlled output validation failed: %d code words and %d other words, want exactly %d code words",
+		co.ObservedCodeWords, co.ObservedExtraWords, co.RequestedWords)
+}
+
+func canaryMessage(c *artifact.RequestCanary) string {
+	return fmt.Sprintf("request canary validation failed: marker %s at start %t, own markers %d, foreign markers %d, capture complete %t",
+		c.Marker, c.MarkerAtStart, c.ObservedMarkerCount, c.ForeignMarkerCount, c.CaptureComplete)
+}
+
+// requestError records a request that got no stream to read.
+func (r *run) requestError(i, planned int, began time.Time, kind, msg string) outcome {
+	f := r.failure(i, planned, began, artifact.FailureRequestError, kind, msg)
+	return outcome{failure: f}
+}
+
+// responseFailure records a request whose stream was read, keeping its sanitized timing
+// and metadata for diagnosis.
+func (r *run) responseFailure(i, planned int, began time.Time, res *stream.Result, class, kind, msg string, co *artifact.ControlledOutput, canary *artifact.RequestCanary) outcome {
+	f := r.failure(i, planned, began, class, kind, msg)
+	f.ResponseReceived = true
+	f.ControlledOutput, f.RequestCanary = co, canary
+	f.ResponseMetadata = metadata(res)
+	f.ResponseTiming = artifact.OptionalTiming{Present: true, Row: timingRow(res, i, planned)}
+	if f.ResponseTiming.Row != nil {
+		f.ResponseTiming.Row.ControlledOutput, f.ResponseTiming.Row.RequestCanary = co, canary
+	}
+	return outcome{failure: f}
+}
+
+func (r *run) failure(i, planned int, began time.Time, class, kind, msg string) *artifact.Failure {
+	msg, truncated := r.san.message(msg)
+	return &artifact.Failure{
+		ElapsedMs:             artifact.F(time.Since(began).Seconds() * 1000),
+		ErrorMessage:          msg,
+		ErrorMessageTruncated: truncated,
+		ErrorType:             kind,
+		FailureClass:          class,
+		PlannedContextTokens:  artifact.I(planned),
+		RequestIndex:          i,
+	}
+}
+
+func metadata(res *stream.Result) *artifact.ResponseMetadata {
+	m := &artifact.ResponseMetadata{
+		ContentChunks:           res.ContentChunks,
+		FinishReasons:           append([]string{}, res.FinishReasons...),
+		OutputTokenSource:       outputTokenSource(res),
+		ReasoningChunks:         res.ReasoningChunks,
+		StreamTerminalObserved:  res.Terminal,
+		VisibleContentTruncated: res.ContentTruncated,
+	}
+	if res.Usage != nil {
+		m.Usage = artifact.Usage{
+			CompletionTokens: nonNegative(res.Usage.CompletionTokens),
+			PromptTokens:     nonNegative(res.Usage.PromptTokens),
+			TotalTokens:      nonNegative(res.Usage.TotalTokens),
+		}
+	}
+	return m
+}
