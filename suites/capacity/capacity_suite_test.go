@@ -1,0 +1,17 @@
+package capacity_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/anvilbench/anvilbench/suites/internal/bench"
+)
+
+func TestCapacity(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "capacity")
+}
+
+var _ = bench.Bootstrap("capacity")

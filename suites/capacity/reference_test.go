@@ -1,0 +1,49 @@
+package capacity_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/config"
+	. "github.com/anvilbench/anvilbench/matchers"
+	"github.com/anvilbench/anvilbench/suites/internal/bench"
+)
+
+// The scenario of ../shared/reference/benchmark-v1-example.json: one stream at a time, a
+// 64k planned context, 32 controlled words under the strict policy.
+var _ = Describe("capacity", Serial, Label("capacity"), func() {
+	It("reference scenario: 6 requests, concurrency 1, 64k context, 32 strict words", Label("reference"), SpecTimeout(15*time.Minute), func(ctx SpecContext) {
+		env := bench.Current()
+		sc := env.WithIdentity(capacity.Scenario{
+			Requests:      6,
+			Concurrency:   1,
+			ContextTokens: 64000,
+			ContextSeed:   44,
+			MaxTokens:     512,
+			ResponseWords: 32,
+			Policy:        config.PolicyStrict,
+		})
+		run := bench.Run(ctx, "reference", env.Target(), sc)
+
+		Expect(run).To(HaveNoFailedRequests())
+		Expect(run).To(AdhereToControlledOutput())
+	})
+
+	It("configured scenario: exactly what the ANVIL_* variables describe", Label("configured"), SpecTimeout(time.Hour), func(ctx SpecContext) {
+		env := bench.Current()
+		sc, err := capacity.ScenarioFromConfig(env.Config)
+		Expect(err).NotTo(HaveOccurred())
+		run := bench.Run(ctx, "configured", env.Target(), env.WithIdentity(sc))
+
+		Expect(run).To(HaveNoFailedRequests())
+		if sc.Policy == config.PolicyStrict {
+			Expect(run).To(AdhereToControlledOutput())
+		}
+		for _, b := range env.Config.ParsedBudgets() {
+			Expect(run).To(MeetBudget(b), "budget %s from ANVIL_BUDGETS", b)
+		}
+	})
+})

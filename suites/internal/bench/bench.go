@@ -1,0 +1,165 @@
+// Package bench is the wiring every suite shares: configuration, the embedded reference
+// engine when no endpoint is configured, running a scenario and writing its artifact, and
+// the run's JUnit file. Specs stay a catalogue of scenarios and assertions.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/reporters"
+)
+
+// Env is what a spec needs of the suite's setup.
+type Env struct {
+	Config config.Config
+	// BaseURL is the endpoint under test: ANVIL_BASE_URL, or the embedded engine's.
+	BaseURL string
+	// Embedded reports that BaseURL is the embedded reference engine.
+	Embedded bool
+	// OutDir is the resolved ANVIL_OUT_DIR.
+	OutDir string
+	// Suite names the suite's artifact directory.
+	Suite string
+}
+
+// Target is the endpoint under test with the configured key and timeouts.
+func (e *Env) Target() capacity.Target { return capacity.TargetFromConfig(e.Config, e.BaseURL) }
+
+// EmbeddedEngineName labels artifacts measured against the embedded engine when
+// ANVIL_ENGINE is not set.
+const EmbeddedEngineName = "anvilbench-refengine"
+
+// WithIdentity fills the scenario's identity from the configuration: model (empty
+// discovers it), engine, GPU, tier, clock domain and fingerprint, and the context window
+// and margin.
+func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
+	c := e.Config
+	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
+	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
+	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
+	if e.Embedded && sc.Engine == "" {
+		sc.Engine = EmbeddedEngineName
+	}
+	return sc
+}
+
+var (
+	current *Env
+	engine  *refengine.Server
+)
+
+// Current is the suite's environment; valid inside specs.
+func Current() *Env {
+	if current == nil {
+		Fail("bench.Bootstrap was not called by this suite")
+	}
+	return current
+}
+
+// EmbeddedEngine is the reference engine started when ANVIL_BASE_URL is empty: fast enough
+// that `ginkgo -r ./suites` finishes in well under two minutes on two cores, with the shape
+// of a real one (prefill proportional to prompt tokens, a flat 5 ms decode step).
+func EmbeddedEngine() refengine.Options {
+	return refengine.Options{
+		MaxModelLen:     65536,
+		PrefillOverhead: 15 * time.Millisecond,
+		PrefillRate:     400_000,
+		ITL:             5 * time.Millisecond,
+		MaxBatch:        64,
+		Seed:            1,
+	}
+}
+
+// Bootstrap registers the suite-level nodes: load and validate the configuration (all
+// problems at once, before any request), start the embedded engine on process 1 when no
+// endpoint is configured, stop it at the end, and merge this suite into
+// $ANVIL_OUT_DIR/junit.xml. Call it once per suite: var _ = bench.Bootstrap("capacity").
+func Bootstrap(suite string) bool {
+	SynchronizedBeforeSuite(func() []byte {
+		cfg := mustConfig()
+		if !cfg.UsesEmbeddedEngine() {
+			return []byte(cfg.BaseURL)
+		}
+		var err error
+		engine, err = refengine.Start(EmbeddedEngine())
+		if err != nil {
+			Fail(fmt.Sprintf("start the embedded reference engine: %v", err))
+		}
+		GinkgoWriter.Printf("ANVIL_BASE_URL is empty: measuring the embedded reference engine at %s\n", engine.BaseURL())
+		return []byte(engine.BaseURL())
+	}, func(baseURL []byte) {
+		cfg := mustConfig()
+		out, err := cfg.ResolveOutDir()
+		if err != nil {
+			Fail(err.Error())
+		}
+		current = &Env{Config: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: out, Suite: suite}
+	})
+	SynchronizedAfterSuite(func() {}, func() {
+		if engine != nil {
+			engine.Close()
+		}
+	})
+	ReportAfterSuite("junit", func(report types.Report) {
+		// Loaded again: on a config error BeforeSuite failed and current is nil, yet the
+		// failure still belongs in the JUnit file.
+		cfg, err := config.FromEnvironment()
+		outDir := "artifacts"
+		if err == nil {
+			if resolved, err := cfg.ResolveOutDir(); err == nil {
+				outDir = resolved
+			}
+		} else if root, rerr := config.ModuleRoot(); rerr == nil {
+			outDir = root + "/artifacts"
+		}
+		dst := outDir + "/junit.xml"
+		if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
+			Fail(fmt.Sprintf("write %s: %v", dst, err))
+		}
+	})
+	return true
+}
+
+func mustConfig() config.Config {
+	cfg, err := config.FromEnvironment()
+	if err != nil {
+		Fail(err.Error())
+	}
+	return cfg
+}
+
+// Run executes a scenario against the suite's endpoint, writes its artifact to
+// $ANVIL_OUT_DIR/<suite>/<spec>.json before anything is asserted, checks the artifact's
+// invariants (capacity.Verify), and returns it. A run that cannot start fails the spec
+// with the reason.
+func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
+	GinkgoHelper()
+	env := Current()
+	path, err := reporters.ArtifactPath(env.OutDir, env.Suite, spec)
+	if err != nil {
+		Fail(err.Error())
+	}
+	run, err := capacity.Run(ctx, target, sc)
+	if err != nil {
+		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
+	}
+	if err := artifact.Write(path, run); err != nil {
+		Fail(err.Error())
+	}
+	// A violated invariant is a harness bug, not an engine result: fail loudly.
+	if err := capacity.Verify(run); err != nil {
+		Fail(fmt.Sprintf("artifact %s is inconsistent: %v", path, err))
+	}
+	AddReportEntry("artifact", path, ReportEntryVisibilityNever)
+	AddReportEntry("summary", Summarize(run))
+	return run
+}
