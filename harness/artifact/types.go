@@ -72,6 +72,9 @@ type Benchmark struct {
 	TimestampPrecision       string            `json:"timestamp_precision"`
 	TimingMethodology        TimingMethodology `json:"timing_methodology"`
 	WallClockMs              Float             `json:"wall_clock_ms"`
+
+	// Extension is anvilbench's own block (key "anvilbench"), omitted when nil; see Extension.
+	Extension *Extension `json:"anvilbench,omitempty"`
 }
 
 // RequestTiming is one successful request's row in request_timings (20 keys). Durations

@@ -77,7 +77,34 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		b.MeasurementProtocol = artifact.ProtocolReasoning
 	}
 	b.MetricPopulation = population(b)
+	b.Extension = &artifact.Extension{
+		Version:  artifact.ExtensionVersion,
+		Scenario: sc.Name,
+		Complete: true,
+		Timeline: r.timeline(started),
+	}
 	return b
+}
+
+// timeline places every request on the run's clock, failures included.
+func (r *run) timeline(started time.Time) []artifact.RequestSpan {
+	spans := make([]artifact.RequestSpan, len(r.outcomes))
+	for i, o := range r.outcomes {
+		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok"}
+		if !o.sent.IsZero() {
+			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
+		}
+		row := o.row
+		if o.failure != nil {
+			s.Outcome = o.failure.ErrorType
+			row = o.failure.ResponseTiming.Row
+		}
+		if row != nil {
+			s.TTFTMs, s.E2EMs = artifact.F(float64(row.TTFTMs)), artifact.F(float64(row.E2EMs))
+		}
+		spans[i] = s
+	}
+	return spans
 }
 
 // cachedRatio carries what prefix_cache_hit_avg needs of one success.

@@ -18,6 +18,8 @@ type outcome struct {
 	failure *artifact.Failure
 	// cachedTokens is usage.prompt_tokens_details.cached_tokens of a success.
 	cachedTokens *int
+	// sent is the request start; zero when the request was never sent.
+	sent time.Time
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -46,6 +48,13 @@ func (r *run) one(ctx context.Context, i int) outcome {
 		return r.requestError(i, planned, began, kindPrompt, err.Error())
 	}
 	res, err := r.client.Stream(ctx, stream.ChatPath, body, r.sc.MaxTokens)
+	o := r.judge(i, planned, began, res, err)
+	o.sent = res.Start
+	return o
+}
+
+// judge turns a finished stream into the request's outcome.
+func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err error) outcome {
 	if err != nil {
 		kind := stream.KindRead
 		var se *stream.Error

@@ -21,6 +21,8 @@ type Target struct {
 
 // Scenario is the workload of one capacity run and the identity recorded with it.
 type Scenario struct {
+	// Name is the spec's name, recorded in the artifact's extension block.
+	Name                  string
 	Requests, Concurrency int
 	// ContextTokens is every request's planned prompt size; 0 samples ContextBuckets.
 	ContextTokens  int

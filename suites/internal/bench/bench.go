@@ -148,6 +148,7 @@ func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.S
 	if err != nil {
 		Fail(err.Error())
 	}
+	sc.Name = spec
 	run, err := capacity.Run(ctx, target, sc)
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
