@@ -17,6 +17,51 @@ type Extension struct {
 	Complete bool `json:"complete"`
 	// Timeline has one entry per request index, in index order.
 	Timeline []RequestSpan `json:"timeline"`
+	// Calibration says how prompts were sized; ContextAccuracy how close the server's
+	// prompt_tokens came to the planned sizes.
+	Calibration     Calibration     `json:"calibration"`
+	ContextAccuracy ContextAccuracy `json:"context_accuracy"`
+	// CacheIntent is the spec's declared prefix-cache expectation: "cold", "shared-prefix"
+	// or "" (none declared).
+	CacheIntent string `json:"cache_intent"`
+	// Capabilities is what the endpoint showed it supports, so a gate can be skipped or
+	// failed explicitly instead of judging a figure the endpoint cannot produce.
+	Capabilities Capabilities `json:"capabilities"`
+}
+
+// Calibration is how prompts were sized: tokens = OverheadTokens + characters /
+// CharsPerToken, fitted through two probe prompts of the run's own shape.
+type Calibration struct {
+	// Method is "tokenize" (the server's /tokenize counted the probes), "usage-probe" (two
+	// one-token requests reported usage.prompt_tokens) or "none" (a fixed estimate).
+	Method         string `json:"method"`
+	CharsPerToken  Float  `json:"chars_per_token"`
+	OverheadTokens Float  `json:"overhead_tokens"`
+	// Note says why a calibration fell back to the estimate.
+	Note string `json:"note"`
+}
+
+// ContextAccuracy compares each successful request's usage.prompt_tokens with its planned
+// context: error = (sent - planned) / planned, in percent.
+type ContextAccuracy struct {
+	Samples        int    `json:"samples"`
+	MeanErrorPct   *Float `json:"mean_error_pct"`
+	MaxAbsErrorPct *Float `json:"max_abs_error_pct"`
+}
+
+// Capabilities records what the endpoint offered during the run.
+type Capabilities struct {
+	// ModelsEndpoint: GET /v1/models answered; MaxContextTokens is what it stated (0: none).
+	ModelsEndpoint   bool `json:"models_endpoint"`
+	MaxContextTokens int  `json:"max_context_tokens"`
+	// Tokenize: POST /tokenize answered.
+	Tokenize bool `json:"tokenize"`
+	// StreamUsage: responses carried usage (stream_options.include_usage was honoured).
+	StreamUsage bool `json:"stream_usage"`
+	// ReasoningStream: responses carried reasoning deltas.
+	ReasoningStream bool `json:"reasoning_stream"`
+	// CachedTokensReported: usage carried prompt_tokens_details.cached_tokens.
+	CachedTokensReported bool `json:"cached_tokens_reported"`
 }
 
 // RequestSpan places one request on the run's clock.

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"net/url"
 	"strconv"
 	"time"
@@ -29,26 +30,27 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		MaxTokens:                sc.MaxTokens,
 		MeasurementProtocol:      artifact.ProtocolV3,
 		Model:                    sc.Model,
-		PromptCacheMode:          "unique",
+		PromptCacheMode:          sc.PromptCacheMode,
 		RequestCanaries:          sc.RequestCanaries,
 		RequestTimings:           []artifact.RequestTiming{},
 		Requests:                 sc.Requests,
 		ResponseWords:            sc.ResponseWords,
 		RunID:                    "benchmark-" + time.Unix(started.UnixNano()/1e9, 0).UTC().Format("20060102T150405") + "Z",
-		Sampling: artifact.Sampling{
-			Temperature: artifact.SamplingParam{EffectiveRequest: artifact.F(defaultTemperature), Sent: true},
-		},
-		Schema:             artifact.Schema,
-		ServeFlags:         artifact.ServeFlags{ThinkingMode: "default"},
-		StartedAt:          isoSecond(started.UnixNano()),
-		StartedAtUnixNs:    started.UnixNano(),
-		Tier:               optional(sc.Tier),
-		TimestampPrecision: artifact.TimestampPrecision,
-		TimingMethodology:  Methodology,
-		WallClockMs:        artifact.Float(wall * 1000),
+		Sampling:                 sampling(sc),
+		Schema:                   artifact.Schema,
+		ServeFlags:               serveFlags(sc),
+		StartedAt:                isoSecond(started.UnixNano()),
+		StartedAtUnixNs:          started.UnixNano(),
+		Tier:                     optional(sc.Tier),
+		TimestampPrecision:       artifact.TimestampPrecision,
+		TimingMethodology:        Methodology,
+		WallClockMs:              artifact.Float(wall * 1000),
 	}
 	if sc.ContextTokens > 0 {
 		b.ContextTokens = artifact.I(sc.ContextTokens)
+	}
+	if sc.shared() {
+		b.SharedPrefixTokens = sc.SharedPrefixTokens
 	}
 	if sc.MaxContextTokens > 0 {
 		b.MaxContextTokens = artifact.I(sc.MaxContextTokens)
@@ -57,7 +59,11 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		b.ContextDistribution[strconv.Itoa(planned)]++
 	}
 	var cached []cachedRatio
+	caps := r.caps
 	for _, o := range r.outcomes {
+		caps.StreamUsage = caps.StreamUsage || o.usage
+		caps.CachedTokensReported = caps.CachedTokensReported || o.cachedTokens != nil
+		caps.ReasoningStream = caps.ReasoningStream || o.reasoning
 		switch {
 		case o.row != nil:
 			b.RequestTimings = append(b.RequestTimings, *o.row)
@@ -82,8 +88,67 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Scenario: sc.Name,
 		Complete: true,
 		Timeline: r.timeline(started),
+		Calibration: artifact.Calibration{
+			Method:         r.calibration.Method,
+			CharsPerToken:  artifact.Float(r.calibration.CharsPerToken),
+			OverheadTokens: artifact.Float(r.calibration.OverheadTokens),
+			Note:           r.calibration.Note,
+		},
+		ContextAccuracy: contextAccuracy(b.RequestTimings),
+		CacheIntent:     sc.CacheIntent,
+		Capabilities:    caps,
 	}
 	return b
+}
+
+// contextAccuracy compares the server's prompt_tokens with the planned sizes.
+func contextAccuracy(rows []artifact.RequestTiming) artifact.ContextAccuracy {
+	var errs []float64
+	worst := 0.0
+	for _, r := range rows {
+		if r.PromptTokens == nil || r.PlannedContextTokens <= 0 {
+			continue
+		}
+		e := 100 * float64(*r.PromptTokens-r.PlannedContextTokens) / float64(r.PlannedContextTokens)
+		errs = append(errs, e)
+		worst = max(worst, math.Abs(e))
+	}
+	if len(errs) == 0 {
+		return artifact.ContextAccuracy{}
+	}
+	return artifact.ContextAccuracy{Samples: len(errs), MeanErrorPct: artifact.F(stats.FMean(errs)), MaxAbsErrorPct: artifact.F(worst)}
+}
+
+// sampling records what was configured and what each request carried.
+func sampling(sc Scenario) artifact.Sampling {
+	temperature := defaultTemperature
+	if sc.Temperature != nil {
+		temperature = *sc.Temperature
+	}
+	s := artifact.Sampling{
+		Temperature: artifact.SamplingParam{EffectiveRequest: artifact.F(temperature), Sent: true},
+	}
+	if sc.Temperature != nil {
+		s.Temperature.Requested = artifact.F(*sc.Temperature)
+	}
+	if sc.TopP != nil {
+		s.TopP = artifact.SamplingParam{Requested: artifact.F(*sc.TopP), EffectiveRequest: artifact.F(*sc.TopP), Sent: true}
+	}
+	return s
+}
+
+// serveFlags records the thinking controls and the burst.
+func serveFlags(sc Scenario) artifact.ServeFlags {
+	f := artifact.ServeFlags{
+		NoThinking:        sc.ThinkingMode == "disabled",
+		ReasoningEffort:   optional(sc.ReasoningEffort),
+		SharedPrefixBurst: sc.Burst,
+		ThinkingMode:      sc.ThinkingMode,
+	}
+	if f.ThinkingMode == "" {
+		f.ThinkingMode = "default"
+	}
+	return f
 }
 
 // timeline places every request on the run's clock, failures included.

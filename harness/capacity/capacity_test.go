@@ -320,3 +320,26 @@ func TestVerifyAcceptsTheReferenceAndCatchesTampering(t *testing.T) {
 		}
 	}
 }
+
+func TestCalibrationHitsThePlannedTokensWithinOnePercent(t *testing.T) {
+	t.Parallel()
+	for name, tok := range map[string]func(string) int{"default": refengine.CountTokens, "coarse": refengine.CountTokensCoarse} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := fastEngine(t, refengine.Options{Tokenizer: tok, MaxModelLen: 200_000})
+			sc := referenceScenario()
+			sc.Calibrate, sc.Requests, sc.Concurrency = true, 8, 4
+			sc.ContextTokens = 0 // sampled: 16000..131072, each must land within 1%
+			b := mustRun(t, target(s), sc)
+			if b.Completed != 8 {
+				t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
+			}
+			acc := b.Extension.ContextAccuracy
+			if b.Extension.Calibration.Method == "none" || acc.Samples != 8 || float64(*acc.MaxAbsErrorPct) > 1 {
+				t.Fatalf("calibration %+v, accuracy samples %d max error %v%%", b.Extension.Calibration, acc.Samples, *acc.MaxAbsErrorPct)
+			}
+			t.Logf("%s: %s, %.3f chars/token, overhead %.1f, max error %.3f%%", name, b.Extension.Calibration.Method,
+				b.Extension.Calibration.CharsPerToken, b.Extension.Calibration.OverheadTokens, *acc.MaxAbsErrorPct)
+		})
+	}
+}

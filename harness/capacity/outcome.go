@@ -20,6 +20,8 @@ type outcome struct {
 	cachedTokens *int
 	// sent is the request start; zero when the request was never sent.
 	sent time.Time
+	// usage and reasoning record what the stream showed of the endpoint's capabilities.
+	usage, reasoning bool
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -39,17 +41,37 @@ func (r *run) one(ctx context.Context, i int) outcome {
 	if err := ctx.Err(); err != nil {
 		return r.requestError(i, planned, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	prompt, err := r.prompts.Prompt(i, planned)
-	if err != nil {
-		return r.requestError(i, planned, began, kindPrompt, err.Error())
+	body, failed := r.prepare(i, began)
+	if failed != nil {
+		return *failed
 	}
-	body, err := stream.ChatRequest{Model: r.sc.Model, Prompt: prompt, MaxTokens: r.sc.MaxTokens, Temperature: &defaultTemperature}.Body()
-	if err != nil {
-		return r.requestError(i, planned, began, kindPrompt, err.Error())
+	return r.send(ctx, i, began, body)
+}
+
+// prepare builds request i's body; a prompt that cannot be built is its outcome.
+func (r *run) prepare(i int, began time.Time) ([]byte, *outcome) {
+	prompt, err := r.prompts.Prompt(i, r.plan[i])
+	if err == nil {
+		var body []byte
+		if body, err = r.sc.request(prompt).Body(); err == nil {
+			return body, nil
+		}
 	}
-	res, err := r.client.Stream(ctx, stream.ChatPath, body, r.sc.MaxTokens)
-	o := r.judge(i, planned, began, res, err)
-	o.sent = res.Start
+	o := r.requestError(i, r.plan[i], began, kindPrompt, err.Error())
+	return nil, &o
+}
+
+// send streams a prepared request and judges it.
+func (r *run) send(ctx context.Context, i int, began time.Time, body []byte) outcome {
+	if err := ctx.Err(); err != nil {
+		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
+	}
+	res, err := r.client.Stream(ctx, r.path, body, r.sc.MaxTokens)
+	o := r.judge(i, r.plan[i], began, res, err)
+	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
+	if res.Usage != nil && o.row == nil {
+		o.cachedTokens = res.Usage.CachedTokens
+	}
 	return o
 }
 
@@ -100,9 +122,6 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 	}
 	return outcome{row: row, cachedTokens: cached}
 }
-
-// defaultTemperature is sent with every request so sampling is greedy on every engine.
-var defaultTemperature = 0.0
 
 func controlledOutputMessage(co *artifact.ControlledOutput) string {
 	if !co.CaptureComplete {

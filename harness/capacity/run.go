@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
@@ -18,6 +20,9 @@ import (
 // unreachable endpoint, no model to name, no room in the context window); it is reported
 // once instead of as one identical failure per request.
 func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, error) {
+	if sc.PromptCacheMode == "" {
+		sc.PromptCacheMode = config.CacheUnique
+	}
 	if sc.CharsPerToken == 0 {
 		sc.CharsPerToken = workload.DefaultCharsPerToken
 	}
@@ -31,7 +36,8 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	defer client.Close()
 	san := newSanitizer(target)
 
-	if err := discover(ctx, client, &sc); err != nil {
+	caps, err := discover(ctx, client, &sc)
+	if err != nil {
 		return nil, errors.New(san.clean(err.Error()))
 	}
 	capTokens := 0
@@ -43,48 +49,84 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		}
 	}
 
-	r := &run{
-		sc:     sc,
-		client: client,
-		san:    san,
-		plan:   workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens),
-		prompts: workload.Prompts{
-			Seed:          sc.ContextSeed,
-			CharsPerToken: sc.CharsPerToken,
-			ResponseWords: sc.ResponseWords,
-			Canaries:      sc.RequestCanaries,
-		},
+	plan := workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)
+	prompts := workload.Prompts{
+		Seed:          sc.ContextSeed,
+		CharsPerToken: sc.CharsPerToken,
+		ResponseWords: sc.ResponseWords,
+		Canaries:      sc.RequestCanaries,
 	}
+	cal := Calibration{Method: CalibrationNone, CharsPerToken: sc.CharsPerToken}
+	if sc.Calibrate {
+		cal = calibrate(ctx, client, sc, prompts, slices.Max(plan))
+		prompts.CharsPerToken, prompts.OverheadTokens = cal.CharsPerToken, cal.OverheadTokens
+	}
+	if sc.shared() {
+		prompts.SharedPrefix = prompts.SharedPrefixText(sc.SharedPrefixTokens)
+	}
+	caps.Tokenize = cal.Method == CalibrationTokenize
+	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
 	r.outcomes = make([]outcome, sc.Requests)
 
-	// One time.Now gives both the Unix reading and the monotonic origin of the wall clock.
-	started := time.Now()
-	schedule.ClosedLoop(ctx, sc.Requests, sc.Concurrency, func(ctx context.Context, i int) {
-		r.outcomes[i] = r.one(ctx, i)
-	})
-	finished := time.Now()
-
+	started, finished := r.execute(ctx)
 	return r.assemble(target, started, finished), nil
+}
+
+// execute sends every request, closed-loop or as one burst, and returns the bounds of the
+// request phase. One time.Now gives both the Unix reading and the monotonic origin.
+func (r *run) execute(ctx context.Context) (started, finished time.Time) {
+	if !r.sc.Burst {
+		started = time.Now()
+		schedule.ClosedLoop(ctx, r.sc.Requests, r.sc.Concurrency, func(ctx context.Context, i int) {
+			r.outcomes[i] = r.one(ctx, i)
+		})
+		return started, time.Now()
+	}
+	bodies := make([][]byte, r.sc.Requests)
+	began := make([]time.Time, r.sc.Requests)
+	schedule.Burst(ctx, r.sc.Requests, func(_ context.Context, i int) {
+		began[i] = time.Now()
+		if body, failed := r.prepare(i, began[i]); failed != nil {
+			r.outcomes[i] = *failed
+		} else {
+			bodies[i] = body
+		}
+		if i == r.sc.Requests-1 {
+			started = time.Now()
+		}
+	}, func(ctx context.Context, i int) {
+		if bodies[i] != nil {
+			r.outcomes[i] = r.send(ctx, i, began[i], bodies[i])
+		}
+	})
+	return started, time.Now()
 }
 
 // discover fills in the model and the context window from GET /v1/models when the
 // scenario leaves them open. A server that cannot list models is fine when neither is
 // needed; one that cannot be reached is not.
-func discover(ctx context.Context, client *stream.Client, sc *Scenario) error {
+func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifact.Capabilities, error) {
+	var caps artifact.Capabilities
 	if sc.Model != "" && sc.MaxContextTokens > 0 {
-		return nil
+		return caps, nil
 	}
 	models, err := client.Models(ctx)
+	caps.ModelsEndpoint = err == nil
+	for _, m := range models {
+		if m.ID == sc.Model || (sc.Model == "" && caps.MaxContextTokens == 0) {
+			caps.MaxContextTokens = m.MaxContextTokens
+		}
+	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && (se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled) {
-		return fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at ANVIL_BASE_URL?", err)
+		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at ANVIL_BASE_URL?", err)
 	}
 	if sc.Model == "" {
 		if err != nil {
-			return fmt.Errorf("no model to request: set ANVIL_MODEL (GET /models: %v)", err)
+			return caps, fmt.Errorf("no model to request: set ANVIL_MODEL (GET /models: %v)", err)
 		}
 		if len(models) == 0 || models[0].ID == "" {
-			return errors.New("no model to request: GET /models listed none; set ANVIL_MODEL")
+			return caps, errors.New("no model to request: GET /models listed none; set ANVIL_MODEL")
 		}
 		sc.Model = models[0].ID
 	}
@@ -92,22 +134,25 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) error {
 		for _, m := range models {
 			if m.ID == sc.Model {
 				sc.MaxContextTokens = m.MaxContextTokens
-				return nil
+				return caps, nil
 			}
 		}
 		if len(models) > 0 {
 			sc.MaxContextTokens = models[0].MaxContextTokens
 		}
 	}
-	return nil
+	return caps, nil
 }
 
 // run is the state of one Run. outcomes[i] is written only by the worker of index i.
 type run struct {
-	sc       Scenario
-	client   *stream.Client
-	san      sanitizer
-	plan     []int
-	prompts  workload.Prompts
-	outcomes []outcome
+	sc          Scenario
+	client      *stream.Client
+	san         sanitizer
+	plan        []int
+	prompts     workload.Prompts
+	calibration Calibration
+	caps        artifact.Capabilities
+	path        string
+	outcomes    []outcome
 }

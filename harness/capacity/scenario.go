@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
@@ -37,8 +38,28 @@ type Scenario struct {
 	ResponseWords   int
 	Policy          string
 	RequestCanaries bool
-	// CharsPerToken sizes prompts; 0 means workload.DefaultCharsPerToken.
+	// CharsPerToken sizes prompts; 0 means workload.DefaultCharsPerToken. Calibrate replaces
+	// it with the endpoint's own figure measured before the run.
 	CharsPerToken float64
+	Calibrate     bool
+
+	// PromptCacheMode is "unique" (the default) or "shared": every prompt then starts with
+	// the same SharedPrefixTokens-token prefix.
+	PromptCacheMode    string
+	SharedPrefixTokens int
+	// Burst releases all Requests at the same instant (concurrency = Requests).
+	Burst bool
+	// CacheIntent is what the spec expects of the prefix cache: "cold", "shared-prefix" or
+	// "" (no statement); recorded so matchers can hold the run to it.
+	CacheIntent string
+
+	// ThinkingMode is default, enabled, disabled or unsupported; ReasoningEffort is sent as
+	// reasoning_effort when set.
+	ThinkingMode, ReasoningEffort string
+	// Temperature and TopP override what is sent; nil sends temperature 0 and no top_p.
+	Temperature, TopP *float64
+	// Legacy uses /v1/completions with a plain prompt.
+	Legacy bool
 
 	// Model is sent with every request; empty takes the first served model.
 	Model                                                      string
@@ -56,10 +77,19 @@ func ScenarioFromConfig(cfg config.Config) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%sCONTEXT_BUCKETS: %w", config.Prefix, err)
 	}
-	return Scenario{
+	sc := Scenario{
 		Requests:                 cfg.Requests,
 		Concurrency:              cfg.Concurrency,
 		ContextTokens:            cfg.ContextTokens,
+		Calibrate:                cfg.Calibrate,
+		PromptCacheMode:          cfg.PromptCacheMode,
+		SharedPrefixTokens:       cfg.SharedPrefixTokens,
+		RequestCanaries:          cfg.RequestCanaries,
+		ThinkingMode:             cfg.ThinkingMode,
+		ReasoningEffort:          cfg.ReasoningEffort,
+		Temperature:              cfg.Temperature,
+		TopP:                     cfg.TopP,
+		Legacy:                   cfg.API == "completions",
 		ContextSeed:              cfg.ContextSeed,
 		ContextBuckets:           buckets,
 		ContextMargin:            cfg.ContextMargin,
@@ -73,5 +103,35 @@ func ScenarioFromConfig(cfg config.Config) (Scenario, error) {
 		Tier:                     cfg.Tier,
 		ClockDomainID:            cfg.ClockDomainID,
 		ConfigurationFingerprint: cfg.ConfigurationFingerprint,
-	}, nil
+	}
+	if cfg.Burst > 0 {
+		sc.Requests, sc.Concurrency, sc.Burst = cfg.Burst, cfg.Burst, true
+	}
+	return sc, nil
 }
+
+// shared reports whether prompts share a prefix.
+func (sc Scenario) shared() bool { return sc.PromptCacheMode == config.CacheShared }
+
+// request is the body of request i's prompt, with the scenario's sampling and thinking
+// controls.
+func (sc Scenario) request(prompt string) stream.ChatRequest {
+	r := stream.ChatRequest{
+		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
+		Temperature: sc.Temperature, TopP: sc.TopP,
+		ReasoningEffort: sc.ReasoningEffort, Legacy: sc.Legacy,
+	}
+	if r.Temperature == nil {
+		r.Temperature = &defaultTemperature
+	}
+	switch sc.ThinkingMode {
+	case "enabled":
+		r.ChatTemplateKwargs = map[string]any{"enable_thinking": true}
+	case "disabled":
+		r.ChatTemplateKwargs = map[string]any{"enable_thinking": false}
+	}
+	return r
+}
+
+// defaultTemperature is sent when none is configured so sampling is greedy on every engine.
+var defaultTemperature = 0.0

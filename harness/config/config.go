@@ -69,6 +69,37 @@ type Config struct {
 	// is a failure) or observe (recorded and kept).
 	ControlledOutputPolicy string `env:"CONTROLLED_OUTPUT_POLICY" envDefault:"strict"`
 
+	// PromptCacheMode (ANVIL_PROMPT_CACHE_MODE) is unique (no two prompts share a prefix) or
+	// shared (every prompt starts with the same SharedPrefixTokens-token prefix).
+	PromptCacheMode string `env:"PROMPT_CACHE_MODE" envDefault:"unique"`
+	// SharedPrefixTokens (ANVIL_SHARED_PREFIX_TOKENS) is the shared prefix size in shared
+	// mode, 0..262144.
+	SharedPrefixTokens int `env:"SHARED_PREFIX_TOKENS" envDefault:"8000"`
+	// Burst (ANVIL_BURST), when above 0, releases that many requests at the same instant,
+	// replacing ANVIL_REQUESTS and ANVIL_CONCURRENCY; it needs shared mode. 0..256.
+	Burst int `env:"BURST" envDefault:"0"`
+	// RequestCanaries (ANVIL_REQUEST_CANARIES) makes every response begin with its own
+	// marker and checks that no other request's marker appears in it.
+	RequestCanaries bool `env:"REQUEST_CANARIES" envDefault:"false"`
+	// ThinkingMode (ANVIL_THINKING_MODE) is default (send nothing), enabled or disabled
+	// (chat_template_kwargs.enable_thinking), or unsupported (send nothing, the model has no
+	// thinking switch).
+	ThinkingMode string `env:"THINKING_MODE" envDefault:"default"`
+	// ReasoningEffort (ANVIL_REASONING_EFFORT) is sent as reasoning_effort: none, minimal,
+	// low, medium, high, max or xhigh; it cannot be combined with enabled/disabled thinking.
+	ReasoningEffort string `env:"REASONING_EFFORT"`
+	// Temperature and TopP (ANVIL_TEMPERATURE, ANVIL_TOP_P) override the sampling sent;
+	// unset sends temperature 0 and no top_p.
+	Temperature *float64 `env:"TEMPERATURE"`
+	TopP        *float64 `env:"TOP_P"`
+	// API (ANVIL_API) is chat (/v1/chat/completions) or completions (the legacy
+	// /v1/completions with a plain prompt).
+	API string `env:"API" envDefault:"chat"`
+	// Calibrate (ANVIL_CALIBRATE) measures the endpoint's characters per token before the
+	// run (with /tokenize where it exists, else two short probe requests) so prompts hit
+	// their planned token counts.
+	Calibrate bool `env:"CALIBRATE" envDefault:"true"`
+
 	// Timeout (ANVIL_TIMEOUT) bounds each request from start to end, (0, 1h].
 	Timeout time.Duration `env:"TIMEOUT" envDefault:"15m"`
 	// StallTimeout (ANVIL_STALL_TIMEOUT) bounds the silence between two reads once the first

@@ -3,9 +3,11 @@ package config
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/budget"
@@ -15,13 +17,15 @@ import (
 // intBounds are the accepted ranges of the integer variables (the original tool's bounds;
 // concurrency goes beyond its 256 because the harness holds 1024 streams).
 var intBounds = map[string][2]int{
-	Prefix + "REQUESTS":           {1, 10000},
-	Prefix + "CONCURRENCY":        {1, 1024},
-	Prefix + "CONTEXT_TOKENS":     {0, 1048576},
-	Prefix + "CONTEXT_MARGIN":     {0, 1048576},
-	Prefix + "MAX_CONTEXT_TOKENS": {0, 1048576},
-	Prefix + "MAX_TOKENS":         {1, 65536},
-	Prefix + "RESPONSE_WORDS":     {0, 65536},
+	Prefix + "REQUESTS":             {1, 10000},
+	Prefix + "CONCURRENCY":          {1, 1024},
+	Prefix + "CONTEXT_TOKENS":       {0, 1048576},
+	Prefix + "CONTEXT_MARGIN":       {0, 1048576},
+	Prefix + "MAX_CONTEXT_TOKENS":   {0, 1048576},
+	Prefix + "MAX_TOKENS":           {1, 65536},
+	Prefix + "RESPONSE_WORDS":       {0, 65536},
+	Prefix + "SHARED_PREFIX_TOKENS": {0, 262144},
+	Prefix + "BURST":                {0, 256},
 }
 
 // MinContextTokens is the smallest non-zero planned context.
@@ -48,13 +52,15 @@ func (c Config) Validate() error {
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
 
 	ints := map[string]int{
-		Prefix + "REQUESTS":           c.Requests,
-		Prefix + "CONCURRENCY":        c.Concurrency,
-		Prefix + "CONTEXT_TOKENS":     c.ContextTokens,
-		Prefix + "CONTEXT_MARGIN":     c.ContextMargin,
-		Prefix + "MAX_CONTEXT_TOKENS": c.MaxContextTokens,
-		Prefix + "MAX_TOKENS":         c.MaxTokens,
-		Prefix + "RESPONSE_WORDS":     c.ResponseWords,
+		Prefix + "REQUESTS":             c.Requests,
+		Prefix + "CONCURRENCY":          c.Concurrency,
+		Prefix + "CONTEXT_TOKENS":       c.ContextTokens,
+		Prefix + "CONTEXT_MARGIN":       c.ContextMargin,
+		Prefix + "MAX_CONTEXT_TOKENS":   c.MaxContextTokens,
+		Prefix + "MAX_TOKENS":           c.MaxTokens,
+		Prefix + "RESPONSE_WORDS":       c.ResponseWords,
+		Prefix + "SHARED_PREFIX_TOKENS": c.SharedPrefixTokens,
+		Prefix + "BURST":                c.Burst,
 	}
 	for _, key := range slices.Sorted(maps.Keys(ints)) {
 		b := intBounds[key]
@@ -84,6 +90,7 @@ func (c Config) Validate() error {
 		add("%sMAX_TOKENS=%d: leaves no room for %sRESPONSE_WORDS=%d words and the end token (want > %d)",
 			Prefix, c.MaxTokens, Prefix, c.ResponseWords, c.ResponseWords)
 	}
+	p = append(p, c.validateWorkload()...)
 	if c.Timeout <= 0 || c.Timeout > MaxTimeout {
 		add("%sTIMEOUT=%s: out of range (want a duration in (0, 1h])", Prefix, c.Timeout)
 	}
@@ -135,4 +142,53 @@ func checkBaseURL(raw string) string {
 func (c Config) ParsedBudgets() []budget.Budget {
 	b, _ := budget.Parse(c.Budgets)
 	return b
+}
+
+// Prompt cache modes.
+const (
+	CacheUnique = "unique"
+	CacheShared = "shared"
+)
+
+// Thinking modes and reasoning efforts accepted by ANVIL_THINKING_MODE and
+// ANVIL_REASONING_EFFORT.
+var (
+	ThinkingModes    = []string{"default", "enabled", "disabled", "unsupported"}
+	ReasoningEfforts = []string{"none", "minimal", "low", "medium", "high", "max", "xhigh"}
+)
+
+// validateWorkload checks the workload-shaping variables and their combinations.
+func (c Config) validateWorkload() Problems {
+	var p Problems
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	if c.PromptCacheMode != CacheUnique && c.PromptCacheMode != CacheShared {
+		add("%sPROMPT_CACHE_MODE=%q: unknown mode (want unique or shared)", Prefix, c.PromptCacheMode)
+	}
+	if c.Burst > 0 && c.PromptCacheMode != CacheShared {
+		add("%sBURST=%d needs %sPROMPT_CACHE_MODE=shared", Prefix, c.Burst, Prefix)
+	}
+	if c.RequestCanaries && c.MaxTokens < 16 {
+		add("%sREQUEST_CANARIES needs %sMAX_TOKENS >= 16 (got %d)", Prefix, Prefix, c.MaxTokens)
+	}
+	if !slices.Contains(ThinkingModes, c.ThinkingMode) {
+		add("%sTHINKING_MODE=%q: unknown mode (want %s)", Prefix, c.ThinkingMode, strings.Join(ThinkingModes, ", "))
+	}
+	if c.ReasoningEffort != "" {
+		if !slices.Contains(ReasoningEfforts, c.ReasoningEffort) {
+			add("%sREASONING_EFFORT=%q: unknown effort (want %s)", Prefix, c.ReasoningEffort, strings.Join(ReasoningEfforts, ", "))
+		}
+		if c.ThinkingMode == "enabled" || c.ThinkingMode == "disabled" {
+			add("%sREASONING_EFFORT cannot be combined with %sTHINKING_MODE=%s (use one control)", Prefix, Prefix, c.ThinkingMode)
+		}
+	}
+	if t := c.Temperature; t != nil && (math.IsNaN(*t) || *t < 0 || *t > 2) {
+		add("%sTEMPERATURE=%v: out of range (want 0..2)", Prefix, *t)
+	}
+	if t := c.TopP; t != nil && (math.IsNaN(*t) || *t <= 0 || *t > 1) {
+		add("%sTOP_P=%v: out of range (want a number in (0, 1])", Prefix, *t)
+	}
+	if c.API != "chat" && c.API != "completions" {
+		add("%sAPI=%q: unknown API (want chat or completions)", Prefix, c.API)
+	}
+	return p
 }

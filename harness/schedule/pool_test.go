@@ -67,3 +67,31 @@ func TestClosedLoopMoreWorkersThanRequests(t *testing.T) {
 		t.Fatalf("calls = %d, want 3", calls.Load())
 	}
 }
+
+func TestBurstPreparesAllThenReleasesTogether(t *testing.T) {
+	t.Parallel()
+	const n = 32
+	var prepared atomic.Int64
+	starts := make([]time.Time, n)
+	Burst(context.Background(), n, func(_ context.Context, i int) {
+		prepared.Add(1)
+		time.Sleep(time.Millisecond) // preparing must not stagger the release
+	}, func(_ context.Context, i int) {
+		if prepared.Load() != n {
+			t.Errorf("request %d sent before all were prepared", i)
+		}
+		starts[i] = time.Now()
+	})
+	lo, hi := starts[0], starts[0]
+	for _, s := range starts {
+		if s.Before(lo) {
+			lo = s
+		}
+		if s.After(hi) {
+			hi = s
+		}
+	}
+	if spread := hi.Sub(lo); spread > 20*time.Millisecond {
+		t.Fatalf("release spread %v, want all at once", spread)
+	}
+}

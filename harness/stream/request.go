@@ -5,8 +5,11 @@ import (
 	"fmt"
 )
 
-// ChatPath is the path of streamed chat completions under the base URL.
-const ChatPath = "/chat/completions"
+// Paths under the base URL.
+const (
+	ChatPath        = "/chat/completions"
+	CompletionsPath = "/completions"
+)
 
 // ChatRequest is the body of one streamed chat completion.
 type ChatRequest struct {
@@ -19,6 +22,20 @@ type ChatRequest struct {
 	ChatTemplateKwargs map[string]any
 	// ReasoningEffort is sent as reasoning_effort when non-empty.
 	ReasoningEffort string
+	// Legacy sends the prompt to the legacy /v1/completions endpoint instead of as a user
+	// message to /v1/chat/completions.
+	Legacy bool
+	// ContinuousUsage asks for usage in every chunk (vLLM's continuous_usage_stats), which
+	// attributes tokens to chunks when an engine sends several per chunk.
+	ContinuousUsage bool
+}
+
+// Path is where the request goes under the base URL.
+func (r ChatRequest) Path() string {
+	if r.Legacy {
+		return CompletionsPath
+	}
+	return ChatPath
 }
 
 type wireMessage struct {
@@ -28,7 +45,8 @@ type wireMessage struct {
 
 type wireRequest struct {
 	Model              string         `json:"model"`
-	Messages           []wireMessage  `json:"messages"`
+	Messages           []wireMessage  `json:"messages,omitempty"`
+	Prompt             string         `json:"prompt,omitempty"`
 	MaxTokens          int            `json:"max_tokens"`
 	Temperature        *float64       `json:"temperature,omitempty"`
 	TopP               *float64       `json:"top_p,omitempty"`
@@ -41,9 +59,8 @@ type wireRequest struct {
 // Body encodes the request with stream: true and stream_options.include_usage, so the
 // final chunk carries the server's token counts.
 func (r ChatRequest) Body() ([]byte, error) {
-	b, err := json.Marshal(wireRequest{
+	w := wireRequest{
 		Model:              r.Model,
-		Messages:           []wireMessage{{Role: "user", Content: r.Prompt}},
 		MaxTokens:          r.MaxTokens,
 		Temperature:        r.Temperature,
 		TopP:               r.TopP,
@@ -51,7 +68,16 @@ func (r ChatRequest) Body() ([]byte, error) {
 		StreamOptions:      map[string]any{"include_usage": true},
 		ChatTemplateKwargs: r.ChatTemplateKwargs,
 		ReasoningEffort:    r.ReasoningEffort,
-	})
+	}
+	if r.ContinuousUsage {
+		w.StreamOptions["continuous_usage_stats"] = true
+	}
+	if r.Legacy {
+		w.Prompt = r.Prompt
+	} else {
+		w.Messages = []wireMessage{{Role: "user", Content: r.Prompt}}
+	}
+	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encode chat request: %w", err)
 	}

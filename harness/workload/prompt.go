@@ -33,21 +33,31 @@ type Prompts struct {
 	Seed int64
 	// CharsPerToken converts planned tokens to characters.
 	CharsPerToken float64
+	// OverheadTokens is what the server adds to every prompt (the chat template); it is
+	// taken off the planned size before converting to characters.
+	OverheadTokens float64
 	// ResponseWords is the number of code words each response is told to give; 0 asks for a
 	// one-line summary instead.
 	ResponseWords int
 	// Canaries tells each response to begin with its request's marker.
 	Canaries bool
+	// SharedPrefix, when set (see SharedPrefix), starts every prompt byte for byte.
+	SharedPrefix string
 }
 
-// Prompt returns request index's prompt for a planned context of tokens. Its length is
-// exactly int(tokens*CharsPerToken) bytes (all ASCII). It is unique from its first line on:
-// the first line names the seed and index, so no prefix cache can serve one request from
-// another.
+// Chars is the number of characters a prompt of the planned tokens has.
+func (p Prompts) Chars(tokens int) int {
+	return int((float64(tokens) - p.OverheadTokens) * p.CharsPerToken)
+}
+
+// Prompt returns request index's prompt for a planned context of tokens: exactly
+// Chars(tokens) bytes, all ASCII. After the shared prefix (if any) it is unique from its
+// first line on: that line names the seed and index, so no prefix cache can serve one
+// request from another beyond the shared prefix.
 func (p Prompts) Prompt(index, tokens int) (string, error) {
-	total := int(float64(tokens) * p.CharsPerToken)
+	total := p.Chars(tokens)
 	tail := p.Instruction(index)
-	head := "# anvil request " + strconv.FormatInt(p.Seed, 10) + ":" + strconv.Itoa(index) + "\n"
+	head := p.SharedPrefix + "# anvil request " + strconv.FormatInt(p.Seed, 10) + ":" + strconv.Itoa(index) + "\n"
 	if total < len(head)+len(tail) {
 		return "", fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, len(head)+len(tail))
 	}
@@ -58,16 +68,42 @@ func (p Prompts) Prompt(index, tokens int) (string, error) {
 	return string(buf), nil
 }
 
-// appendFiller appends code-like lines until buf holds at least limit bytes. The helper
-// numbering starts at the request's own offset so filler differs between requests too.
+// SharedPrefixText is the byte-identical prefix of a shared-prefix run: tokens planned
+// tokens of filler (0 gives ""), unique to the seed, ending in a newline.
+func (p Prompts) SharedPrefixText(tokens int) string {
+	if tokens <= 0 {
+		return ""
+	}
+	total := int(float64(tokens) * p.CharsPerToken)
+	head := "# anvil shared prefix " + strconv.FormatInt(p.Seed, 10) + "\n"
+	buf := append(make([]byte, 0, total+128), head...)
+	buf = appendFiller(buf, total-1, sharedPrefixIndex)
+	return string(append(buf[:max(total-1, len(head))], '\n'))
+}
+
+// sharedPrefixIndex numbers the shared prefix's filler apart from every request's.
+const sharedPrefixIndex = 999_999
+
+// appendFiller appends code-like lines until buf holds at least limit bytes. Numbers are
+// zero-padded so every line has the same length and the same token shape whatever the
+// request index: a calibration measured on one prompt then holds for all of them.
 func appendFiller(buf []byte, limit, index int) []byte {
-	offset := index * 1_000_003
 	for k := 0; len(buf) < limit; k++ {
 		buf = append(buf, "def helper_"...)
-		buf = strconv.AppendInt(buf, int64(offset+k), 10)
+		buf = appendPadded(buf, index%1_000_000)
+		buf = append(buf, '_')
+		buf = appendPadded(buf, k%1_000_000)
 		buf = append(buf, "():\n    return compute("...)
-		buf = strconv.AppendInt(buf, int64(k), 10)
+		buf = appendPadded(buf, k%1_000_000)
 		buf = append(buf, ")  # routine specialist context\n"...)
+	}
+	return buf
+}
+
+// appendPadded appends v (0 <= v < 1e6) as six digits.
+func appendPadded(buf []byte, v int) []byte {
+	for d := 100_000; d > 0; d /= 10 {
+		buf = append(buf, byte('0'+v/d%10))
 	}
 	return buf
 }

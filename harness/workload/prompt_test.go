@@ -69,3 +69,45 @@ func BenchmarkPrompt64k(b *testing.B) {
 		}
 	}
 }
+
+func TestSharedPrefixIsByteIdenticalAndThenUnique(t *testing.T) {
+	t.Parallel()
+	p := Prompts{Seed: 3, CharsPerToken: 3, ResponseWords: 8}
+	p.SharedPrefix = p.SharedPrefixText(1000)
+	if len(p.SharedPrefix) != 3000 || !strings.HasSuffix(p.SharedPrefix, "\n") {
+		t.Fatalf("shared prefix of %d characters", len(p.SharedPrefix))
+	}
+	a, _ := p.Prompt(0, 2000)
+	b, _ := p.Prompt(1, 2000)
+	if !strings.HasPrefix(a, p.SharedPrefix) || !strings.HasPrefix(b, p.SharedPrefix) {
+		t.Fatal("prompts must start with the shared prefix")
+	}
+	if a[len(p.SharedPrefix):len(p.SharedPrefix)+20] == b[len(p.SharedPrefix):len(p.SharedPrefix)+20] {
+		t.Fatal("prompts must differ right after the shared prefix")
+	}
+	if other := (Prompts{Seed: 4, CharsPerToken: 3}).SharedPrefixText(1000); other == p.SharedPrefix {
+		t.Fatal("another seed must give another shared prefix")
+	}
+}
+
+func TestOverheadIsTakenOffThePlannedSize(t *testing.T) {
+	t.Parallel()
+	p := Prompts{CharsPerToken: 3.2, OverheadTokens: 10, ResponseWords: 4}
+	got, err := p.Prompt(0, 1000)
+	if err != nil || len(got) != int(990*3.2) {
+		t.Fatalf("%d characters (%v), want %d", len(got), err, int(990*3.2))
+	}
+}
+
+func TestFillerLinesHaveTheSameShapeForEveryIndex(t *testing.T) {
+	t.Parallel()
+	p := Prompts{CharsPerToken: 3}
+	a, _ := p.Prompt(0, 3000)
+	b, _ := p.Prompt(9876, 3000)
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 1; i < 20; i++ {
+		if len(la[i]) != len(lb[i]) {
+			t.Fatalf("line %d: %q and %q differ in length", i, la[i], lb[i])
+		}
+	}
+}

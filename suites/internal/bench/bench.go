@@ -39,13 +39,14 @@ func (e *Env) Target() capacity.Target { return capacity.TargetFromConfig(e.Conf
 const EmbeddedEngineName = "anvilbench-refengine"
 
 // WithIdentity fills the scenario's identity from the configuration: model (empty
-// discovers it), engine, GPU, tier, clock domain and fingerprint, and the context window
-// and margin.
+// discovers it), engine, GPU, tier, clock domain and fingerprint, the context window and
+// margin, and whether to calibrate prompt sizes.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	c := e.Config
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
 	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
 	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
+	sc.Calibrate = c.Calibrate
 	if e.Embedded && sc.Engine == "" {
 		sc.Engine = EmbeddedEngineName
 	}

@@ -1,0 +1,85 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/workload"
+)
+
+// Calibration methods.
+const (
+	CalibrationTokenize = "tokenize"    // the server's /tokenize counted two probe prompts
+	CalibrationUsage    = "usage-probe" // two one-token requests reported usage.prompt_tokens
+	CalibrationNone     = "none"        // the fixed estimate of characters per token
+)
+
+// Calibration is how prompts were sized (see artifact.Calibration).
+type Calibration struct {
+	Method                        string
+	CharsPerToken, OverheadTokens float64
+	// Note says why a calibration fell back to the estimate.
+	Note string
+}
+
+// probeIndex numbers the probe prompts apart from every request of a run, so a usage probe
+// cannot warm the prefix cache for them.
+const probeIndex = 990_000
+
+// calibrate fits characters per token and the per-prompt overhead from two probe prompts:
+// a small one and one near the largest planned size. /tokenize is preferred (it runs no
+// model); otherwise each probe is a one-token request whose usage gives its prompt tokens.
+// On any failure the estimate stays and the note says why.
+func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p workload.Prompts, largest int) Calibration {
+	fallback := Calibration{Method: CalibrationNone, CharsPerToken: p.CharsPerToken}
+	sizes := [2]int{512, min(max(largest, 2048), 16384)}
+	var chars, tokens [2]float64
+	method := CalibrationTokenize
+	for k, size := range sizes {
+		prompt, err := p.Prompt(probeIndex+k, size)
+		if err != nil {
+			fallback.Note = err.Error()
+			return fallback
+		}
+		n, err := client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
+		if err != nil && method == CalibrationTokenize && k == 0 {
+			method = CalibrationUsage
+		}
+		if method == CalibrationUsage {
+			n, err = usageProbe(ctx, client, sc, prompt)
+		}
+		if err != nil {
+			fallback.Note = method + ": " + err.Error()
+			return fallback
+		}
+		chars[k], tokens[k] = float64(len(prompt)), float64(n)
+	}
+	slope := (tokens[1] - tokens[0]) / (chars[1] - chars[0])
+	if !(slope > 0) || math.IsInf(slope, 0) {
+		fallback.Note = "probe token counts do not grow with prompt size"
+		return fallback
+	}
+	return Calibration{Method: method, CharsPerToken: 1 / slope, OverheadTokens: tokens[0] - chars[0]*slope}
+}
+
+var errNoUsage = errors.New("the response carried no usage.prompt_tokens")
+
+// usageProbe sends prompt for one token and returns the prompt tokens the server counted.
+func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt string) (int, error) {
+	req := sc.request(prompt)
+	req.MaxTokens = 1
+	body, err := req.Body()
+	if err != nil {
+		return 0, err
+	}
+	res, err := client.Stream(ctx, req.Path(), body, 1)
+	if err != nil {
+		return 0, err
+	}
+	if res.Usage == nil || res.Usage.PromptTokens == nil {
+		return 0, errNoUsage
+	}
+	return *res.Usage.PromptTokens, nil
+}
