@@ -203,6 +203,7 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 			continue
 		}
 		res.Arrivals = append(res.Arrivals, at)
+		res.attribute(ch.Usage)
 		if !res.HasFirstOutput {
 			res.HasFirstOutput, res.FirstOutput = true, at
 		}
@@ -216,6 +217,26 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 			}
 			res.capture(content)
 		}
+	}
+}
+
+// attribute records the cumulative completion tokens of the latest arrival when its chunk
+// carried usage; one chunk without it makes attribution impossible for the whole stream.
+func (res *Result) attribute(u *wireUsage) {
+	n := len(res.Arrivals)
+	if u == nil || u.CompletionTokens == nil {
+		res.ArrivalTokens = nil
+		res.noPerChunkUsage = true
+		return
+	}
+	if res.noPerChunkUsage {
+		return
+	}
+	if res.ArrivalTokens == nil {
+		res.ArrivalTokens = make([]int, 0, cap(res.Arrivals))
+	}
+	if len(res.ArrivalTokens) == n-1 {
+		res.ArrivalTokens = append(res.ArrivalTokens, *u.CompletionTokens)
 	}
 }
 

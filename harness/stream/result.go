@@ -33,6 +33,10 @@ type Result struct {
 	// Arrivals holds the arrival offset of every event that carried a non-empty delta, in
 	// order: the raw material of per-chunk inter-arrival times.
 	Arrivals []time.Duration
+	// ArrivalTokens holds, per entry of Arrivals, the cumulative completion tokens the
+	// server reported in that chunk's own usage (vLLM continuous_usage_stats); nil when
+	// chunks carry no usage, so tokens cannot be attributed to chunks.
+	ArrivalTokens []int
 	// Usage is the last usage block the stream carried, nil when none.
 	Usage *Usage
 	// FinishReasons lists every non-null finish_reason seen.
@@ -47,6 +51,8 @@ type Result struct {
 	StatusCode int
 	// Streamed reports that a 200 event stream was being read (a response was received).
 	Streamed bool
+
+	noPerChunkUsage bool
 }
 
 // Complete reports whether the stream ended the way the protocol says it should: with
