@@ -3,6 +3,12 @@
 // pointing other tools at.
 //
 //	go run ./cmd/refengine -addr 127.0.0.1:8080 -ttft 200ms -itl 5ms
+//	go run ./cmd/refengine -prefix-cache -prefill-rate 20000 -think -max-batch 8 -overflow timeslice
+//	go run ./cmd/refengine -faults 'stall_after=3,stall_for=2s'
+//
+// Every timing and behaviour option has a flag (-h lists them); -faults takes the X-Anvil-Faults header
+// format and applies to every request without the header, -extra-words, -missing-words and
+// -truncate-after overriding it.
 //
 // It serves until SIGINT or SIGTERM. An API key is read only from the environment variable
 // ANVIL_REFENGINE_API_KEY (never a flag, so it stays out of process listings) and is never
@@ -42,34 +48,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("refengine", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port)")
-	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default or coarse")
-	var o refengine.Options
-	fs.StringVar(&o.Model, "model", refengine.DefaultModel, "served model id")
-	fs.IntVar(&o.MaxModelLen, "max-model-len", refengine.DefaultMaxModelLen, "context window in tokens")
-	fs.DurationVar(&o.PrefillOverhead, "ttft", refengine.DefaultPrefillOverhead, "fixed time to first token (prefill overhead)")
-	fs.Float64Var(&o.PrefillRate, "prefill-rate", 0, "prefill compute in prompt tokens/s on one shared lane (0 = free)")
-	fs.DurationVar(&o.ITL, "itl", refengine.DefaultITL, "inter-token latency at batch size 1")
-	fs.Float64Var(&o.ITLJitter, "itl-jitter", 0, "relative stddev of per-step gaussian jitter")
-	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(running-1))")
-	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max running requests, later ones queue FIFO (0 = unlimited)")
-	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")
-	fs.Int64Var(&o.Seed, "seed", 0, "jitter seed")
-	fs.IntVar(&o.Faults.ExtraWords, "extra-words", 0, "fault: extra words appended to controlled output")
-	fs.IntVar(&o.Faults.MissingWords, "missing-words", 0, "fault: code words left out of controlled output")
-	fs.IntVar(&o.Faults.TruncateAfter, "truncate-after", 0, "fault: cut responses after this many tokens (0 = off)")
+	opts := options(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	switch *tokenizer {
-	case "default":
-		o.Tokenizer = refengine.CountTokens
-	case "coarse":
-		o.Tokenizer = refengine.CountTokensCoarse
-	default:
-		return fmt.Errorf("-tokenizer %q: want default or coarse", *tokenizer)
+	o, err := opts()
+	if err != nil {
+		return err
 	}
 	o.APIKey = getenv(apiKeyEnv)
 

@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/harness/refengine"
 )
 
 func TestRun(t *testing.T) {
@@ -62,10 +65,36 @@ func TestRunBadFlags(t *testing.T) {
 	t.Parallel()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // a wrongly accepted configuration returns at once instead of serving
-	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "bpe"}, {"-nope"}, {"extra"}} {
+	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "bpe"}, {"-nope"}, {"extra"},
+		{"-overflow", "drop"}, {"-faults", "bogus=1"}, {"-reasoning-field", "thoughts"}, {"-faults", "stall_after=3"}} {
 		args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 		if err := run(done, args, func(string) string { return "" }, io.Discard, io.Discard); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+func TestOptionsFlags(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	opts := options(fs)
+	err := fs.Parse([]string{"-prefix-cache", "-cache-block-tokens", "32", "-cache-capacity-blocks", "100",
+		"-think", "-reasoning-tokens", "5", "-reasoning-field", "reasoning", "-reject-thinking-controls",
+		"-overflow", "timeslice", "-max-batch", "8", "-tokens-per-chunk", "3", "-disable-tokenize",
+		"-faults", "stall_after=3,stall_for=2s,extra_words=4", "-extra-words", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := opts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFaults := refengine.Faults{StallAfter: 3, StallFor: 2 * time.Second, ExtraWords: 1}
+	if !o.PrefixCache || o.CacheBlockTokens != 32 || o.CacheCapacityBlocks != 100 || !o.ThinkByDefault ||
+		o.ReasoningTokens != 5 || o.ReasoningField != "reasoning" || !o.RejectThinkingControls ||
+		o.Overflow != "timeslice" || o.MaxBatch != 8 || o.TokensPerChunk != 3 || !o.DisableTokenize ||
+		o.Faults != wantFaults || o.Tokenizer == nil {
+		t.Errorf("options %+v", o)
 	}
 }

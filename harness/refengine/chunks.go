@@ -12,10 +12,11 @@ var doneEvent = []byte("data: [DONE]\n\n")
 // appending into one reused buffer: this is the per-token hot path, so no json.Marshal and,
 // after the first chunk, no allocation. The returned slice is valid until the next call.
 type chunkEncoder struct {
-	buf    []byte
-	head   []byte // `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`
-	legacy bool   // /v1/completions: choices[].text instead of choices[].delta
-	usage  bool   // stream_options.include_usage: every chunk carries "usage":null
+	buf       []byte
+	head      []byte // `data: {"id":...,"object":...,"created":...,"model":...,"choices":[`
+	legacy    bool   // /v1/completions: choices[].text instead of choices[].delta
+	usage     bool   // include_usage or continuous_usage_stats: every chunk has "usage"
+	reasoning string // the delta member of reasoning text, e.g. `"reasoning_content":`
 }
 
 func newChunkEncoder(id, object, model string, created int64, legacy, usage bool) *chunkEncoder {
@@ -29,59 +30,122 @@ func newChunkEncoder(id, object, model string, created int64, legacy, usage bool
 	h = append(h, `,"model":`...)
 	h = appendJSONString(h, model)
 	h = append(h, `,"choices":[`...)
-	return &chunkEncoder{buf: make([]byte, 0, len(h)+160), head: h, legacy: legacy, usage: usage}
+	return &chunkEncoder{buf: make([]byte, 0, len(h)+256), head: h, legacy: legacy, usage: usage,
+		reasoning: `"` + ReasoningContentField + `":`}
 }
 
-// role is the chat stream's first event, sent just before the first content chunk.
-func (e *chunkEncoder) role() []byte {
+// setReasoningField names the delta member of reasoning text (ReasoningContentField or
+// ReasoningField).
+func (e *chunkEncoder) setReasoningField(name string) {
+	e.reasoning = `"` + name + `":`
+}
+
+// usageCounts are the figures of one usage object.
+type usageCounts struct {
+	prompt, completion int
+	cached             int // prompt_tokens_details.cached_tokens; -1 writes null
+	reasoning          int // completion_tokens_details.reasoning_tokens; -1 leaves it out
+}
+
+// role is the chat stream's first event, sent just before the first token chunk; u is its
+// usage (nil: null).
+func (e *chunkEncoder) role(u *usageCounts) []byte {
 	b := append(e.buf[:0], e.head...)
 	b = append(b, `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`...)
-	return e.end(b)
+	return e.end(b, u)
 }
 
-// content is a chunk carrying text; finish is "" (null) or the finish reason.
-func content[T ~string | ~[]byte](e *chunkEncoder, text T, finish string) []byte {
+// delta is a chunk carrying text, as content or (reasoning) as reasoning text; raw is
+// appended unescaped inside the JSON string (the InvalidUTF8 fault); finish is "" (null) or
+// the finish reason; u is the chunk's usage (nil: null).
+func delta[T ~string | ~[]byte](e *chunkEncoder, reasoning bool, text T, raw, finish string, u *usageCounts) []byte {
 	b := append(e.buf[:0], e.head...)
-	if e.legacy {
+	switch {
+	case e.legacy:
 		b = append(b, `{"index":0,"text":`...)
-		b = appendJSONString(b, text)
-		b = append(b, `,"logprobs":null,"finish_reason":`...)
-	} else {
+	case reasoning:
+		b = append(b, `{"index":0,"delta":{`...)
+		b = append(b, e.reasoning...)
+	default:
 		b = append(b, `{"index":0,"delta":{"content":`...)
-		b = appendJSONString(b, text)
-		b = append(b, `},"logprobs":null,"finish_reason":`...)
 	}
+	b = appendJSONString(b, text)
+	if raw != "" {
+		b = append(b[:len(b)-1], raw...)
+		b = append(b, '"')
+	}
+	if !e.legacy {
+		b = append(b, '}')
+	}
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
 		b = appendJSONString(b, finish)
 	}
 	b = append(b, "}]"...)
-	return e.end(b)
+	return e.end(b, u)
+}
+
+// content is a content chunk without usage; finish is "" (null) or the finish reason.
+func content[T ~string | ~[]byte](e *chunkEncoder, text T, finish string) []byte {
+	return delta(e, false, text, "", finish, nil)
 }
 
 // usageChunk is the final chunk of an include_usage stream: no choices, the token counts.
-func (e *chunkEncoder) usageChunk(prompt, completion int) []byte {
+func (e *chunkEncoder) usageChunk(u usageCounts) []byte {
 	b := append(e.buf[:0], e.head...)
-	b = append(b, `],"usage":{"prompt_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt), 10)
-	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(prompt+completion), 10)
-	b = append(b, `,"completion_tokens":`...)
-	b = strconv.AppendInt(b, int64(completion), 10)
-	b = append(b, `,"prompt_tokens_details":null}}`+"\n\n"...)
+	b = append(b, `],"usage":`...)
+	b = appendUsage(b, u)
+	b = append(b, "}\n\n"...)
 	e.buf = b
 	return b
 }
 
-func (e *chunkEncoder) end(b []byte) []byte {
-	if e.usage {
+func (e *chunkEncoder) end(b []byte, u *usageCounts) []byte {
+	switch {
+	case u != nil:
+		b = append(b, `,"usage":`...)
+		b = appendUsage(b, *u)
+	case e.usage:
 		b = append(b, `,"usage":null`...)
 	}
 	b = append(b, "}\n\n"...)
 	e.buf = b
 	return b
 }
+
+// appendUsage appends u as vLLM's usage object.
+func appendUsage(b []byte, u usageCounts) []byte {
+	b = append(b, `{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.prompt), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.prompt+u.completion), 10)
+	b = append(b, `,"completion_tokens":`...)
+	b = strconv.AppendInt(b, int64(u.completion), 10)
+	if u.cached < 0 {
+		b = append(b, `,"prompt_tokens_details":null`...)
+	} else {
+		b = append(b, `,"prompt_tokens_details":{"cached_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.cached), 10)
+		b = append(b, '}')
+	}
+	if u.reasoning >= 0 {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.reasoning), 10)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// errorEvent is the ErrorEvent fault's event.
+var errorEvent = []byte(`data: {"error":{"message":"engine crashed","code":500}}` + "\n\n")
+
+// malformedEvent is the MalformedAfter fault's event.
+var malformedEvent = []byte("data: {not json}\n\n")
+
+// halfEvent is what the CloseMidEvent fault writes before ending the response.
+var halfEvent = []byte(`data: {"choices":[{"delta":`)
 
 const hexDigits = "0123456789abcdef"
 

@@ -71,7 +71,7 @@ func BenchmarkEncodeStream1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		e := newChunkEncoder("chatcmpl-12345", "chat.completion.chunk", DefaultModel, 1700000000, false, true)
-		_, _ = io.Discard.Write(e.role())
+		_, _ = io.Discard.Write(e.role(nil))
 		for i := range 999 {
 			tok := " code"
 			if i == 0 {
@@ -80,7 +80,7 @@ func BenchmarkEncodeStream1000(b *testing.B) {
 			_, _ = io.Discard.Write(content(e, tok, ""))
 		}
 		_, _ = io.Discard.Write(content(e, "", finishStop))
-		_, _ = io.Discard.Write(e.usageChunk(60000, 1000))
+		_, _ = io.Discard.Write(e.usageChunk(usageCounts{prompt: 60000, completion: 1000, cached: -1, reasoning: -1}))
 		_, _ = io.Discard.Write(doneEvent)
 	}
 }

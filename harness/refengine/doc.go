@@ -9,25 +9,73 @@
 //	defer srv.Close()
 //	// point a client at srv.BaseURL() ("http://127.0.0.1:port/v1")
 //
-// It serves GET /v1/models, POST /v1/chat/completions and POST /v1/completions, streamed
-// (server-sent events byte-compatible with vLLM) or not. Replies follow the controlled-output
-// instruction of harness/workload when the last user message carries one ("Reply with exactly N
-// words, each the lowercase word "W", ..."), optionally prefixed by a request canary marker;
-// otherwise a short fixed sentence. Every reply ends with an end-of-sequence token that counts
-// in usage.completion_tokens, as in vLLM. max_tokens (or max_completion_tokens) caps a reply
+// # Endpoints
+//
+// GET /v1/models, POST /v1/chat/completions and POST /v1/completions, streamed (server-sent
+// events byte-compatible with vLLM) or not; and vLLM's POST /tokenize at the server root
+// ({"prompt":...} or {"messages":[...]} -> {"count","max_model_len","tokens"}, the count
+// exactly prompt_tokens of the same request; Options.DisableTokenize makes it 404).
+//
+// # Replies
+//
+// Replies follow the controlled-output instruction of harness/workload when the last user
+// message carries one ("Reply with exactly N words, each the lowercase word "W", ..."),
+// optionally prefixed by a request canary marker (ANVIL_REQ_<seed>_<index>); otherwise a
+// short fixed sentence. Every reply ends with an end-of-sequence token that counts in
+// usage.completion_tokens, as in vLLM. max_tokens (or max_completion_tokens) caps a reply
 // with finish_reason "length"; unset, it is the rest of the context window, or 16 on
 // /v1/completions (the OpenAI and vLLM default).
 //
-// Timing model, per request, on absolute deadlines from admission so sleeps never accumulate
-// drift:
+// A chat request thinks when it sends chat_template_kwargs.enable_thinking true, or a
+// reasoning_effort other than "none", or when Options.ThinkByDefault is set and it does not
+// send enable_thinking false. It then emits Options.ReasoningTokens reasoning tokens first,
+// as delta.reasoning_content (or delta.reasoning, Options.ReasoningField), counted in
+// completion_tokens and in usage.completion_tokens_details.reasoning_tokens.
+// Options.RejectThinkingControls makes enable_thinking a 400, like a model without the
+// controls. /v1/completions never thinks.
 //
-//	arrival -> wait for a batch slot (Options.MaxBatch, FIFO) = admission
-//	first token = admission + queued prefill compute (prompt_tokens / PrefillRate on one
-//	              shared lane) + PrefillOverhead
-//	token k     = first token + sum of k decode steps,
-//	              step = ITL * (1 + BatchSlowdown*(running-1)) * (1 + jitter)
+// Usage: a final choices:[] usage chunk when stream_options.include_usage is true (chunks
+// before it carry "usage":null); with stream_options.continuous_usage_stats every chunk
+// (role, reasoning, content) carries the cumulative usage instead. With Options.PrefixCache,
+// usage.prompt_tokens_details is {"cached_tokens":N}; otherwise null.
 //
-// A chunk of Options.TokensPerChunk tokens is written when its last token is produced.
-// Server.Traces records the server-side truth (admission, every chunk's flush time) so
-// client-side measurements can be checked against it.
+// # Timing model
+//
+// Per request, on absolute deadlines from admission so sleeps never accumulate drift:
+//
+//	arrival -> admission: at once, or (Overflow "queue") when one of MaxBatch slots frees, FIFO
+//	first token = admission + queued prefill compute ((prompt_tokens - cached_tokens) /
+//	              PrefillRate on one shared lane) + PrefillOverhead
+//	token k     = first token + the k gaps before it,
+//	              step = ITL * (1 + BatchSlowdown*(b-1)) * (1 + jitter), b = min(running, MaxBatch)
+//	              gap  = step, or with Overflow "timeslice" and running > MaxBatch a whole
+//	                     number of steps averaging running/MaxBatch (round-robin)
+//
+// A chunk of Options.TokensPerChunk tokens is written when its last token is produced
+// (reasoning and content never share a chunk). Server.Traces records the server-side truth
+// (admission, cached and reasoning tokens, every chunk's flush time) so client-side
+// measurements can be checked against it.
+//
+// # Prefix cache
+//
+// Options.PrefixCache simulates vLLM's automatic prefix caching: the prompt text (message
+// contents concatenated) is keyed in cumulative 64-byte blocks; a block becomes cached when
+// the prefill of a request holding it completes; a request's cached prefix is its longest
+// run of leading cached blocks, looked up when its prefill starts on the lane (so a burst of
+// requests sharing a prefix, queued behind the first one's prefill, all hit it).
+// cached_tokens is the Tokenizer count of that prefix, below prompt_tokens and rounded down
+// to Options.CacheBlockTokens. The cache holds Options.CacheCapacityBlocks blocks, least
+// recently used evicted first; Server.FlushCache empties it.
+//
+// # Faults
+//
+// Faults (Options.Faults for every request, or per request in the X-Anvil-Faults header,
+// comma-separated snake_case keys, several at once) inject misbehaviour a client must
+// detect: wrong words (extra_words, missing_words), canary mix-ups (swap_markers,
+// leak_marker, taken from a small record of the markers in flight and recently seen),
+// reasoning without an answer (reasoning_only), an immediate error status or redirect
+// (http_status, redirect), broken streams (truncate_after, reset_after, close_mid_event,
+// malformed_after, error_event, invalid_utf8, huge_event), timing faults (stall_after +
+// stall_for, endless, headers_with_first_token) and protocol deviations (no_usage, no_done,
+// usage_with_finish). See Faults for each one's exact wire behaviour.
 package refengine

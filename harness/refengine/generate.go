@@ -2,42 +2,58 @@ package refengine
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// generate simulates one validated request on the handler's goroutine: admission, prefill,
-// then one chunk per TokensPerChunk tokens at its absolute deadline. It returns when the
-// response is complete or ctx is done (client gone, server closing).
-func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr *traceRec) {
-	rc := http.NewResponseController(w)
-	index := tr.t.Index // immutable after newTrace
-	created := tr.t.Arrived.Unix()
-	id, object := "chatcmpl-"+strconv.Itoa(index), "chat.completion"
-	if j.legacy {
-		id, object = "cmpl-"+strconv.Itoa(index), "text_completion"
-	}
+// run is one validated generation request being simulated, on its handler's goroutine.
+type run struct {
+	s          *Server
+	j          *job
+	tr         *traceRec
+	w          http.ResponseWriter
+	rc         *http.ResponseController
+	enc        *chunkEncoder // streamed responses only
+	id, object string
+	created    int64
+	per        int // tokens per chunk
+	cached     int // prompt tokens served by the prefix cache
+	u          usageCounts
 
-	var enc *chunkEncoder
-	send := func(b []byte) error {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		return rc.Flush()
+	headersSent, roleSent, contentSent, firstDone bool
+}
+
+func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
+	index := tr.t.Index // immutable after newTrace
+	g := &run{s: s, j: j, tr: tr, w: w, rc: http.NewResponseController(w),
+		id: "chatcmpl-" + strconv.Itoa(index), object: "chat.completion",
+		created: tr.t.Arrived.Unix(), per: s.opts.TokensPerChunk}
+	if j.legacy {
+		g.id, g.object = "cmpl-"+strconv.Itoa(index), "text_completion"
 	}
 	if j.stream {
-		chunkObject := object
+		chunkObject := g.object
 		if !j.legacy {
 			chunkObject = "chat.completion.chunk"
 		}
-		enc = newChunkEncoder(id, chunkObject, s.opts.Model, created, j.legacy, j.includeUsage)
+		g.enc = newChunkEncoder(g.id, chunkObject, s.opts.Model, g.created, j.legacy,
+			j.includeUsage || j.continuousUsage)
+		g.enc.setReasoningField(s.opts.ReasoningField)
+	}
+	return g
+}
+
+// generate simulates one validated request: admission, prefill, then one chunk per
+// TokensPerChunk tokens at its absolute deadline. It returns when the response is complete,
+// a fault ended it, or ctx is done (client gone, server closing).
+func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr *traceRec) {
+	g := s.newRun(w, j, tr)
+	f := &j.faults
+	if j.stream && !f.HeadersWithFirstToken {
 		// Headers go out at once, as vLLM's do; the body waits for the first token.
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		tr.set(func(t *RequestTrace) { t.Status = http.StatusOK })
-		if err := rc.Flush(); err != nil {
+		g.writeHeaders()
+		if err := g.rc.Flush(); err != nil {
 			tr.finish(0, "", true)
 			return
 		}
@@ -51,40 +67,44 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 
 	admitted := time.Now()
 	limit, truncated := j.plan.tokens, false
-	if t := j.faults.TruncateAfter; t > 0 && t < limit {
+	if t := f.TruncateAfter; t > 0 && t < limit {
 		limit, truncated = t, true
 	}
-	per := s.opts.TokensPerChunk
-	tr.set(func(t *RequestTrace) {
-		t.Admitted = admitted
-		if j.stream {
-			t.ChunkTimes = make([]time.Time, 0, (limit+per-1)/per)
-		}
-	})
-
 	// The prefill compute is booked now; like work already scheduled on a GPU, it is not
 	// given back if the client leaves.
-	computeDone := s.lane.reserve(admitted, prefillCompute(j.promptTokens, s.opts.PrefillRate))
+	computeDone, cached := s.bookPrefill(admitted, j)
+	g.cached = cached
+	tr.set(func(t *RequestTrace) {
+		t.Admitted = admitted
+		t.CachedTokens = cached
+		if j.stream {
+			t.ChunkTimes = make([]time.Time, 0, min(limit/g.per, 1<<12)+1)
+		}
+	})
 	deadline := computeDone.Add(s.opts.PrefillOverhead)
-	steps := newStepper(&s.opts, &s.gate.running, index)
+	steps := newStepper(&s.opts, &s.gate.running, tr.t.Index)
 	sleep := newSleeper(ctx, true)
 	defer sleep.close()
 
-	var pending []byte // the chunk being assembled when per > 1
-	var full []byte    // the whole reply when not streaming
+	var pending []byte // the chunk being assembled (streamed)
+	var rp reply       // the whole reply (not streamed)
 	finish := ""
-	for i := range limit {
+	for i := 0; i < limit; i++ {
 		if i > 0 {
 			deadline = deadline.Add(steps.next())
 		}
-		tok := j.plan.text(i)
-		last := i+1 == limit
-		if !j.stream {
-			full = append(full, tok...)
-		} else if per > 1 {
+		n, reasoning, tok := i+1, j.plan.isReasoning(i), j.plan.text(i)
+		switch {
+		case j.stream:
 			pending = append(pending, tok...)
+		case j.plan.endless: // nothing to keep: the reply never ends
+		case reasoning:
+			rp.reasoning = append(rp.reasoning, tok...)
+		default:
+			rp.content, rp.hasContent = append(rp.content, tok...), true
 		}
-		if !last && (i+1)%per != 0 {
+		last := n == limit
+		if !last && !g.boundary(n) {
 			continue
 		}
 		if err := sleep.until(deadline); err != nil {
@@ -94,115 +114,77 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		if last && !truncated {
 			finish = j.plan.finish
 		}
-		if !j.stream {
-			tokens := i + 1
-			tr.set(func(t *RequestTrace) {
-				if t.FirstToken.IsZero() {
-					t.FirstToken = time.Now()
-				}
-				t.CompletionTokens = tokens
-			})
-			continue
-		}
-		if i < per && !j.legacy {
-			if err := send(enc.role()); err != nil {
+		if j.stream {
+			if err := g.emit(n, reasoning, pending, finish); err != nil {
 				tr.finish(0, "", true)
 				return
 			}
-		}
-		var b []byte
-		if per == 1 {
-			b = content(enc, tok, finish)
-		} else {
-			b = content(enc, pending, finish)
 			pending = pending[:0]
-		}
-		if err := send(b); err != nil {
-			tr.finish(0, "", true)
-			return
-		}
-		tr.chunk(time.Now(), i+1)
-	}
-
-	if j.stream {
-		if !truncated {
-			if j.includeUsage {
-				if err := send(enc.usageChunk(j.promptTokens, limit)); err != nil {
-					tr.finish(0, "", true)
-					return
-				}
+			if g.afterChunk(n) {
+				return
 			}
-			if err := send(doneEvent); err != nil {
-				tr.finish(0, "", true)
+		} else {
+			g.produced(n)
+			if n == f.ResetAfter {
+				g.reset()
 				return
 			}
 		}
-		tr.finish(0, finish, false)
+		if n == f.StallAfter {
+			deadline = deadline.Add(f.StallFor)
+		}
+	}
+	if j.stream {
+		g.endStream(truncated, limit, finish)
 		return
 	}
-	body := completionBody(j, id, object, s.opts.Model, created, full, finish, limit)
+	g.answer(&rp, truncated, limit, finish)
+}
+
+// boundary tells whether a chunk ends after token n (1-based) although the reply goes on:
+// every TokensPerChunk tokens, where reasoning turns into content, and where a fault acts.
+func (g *run) boundary(n int) bool {
+	f := &g.j.faults
+	return n%g.per == 0 || g.j.plan.isReasoning(n-1) != g.j.plan.isReasoning(n) ||
+		n == f.ResetAfter || n == f.CloseMidEvent || n == f.MalformedAfter || n == f.StallAfter
+}
+
+// usage is the usage after n completion tokens.
+func (g *run) usage(n int) usageCounts {
+	u := usageCounts{prompt: g.j.promptTokens, completion: n, cached: -1, reasoning: -1}
+	if g.s.cache != nil {
+		u.cached = g.cached
+	}
+	if g.j.think {
+		u.reasoning = g.j.plan.reasoningProduced(n)
+	}
+	return u
+}
+
+// produced records n tokens of a non-streamed reply in the trace.
+func (g *run) produced(n int) {
+	reasoning := g.j.plan.reasoningProduced(n)
+	g.tr.set(func(t *RequestTrace) {
+		if t.FirstToken.IsZero() {
+			t.FirstToken = time.Now()
+		}
+		t.CompletionTokens, t.ReasoningTokens = n, reasoning
+	})
+}
+
+// answer sends a non-streamed response of limit tokens.
+func (g *run) answer(rp *reply, truncated bool, limit int, finish string) {
+	var u *usageCounts
+	if !g.j.faults.NoUsage {
+		uc := g.usage(limit)
+		u = &uc
+	}
+	body := g.completionBody(rp, finish, u)
 	if truncated {
 		body = body[:len(body)/2] // a cut JSON document, as from a crashed server
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(body)
-	tr.finish(http.StatusOK, finish, err != nil)
-}
-
-// usageBody is the OpenAI usage object, key order as vLLM writes it.
-type usageBody struct {
-	PromptTokens        int       `json:"prompt_tokens"`
-	TotalTokens         int       `json:"total_tokens"`
-	CompletionTokens    int       `json:"completion_tokens"`
-	PromptTokensDetails *struct{} `json:"prompt_tokens_details"`
-}
-
-type chatChoice struct {
-	Index   int `json:"index"`
-	Message struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"message"`
-	Logprobs     *struct{} `json:"logprobs"`
-	FinishReason *string   `json:"finish_reason"`
-}
-
-type textChoice struct {
-	Index        int       `json:"index"`
-	Text         string    `json:"text"`
-	Logprobs     *struct{} `json:"logprobs"`
-	FinishReason *string   `json:"finish_reason"`
-}
-
-type completionResponse struct {
-	ID      string    `json:"id"`
-	Object  string    `json:"object"`
-	Created int64     `json:"created"`
-	Model   string    `json:"model"`
-	Choices any       `json:"choices"`
-	Usage   usageBody `json:"usage"`
-}
-
-// completionBody encodes a non-streamed response (cold path: json.Marshal is fine).
-func completionBody(j *job, id, object, model string, created int64, text []byte, finish string, tokens int) []byte {
-	var fr *string
-	if finish != "" {
-		fr = &finish
-	}
-	resp := completionResponse{ID: id, Object: object, Created: created, Model: model,
-		Usage: usageBody{PromptTokens: j.promptTokens, TotalTokens: j.promptTokens + tokens,
-			CompletionTokens: tokens}}
-	if j.legacy {
-		resp.Choices = []textChoice{{Text: string(text), FinishReason: fr}}
-	} else {
-		c := chatChoice{FinishReason: fr}
-		c.Message.Role, c.Message.Content = "assistant", string(text)
-		resp.Choices = []chatChoice{c}
-	}
-	body, err := json.Marshal(resp)
-	if err != nil { // only strings and numbers: cannot happen
-		return []byte(`{}`)
-	}
-	return body
+	g.w.Header().Set("Content-Type", "application/json")
+	g.w.WriteHeader(http.StatusOK)
+	_, err := g.w.Write(body)
+	g.tr.finish(http.StatusOK, finish, err != nil)
 }

@@ -14,6 +14,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/models", s.handleModels)
 	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(false))
 	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
+	mux.HandleFunc("/tokenize", s.handleTokenize)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNoRoute(r.URL.Path))
 	})
@@ -84,7 +85,17 @@ func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
 			fail(errUnauthorized())
 			return
 		}
-		j, err := s.parseJob(w, r, legacy)
+		faults, ferr := s.requestFaults(r)
+		if ferr != nil {
+			fail(ferr)
+			return
+		}
+		if status := faults.immediateStatus(); status != 0 {
+			answerImmediate(w, faults)
+			tr.finish(status, "", false)
+			return
+		}
+		j, err := s.parseJob(w, r, legacy, faults)
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) {
@@ -93,9 +104,11 @@ func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
 			fail(ae)
 			return
 		}
+		defer j.leave()
 		tr.set(func(t *RequestTrace) {
 			t.Stream = j.stream
 			t.PromptTokens = j.promptTokens
+			t.Thinking = j.think
 		})
 		s.generate(r.Context(), w, j, tr)
 	}

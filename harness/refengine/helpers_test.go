@@ -114,8 +114,10 @@ type chunk struct {
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
-			Role    *string `json:"role"`
-			Content *string `json:"content"`
+			Role             *string `json:"role"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
 		} `json:"delta"`
 		Text         *string `json:"text"`
 		FinishReason *string `json:"finish_reason"`
@@ -134,13 +136,18 @@ func decodeChunk(t testing.TB, data string) chunk {
 
 // streamSummary is what a client reads from a stream.
 type streamSummary struct {
-	role      int      // role chunks
-	contents  []string // content (or text) of each token-carrying chunk, in order
-	times     []time.Time
-	finish    []string // finish_reason of each token-carrying chunk ("" for null)
-	usage     *usageBody
-	usageLast bool // the usage chunk came right before [DONE]
-	done      bool // [DONE] was the last event
+	role       int      // role chunks
+	contents   []string // content (or text) of each content chunk, in order
+	times      []time.Time
+	finish     []string     // finish_reason of each content chunk ("" for null)
+	reasoning  []string     // reasoning text of each reasoning chunk, in order
+	reasonKey  string       // the delta member reasoning came in
+	lastFinish string       // finish_reason of the last token chunk, content or reasoning
+	chunkUsage []*usageBody // usage of each token chunk (reasoning and content), in order
+	roleUsage  *usageBody
+	usage      *usageBody
+	usageLast  bool // the usage chunk came right before [DONE]
+	done       bool // [DONE] was the last event
 }
 
 func summarize(t testing.TB, evs []event) streamSummary {
@@ -163,6 +170,22 @@ func summarize(t testing.TB, evs []event) streamSummary {
 		ch := c.Choices[0]
 		if ch.Delta.Role != nil {
 			s.role++
+			s.roleUsage = c.Usage
+			continue
+		}
+		fr := ""
+		if ch.FinishReason != nil {
+			fr = *ch.FinishReason
+		}
+		s.lastFinish = fr
+		s.chunkUsage = append(s.chunkUsage, c.Usage)
+		for key, r := range map[string]*string{"reasoning_content": ch.Delta.ReasoningContent, "reasoning": ch.Delta.Reasoning} {
+			if r != nil {
+				s.reasoning = append(s.reasoning, *r)
+				s.reasonKey = key
+			}
+		}
+		if ch.Delta.ReasoningContent != nil || ch.Delta.Reasoning != nil {
 			continue
 		}
 		text := ch.Text
@@ -174,10 +197,6 @@ func summarize(t testing.TB, evs []event) streamSummary {
 		}
 		s.contents = append(s.contents, *text)
 		s.times = append(s.times, ev.at)
-		fr := ""
-		if ch.FinishReason != nil {
-			fr = *ch.FinishReason
-		}
 		s.finish = append(s.finish, fr)
 	}
 	return s

@@ -16,6 +16,28 @@ const (
 	DefaultPrefillOverhead = 20 * time.Millisecond
 	// DefaultITL is the inter-token latency at batch size 1.
 	DefaultITL = 5 * time.Millisecond
+	// DefaultCacheBlockTokens is the prefix-cache block size in tokens.
+	DefaultCacheBlockTokens = 16
+	// DefaultCacheCapacityBlocks is the prefix-cache capacity in blocks.
+	DefaultCacheCapacityBlocks = 1 << 20
+	// DefaultReasoningTokens is the number of reasoning tokens of a thinking reply.
+	DefaultReasoningTokens = 16
+)
+
+// Overflow modes (Options.Overflow): what happens to requests beyond MaxBatch.
+const (
+	// OverflowQueue makes them wait, first come first served, before prefill.
+	OverflowQueue = "queue"
+	// OverflowTimeslice admits them all and shares the decode steps round-robin.
+	OverflowTimeslice = "timeslice"
+)
+
+// Reasoning fields (Options.ReasoningField): the delta and message member carrying reasoning.
+const (
+	// ReasoningContentField is vLLM's and DeepSeek's "reasoning_content".
+	ReasoningContentField = "reasoning_content"
+	// ReasoningField is "reasoning", as newer vLLM and OpenRouter write it.
+	ReasoningField = "reasoning"
 )
 
 // maxJitter clamps the relative jitter of one decode step, as llm-d-inference-sim does, so a
@@ -47,10 +69,17 @@ type Options struct {
 	// step = ITL*(1+BatchSlowdown*(running-1)), running counting admitted, unfinished requests.
 	// 0 keeps steps flat.
 	BatchSlowdown float64
-	// MaxBatch is the maximum number of running (admitted) requests; later requests wait, first
-	// come first served, before prefill. 0 means unlimited.
+	// MaxBatch is the maximum number of sequences one decode step serves; what happens beyond
+	// it is Overflow's choice. 0 means unlimited.
 	MaxBatch int
-	// TokensPerChunk is the number of tokens per streamed content chunk; >1 simulates
+	// Overflow is OverflowQueue (default: at most MaxBatch requests run, later ones wait, first
+	// come first served, before prefill) or OverflowTimeslice (every request is admitted; with
+	// R running above MaxBatch a decode step serves MaxBatch of them round-robin, so each gets
+	// a token every R/MaxBatch steps on average, in whole steps of
+	// ITL*(1+BatchSlowdown*(MaxBatch-1))).
+	Overflow string
+	// TokensPerChunk is the number of tokens per streamed chunk (content or reasoning, never
+	// both; chunks follow one grid of TokensPerChunk tokens from the first); >1 simulates
 	// speculative decoding or coalesced output. Default 1.
 	TokensPerChunk int
 	// Seed seeds the jitter: the same seed gives request i the same step sequence.
@@ -58,8 +87,43 @@ type Options struct {
 	// APIKey, when set, requires "Authorization: Bearer <APIKey>" on every /v1 request;
 	// others get 401 with an OpenAI-style JSON error.
 	APIKey string
-	// Tokenizer counts the tokens of a text (prompt_tokens). Default CountTokens.
+	// Tokenizer counts the tokens of a text (prompt_tokens, /tokenize). Default CountTokens.
 	Tokenizer func(string) int
+
+	// PrefixCache turns on automatic prefix caching, like vLLM's: the prompt text (message
+	// contents concatenated) is hashed in cumulative 64-byte blocks, a block is cached once
+	// the prefill of a request holding it completes, and a request's cached prefix is its
+	// longest run of leading cached blocks. usage.prompt_tokens_details.cached_tokens reports
+	// Tokenizer(cached prefix) rounded down to a multiple of CacheBlockTokens (and below
+	// prompt_tokens), and only the other prompt tokens cost prefill compute.
+	PrefixCache bool
+	// CacheBlockTokens is the granularity of cached_tokens, in tokens. Default
+	// DefaultCacheBlockTokens.
+	CacheBlockTokens int
+	// CacheCapacityBlocks bounds the prefix cache, in 64-byte blocks; the least recently used
+	// are evicted (a prompt's last blocks before its first). Default DefaultCacheCapacityBlocks.
+	CacheCapacityBlocks int
+
+	// ThinkByDefault makes every chat request think unless it sends
+	// chat_template_kwargs.enable_thinking false. A request also thinks when it sends
+	// enable_thinking true or a reasoning_effort other than "none". /v1/completions never
+	// thinks.
+	ThinkByDefault bool
+	// ReasoningTokens is the number of reasoning tokens a thinking reply emits before its
+	// content; they count in completion_tokens and in
+	// usage.completion_tokens_details.reasoning_tokens. Default DefaultReasoningTokens.
+	ReasoningTokens int
+	// ReasoningField names the member carrying reasoning text in deltas and messages:
+	// ReasoningContentField (default) or ReasoningField.
+	ReasoningField string
+	// RejectThinkingControls answers 400 to a request sending
+	// chat_template_kwargs.enable_thinking, as a model without thinking controls does.
+	RejectThinkingControls bool
+
+	// DisableTokenize makes POST /tokenize answer 404, as most engines (everything but vLLM
+	// and SGLang) do.
+	DisableTokenize bool
+
 	// Faults is the misbehaviour applied to every request, unless a request carries its own in
 	// the FaultsHeader header.
 	Faults Faults
@@ -86,6 +150,21 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Tokenizer == nil {
 		o.Tokenizer = CountTokens
 	}
+	if o.Overflow == "" {
+		o.Overflow = OverflowQueue
+	}
+	if o.CacheBlockTokens == 0 {
+		o.CacheBlockTokens = DefaultCacheBlockTokens
+	}
+	if o.CacheCapacityBlocks == 0 {
+		o.CacheCapacityBlocks = DefaultCacheCapacityBlocks
+	}
+	if o.ReasoningTokens == 0 {
+		o.ReasoningTokens = DefaultReasoningTokens
+	}
+	if o.ReasoningField == "" {
+		o.ReasoningField = ReasoningContentField
+	}
 	if o.MaxModelLen < 0 {
 		errs = append(errs, fmt.Errorf("MaxModelLen %d is negative", o.MaxModelLen))
 	}
@@ -109,6 +188,21 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.TokensPerChunk < 0 {
 		errs = append(errs, fmt.Errorf("TokensPerChunk %d is negative", o.TokensPerChunk))
+	}
+	if o.Overflow != OverflowQueue && o.Overflow != OverflowTimeslice {
+		errs = append(errs, fmt.Errorf("Overflow %q: want %q or %q", o.Overflow, OverflowQueue, OverflowTimeslice))
+	}
+	if o.CacheBlockTokens < 0 {
+		errs = append(errs, fmt.Errorf("CacheBlockTokens %d is negative", o.CacheBlockTokens))
+	}
+	if o.CacheCapacityBlocks < 0 {
+		errs = append(errs, fmt.Errorf("CacheCapacityBlocks %d is negative", o.CacheCapacityBlocks))
+	}
+	if o.ReasoningTokens < 0 {
+		errs = append(errs, fmt.Errorf("ReasoningTokens %d is negative", o.ReasoningTokens))
+	}
+	if o.ReasoningField != ReasoningContentField && o.ReasoningField != ReasoningField {
+		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, ReasoningContentField, ReasoningField))
 	}
 	if err := o.Faults.validate(); err != nil {
 		errs = append(errs, err)

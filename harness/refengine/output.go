@@ -1,6 +1,7 @@
 package refengine
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 )
@@ -25,29 +26,61 @@ const (
 )
 
 // plan is the token sequence of one reply, generated lazily so an instruction asking for a
-// huge number of words costs nothing: head tokens, then words copies of word, then extras
-// "extraK" words, then the end-of-sequence token (text ""). Only the first tokens of it are
+// huge number of words costs nothing: reasoning tokens, then head tokens, then words copies
+// of word, then extras "extraK" words, then the end-of-sequence token (text ""); a leaked
+// marker may be inserted among the head and word tokens. Only the first tokens of it are
 // produced.
 type plan struct {
-	head   []string
-	word   string // the first repeated word when head is empty
-	spaced string // " " + word
-	words  int
-	extras int
-	tokens int    // tokens produced, EOS included when reached: min(natural length, maxTokens)
-	finish string // finishStop when the EOS is produced, else finishLength
+	reasoning int // reasoning tokens before the reply
+	head      []string
+	word      string // the first repeated word when head is empty
+	spaced    string // " " + word
+	words     int
+	extras    int
+	leak      string // the token of a leaked marker ("" = none), at reply position leakAt
+	leakAt    int
+	endless   bool   // "code", " code", ... forever after the reasoning
+	tokens    int    // tokens produced, EOS included when reached: min(natural length, maxTokens)
+	finish    string // finishStop when the EOS is produced, finishLength when cut, "" when endless
 }
 
-// newPlan builds the reply to instruction (the last user message or the prompt), applying
-// the faults, capped at maxTokens completion tokens.
+// planSpec is what a reply depends on.
+type planSpec struct {
+	instruction string // the last user message or the prompt
+	faults      Faults
+	maxTokens   int
+	reasoning   int                     // reasoning tokens before the reply (0 = no thinking)
+	other       func(own string) string // another request's marker (SwapMarkers, LeakMarker)
+}
+
+// newPlan builds the reply to instruction, applying the faults, capped at maxTokens
+// completion tokens, without reasoning.
 func newPlan(instruction string, f Faults, maxTokens int) plan {
-	var p plan
-	marker := ""
-	if m := markerRe.FindStringSubmatch(instruction); m != nil {
-		marker = m[1]
+	return buildPlan(planSpec{instruction: instruction, faults: f, maxTokens: maxTokens})
+}
+
+// buildPlan builds the reply of sp.
+func buildPlan(sp planSpec) plan {
+	p := plan{reasoning: sp.reasoning}
+	f := sp.faults
+	other := sp.other
+	if other == nil {
+		other = nextMarker
+	}
+	if f.Endless {
+		p.endless, p.tokens = true, math.MaxInt
+		return p
+	}
+	own := ""
+	if m := markerRe.FindStringSubmatch(sp.instruction); m != nil {
+		own = m[1]
+		marker := own
+		if f.SwapMarkers {
+			marker = other(own)
+		}
 		p.head = []string{marker}
 	}
-	if m := wordsRe.FindStringSubmatch(instruction); m != nil {
+	if m := wordsRe.FindStringSubmatch(sp.instruction); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n > maxWords { // as good as infinite: max_tokens ends it
 			n = maxWords
@@ -57,21 +90,54 @@ func newPlan(instruction string, f Faults, maxTokens int) plan {
 		p.extras = f.ExtraWords
 	} else {
 		p.head = append(p.head, defaultReply...)
-		if marker != "" {
+		if own != "" {
 			p.head[1] = " " + p.head[1]
 		}
 	}
-	natural := len(p.head) + p.words + p.extras + 1
-	if maxTokens >= natural {
+	reply := len(p.head) + p.words + p.extras
+	if f.LeakMarker {
+		p.leakAt = min(reply, max(1, reply/2))
+		p.leak = other(own)
+		if p.leakAt > 0 {
+			p.leak = " " + p.leak
+		}
+		reply++
+	}
+	natural := p.reasoning + reply + 1
+	if sp.maxTokens >= natural {
 		p.tokens, p.finish = natural, finishStop
 	} else {
-		p.tokens, p.finish = max(0, maxTokens), finishLength
+		p.tokens, p.finish = max(0, sp.maxTokens), finishLength
 	}
 	return p
 }
 
+// isReasoning tells whether token i is a reasoning token.
+func (p *plan) isReasoning(i int) bool { return i < p.reasoning }
+
+// reasoningProduced is the number of reasoning tokens among the first n tokens.
+func (p *plan) reasoningProduced(n int) int { return min(n, p.reasoning) }
+
 // text returns the text of token i (0 <= i < natural length); the EOS token is "".
 func (p *plan) text(i int) string {
+	if i < p.reasoning {
+		return reasoningToken(i)
+	}
+	i -= p.reasoning
+	if p.endless {
+		if i == 0 {
+			return "code"
+		}
+		return " code"
+	}
+	if p.leak != "" {
+		if i == p.leakAt {
+			return p.leak
+		}
+		if i > p.leakAt {
+			i--
+		}
+	}
 	if i < len(p.head) {
 		return p.head[i]
 	}

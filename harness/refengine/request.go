@@ -35,10 +35,11 @@ type genRequest struct {
 	TopP                *float64        `json:"top_p"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
-		IncludeUsage bool `json:"include_usage"`
+		IncludeUsage         bool `json:"include_usage"`
+		ContinuousUsageStats bool `json:"continuous_usage_stats"` // vLLM: usage on every chunk
 	} `json:"stream_options"`
-	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // accepted, no effect
-	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`     // accepted, no effect
+	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // enable_thinking
+	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`
 }
 
 type chatMessage struct {
@@ -77,25 +78,36 @@ func (c *messageContent) UnmarshalJSON(b []byte) error {
 
 // job is a validated generation request, ready to simulate.
 type job struct {
-	legacy       bool // /v1/completions
-	stream       bool
-	includeUsage bool
-	promptTokens int
-	maxTokens    int
-	plan         plan
-	faults       Faults
+	legacy          bool // /v1/completions
+	stream          bool
+	includeUsage    bool // stream_options.include_usage: a final usage chunk
+	continuousUsage bool // stream_options.continuous_usage_stats: usage on every chunk
+	promptTokens    int
+	maxTokens       int
+	think           bool
+	plan            plan
+	faults          Faults
+	cacheText       string   // the prompt text the prefix cache hashes (PrefixCache only)
+	blocks          []uint64 // its cumulative block keys
+	leave           func()   // takes the request's marker out of the in-flight record
 }
 
-// parseJob reads, decodes and validates a generation request. Errors are *apiError.
-func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool) (*job, error) {
-	faults := s.opts.Faults
-	if h := r.Header.Get(FaultsHeader); h != "" {
-		f, err := ParseFaults(h)
-		if err != nil {
-			return nil, errBadRequest("Invalid %s header: %v", FaultsHeader, err)
-		}
-		faults = f
+// requestFaults is the faults of r: its FaultsHeader, else Options.Faults.
+func (s *Server) requestFaults(r *http.Request) (Faults, *apiError) {
+	h := r.Header.Get(FaultsHeader)
+	if h == "" {
+		return s.opts.Faults, nil
 	}
+	f, err := ParseFaults(h)
+	if err != nil {
+		return Faults{}, errBadRequest("Invalid %s header: %v", FaultsHeader, err)
+	}
+	return f, nil
+}
+
+// parseJob reads, decodes and validates a generation request. Errors are *apiError. On
+// success the caller must call job.leave when done.
+func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, faults Faults) (*job, error) {
 	// Read the whole body (not a streaming decode) so the server sees its EOF and starts
 	// watching the connection: that is what cancels the context when the client goes away.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
@@ -114,29 +126,29 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool) (
 		return nil, errModelNotFound(req.Model)
 	}
 
-	j := &job{legacy: legacy, stream: req.Stream, faults: faults}
-	j.includeUsage = req.Stream && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	var instruction string
+	j := &job{legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}}
+	if so := req.StreamOptions; req.Stream && so != nil {
+		j.includeUsage, j.continuousUsage = so.IncludeUsage, so.ContinuousUsageStats
+	}
+	var instruction, prompt string
 	if legacy {
-		prompt, err := decodePrompt(req.Prompt)
+		p, err := decodePrompt(req.Prompt)
 		if err != nil {
 			return nil, err
 		}
-		instruction = prompt
+		instruction, prompt = p, p
 		j.promptTokens = s.opts.Tokenizer(prompt)
 	} else {
 		if len(req.Messages) == 0 {
 			return nil, errBadRequest("messages must contain at least one message.")
 		}
-		var all strings.Builder
-		for _, m := range req.Messages {
-			all.WriteString(string(m.Content))
-			if m.Role == "user" {
-				instruction = string(m.Content)
-			}
+		prompt, instruction = joinMessages(req.Messages)
+		j.promptTokens = chatPromptTokens(s.opts.Tokenizer, prompt, len(req.Messages))
+		think, err := s.thinks(&req)
+		if err != nil {
+			return nil, err
 		}
-		j.promptTokens = s.opts.Tokenizer(all.String()) +
-			templateTokensPerMessage*len(req.Messages) + templateTokensPerPrompt
+		j.think = think
 	}
 
 	if err := validateSampling(req.Temperature, req.TopP); err != nil {
@@ -168,8 +180,40 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool) (
 	default:
 		j.maxTokens = limit - j.promptTokens
 	}
-	j.plan = newPlan(instruction, faults, j.maxTokens)
+	sp := planSpec{instruction: instruction, faults: faults, maxTokens: j.maxTokens, other: s.markers.other}
+	switch {
+	case !legacy && faults.ReasoningOnly:
+		j.think, sp.reasoning = true, j.maxTokens
+	case j.think:
+		sp.reasoning = s.opts.ReasoningTokens
+	}
+	j.plan = buildPlan(sp)
+	if s.cache != nil {
+		j.cacheText, j.blocks = prompt, blockKeys(s.seed, prompt)
+	}
+	if m := markerRe.FindStringSubmatch(instruction); m != nil {
+		j.leave = s.markers.enter(m[1])
+	}
 	return j, nil
+}
+
+// joinMessages returns the prompt text of a chat request (every message's content,
+// concatenated) and its instruction (the last user message).
+func joinMessages(msgs []chatMessage) (prompt, instruction string) {
+	var all strings.Builder
+	for _, m := range msgs {
+		all.WriteString(string(m.Content))
+		if m.Role == "user" {
+			instruction = string(m.Content)
+		}
+	}
+	return all.String(), instruction
+}
+
+// chatPromptTokens is prompt_tokens of a chat request: the tokens of its text plus the chat
+// template's overhead.
+func chatPromptTokens(tokenizer func(string) int, prompt string, messages int) int {
+	return tokenizer(prompt) + templateTokensPerMessage*messages + templateTokensPerPrompt
 }
 
 // decodePrompt accepts a /v1/completions prompt: a string or an array of exactly one string.

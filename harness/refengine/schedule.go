@@ -2,6 +2,7 @@ package refengine
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -100,17 +101,19 @@ func prefillCompute(promptTokens int, rate float64) time.Duration {
 	return time.Duration(float64(promptTokens) / rate * float64(time.Second))
 }
 
-// stepper produces the decode step times of one request.
+// stepper produces the times between the tokens of one request.
 type stepper struct {
 	itl      time.Duration
 	slowdown float64
 	jitter   float64
+	batch    int // sequences one step serves (0 = all)
 	running  *atomic.Int64
 	rng      *rand.Rand // nil without jitter
+	slices   float64    // fractional steps owed while time-sliced
 }
 
 func newStepper(o *Options, running *atomic.Int64, index int) stepper {
-	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, running: running}
+	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, batch: o.MaxBatch, running: running}
 	if s.jitter > 0 {
 		// Seeded per request index, so a request's steps do not depend on its neighbours.
 		s.rng = rand.New(rand.NewPCG(uint64(o.Seed), uint64(index)))
@@ -118,13 +121,25 @@ func newStepper(o *Options, running *atomic.Int64, index int) stepper {
 	return s
 }
 
-// next returns the duration of the next decode step under the current load.
+// next returns the time to this request's next token under the current load: one decode
+// step of ITL*(1+BatchSlowdown*(b-1)) with b = min(running, batch); with more running than
+// batch (time-slicing), round-robin serves this request every running/batch steps on
+// average, in whole steps.
 func (s *stepper) next() time.Duration {
+	r := int(s.running.Load())
+	b := r
+	if s.batch > 0 {
+		b = min(r, s.batch)
+	}
 	f := 1.0
-	if s.slowdown > 0 {
-		if r := s.running.Load(); r > 1 {
-			f += s.slowdown * float64(r-1)
-		}
+	if s.slowdown > 0 && b > 1 {
+		f += s.slowdown * float64(b-1)
+	}
+	if s.batch > 0 && r > s.batch {
+		s.slices += float64(r) / float64(s.batch)
+		whole := math.Floor(s.slices)
+		s.slices -= whole
+		f *= whole
 	}
 	if s.rng != nil {
 		j := s.rng.NormFloat64() * s.jitter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net"
 	"net/http"
 	"sync"
@@ -23,6 +24,9 @@ type Server struct {
 	served  chan struct{} // closed when Serve returned
 	gate    gate
 	lane    lane
+	cache   *prefixCache // nil without Options.PrefixCache
+	seed    maphash.Seed // of the prefix-cache block keys
+	markers markerBook
 
 	mu        sync.Mutex
 	idle      *sync.Cond // signalled when active drops to 0
@@ -56,7 +60,12 @@ func StartAt(addr string, opts Options) (*Server, error) {
 		served:  make(chan struct{}),
 		conns:   make(map[net.Conn]struct{}),
 	}
-	s.gate.max = opts.MaxBatch
+	if opts.Overflow == OverflowQueue {
+		s.gate.max = opts.MaxBatch
+	}
+	if opts.PrefixCache {
+		s.cache, s.seed = newPrefixCache(opts.CacheCapacityBlocks), maphash.MakeSeed()
+	}
 	s.idle = sync.NewCond(&s.mu)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.srv = &http.Server{

@@ -19,10 +19,17 @@ type RequestTrace struct {
 	Stream bool
 	// PromptTokens is usage.prompt_tokens: tokenizer count plus chat-template overhead.
 	PromptTokens int
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens: prompt tokens the prefix
+	// cache served (0 without Options.PrefixCache), known once admitted.
+	CachedTokens int
+	// Thinking tells whether the request reasons before answering.
+	Thinking bool
 	// CompletionTokens is the number of completion tokens produced so far (EOS included).
 	CompletionTokens int
+	// ReasoningTokens is the number of reasoning tokens among CompletionTokens.
+	ReasoningTokens int
 	// FinishReason is "stop" or "length" once finished normally; "" while running, after a
-	// truncation fault, a cancellation or an error.
+	// fault that ends the response early (truncation, reset, ...), a cancellation or an error.
 	FinishReason string
 	// Cancelled is true when the client went away (or the server closed) mid-request.
 	Cancelled bool
@@ -54,14 +61,15 @@ func (r *traceRec) set(f func(t *RequestTrace)) {
 	r.mu.Unlock()
 }
 
-// chunk records one flushed chunk; tokens is the completion-token count so far.
-func (r *traceRec) chunk(at time.Time, tokens int) {
+// chunk records one flushed chunk; tokens is the completion-token count so far, reasoning
+// the reasoning tokens among them.
+func (r *traceRec) chunk(at time.Time, tokens, reasoning int) {
 	r.mu.Lock()
 	if len(r.t.ChunkTimes) == 0 {
 		r.t.FirstToken = at
 	}
 	r.t.ChunkTimes = append(r.t.ChunkTimes, at)
-	r.t.CompletionTokens = tokens
+	r.t.CompletionTokens, r.t.ReasoningTokens = tokens, reasoning
 	r.mu.Unlock()
 }
 

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+// options registers the engine's flags on fs; call the returned func after fs.Parse to get
+// the options they describe.
+func options(fs *flag.FlagSet) func() (refengine.Options, error) {
+	var o refengine.Options
+	fs.StringVar(&o.Model, "model", refengine.DefaultModel, "served model id")
+	fs.IntVar(&o.MaxModelLen, "max-model-len", refengine.DefaultMaxModelLen, "context window in tokens")
+	fs.DurationVar(&o.PrefillOverhead, "ttft", refengine.DefaultPrefillOverhead, "fixed time to first token (prefill overhead)")
+	fs.Float64Var(&o.PrefillRate, "prefill-rate", 0, "prefill compute in prompt tokens/s on one shared lane (0 = free)")
+	fs.DurationVar(&o.ITL, "itl", refengine.DefaultITL, "inter-token latency at batch size 1")
+	fs.Float64Var(&o.ITLJitter, "itl-jitter", 0, "relative stddev of per-step gaussian jitter")
+	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(batch-1))")
+	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max sequences per decode step (0 = unlimited)")
+	fs.StringVar(&o.Overflow, "overflow", refengine.OverflowQueue, "beyond -max-batch: queue (wait before prefill) or timeslice (share decode steps)")
+	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")
+	fs.Int64Var(&o.Seed, "seed", 0, "jitter seed")
+	fs.BoolVar(&o.PrefixCache, "prefix-cache", false, "automatic prefix caching (usage.prompt_tokens_details.cached_tokens)")
+	fs.IntVar(&o.CacheBlockTokens, "cache-block-tokens", refengine.DefaultCacheBlockTokens, "cached_tokens granularity in tokens")
+	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", refengine.DefaultCacheCapacityBlocks, "prefix cache size in 64-byte blocks (LRU)")
+	fs.BoolVar(&o.ThinkByDefault, "think", false, "chat requests reason unless chat_template_kwargs.enable_thinking is false")
+	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", refengine.DefaultReasoningTokens, "reasoning tokens of a thinking reply")
+	fs.StringVar(&o.ReasoningField, "reasoning-field", refengine.ReasoningContentField, "delta member of reasoning text: reasoning_content or reasoning")
+	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")
+	fs.BoolVar(&o.DisableTokenize, "disable-tokenize", false, "POST /tokenize answers 404")
+	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default or coarse")
+	faults := fs.String("faults", "", "faults of every request, in the X-Anvil-Faults header format (e.g. stall_after=3,stall_for=2s)")
+	var words refengine.Faults
+	fs.IntVar(&words.ExtraWords, "extra-words", 0, "fault: extra words appended to controlled output")
+	fs.IntVar(&words.MissingWords, "missing-words", 0, "fault: code words left out of controlled output")
+	fs.IntVar(&words.TruncateAfter, "truncate-after", 0, "fault: cut responses after this many tokens (0 = off)")
+
+	return func() (refengine.Options, error) {
+		switch *tokenizer {
+		case "default":
+			o.Tokenizer = refengine.CountTokens
+		case "coarse":
+			o.Tokenizer = refengine.CountTokensCoarse
+		default:
+			return o, fmt.Errorf("-tokenizer %q: want default or coarse", *tokenizer)
+		}
+		f, err := refengine.ParseFaults(*faults)
+		if err != nil {
+			return o, fmt.Errorf("-faults: %w", err)
+		}
+		// The single-fault flags, where given, win over -faults.
+		fs.Visit(func(fl *flag.Flag) {
+			switch fl.Name {
+			case "extra-words":
+				f.ExtraWords = words.ExtraWords
+			case "missing-words":
+				f.MissingWords = words.MissingWords
+			case "truncate-after":
+				f.TruncateAfter = words.TruncateAfter
+			}
+		})
+		o.Faults = f
+		return o, nil
+	}
+}

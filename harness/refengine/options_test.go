@@ -1,0 +1,26 @@
+package refengine
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNewOptionsDefaultsAndValidation(t *testing.T) {
+	t.Parallel()
+	o := start(t, Options{}).Options()
+	if o.Overflow != OverflowQueue || o.CacheBlockTokens != DefaultCacheBlockTokens ||
+		o.CacheCapacityBlocks != DefaultCacheCapacityBlocks || o.ReasoningTokens != DefaultReasoningTokens ||
+		o.ReasoningField != ReasoningContentField || o.PrefixCache || o.ThinkByDefault || o.DisableTokenize {
+		t.Errorf("defaults %+v", o)
+	}
+	_, err := Start(Options{Overflow: "drop", CacheBlockTokens: -1, CacheCapacityBlocks: -1,
+		ReasoningTokens: -1, ReasoningField: "thoughts"})
+	if err == nil {
+		t.Fatal("invalid options accepted")
+	}
+	for _, want := range []string{"Overflow", "CacheBlockTokens", "CacheCapacityBlocks", "ReasoningTokens", "ReasoningField"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package refengine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestBlockKeys(t *testing.T) {
+	t.Parallel()
+	seed := maphash.MakeSeed()
+	a := strings.Repeat("a", 200)
+	b := a[:130] + strings.Repeat("b", 70)
+	ka, kb := blockKeys(seed, a), blockKeys(seed, b)
+	if len(ka) != 3 || len(kb) != 3 || len(blockKeys(seed, a[:63])) != 0 {
+		t.Fatalf("blocks %d %d", len(ka), len(kb))
+	}
+	if ka[0] != kb[0] || ka[1] != kb[1] || ka[2] == kb[2] {
+		t.Errorf("keys %x %x: want the first two equal, the third (diverging at byte 130) not", ka, kb)
+	}
+	// Cumulative: the same block text after a different prefix is another key.
+	if c := blockKeys(seed, strings.Repeat("b", 64)+strings.Repeat("a", 64)); c[1] == ka[1] {
+		t.Errorf("block 1 key does not depend on block 0")
+	}
+}
+
+func TestPrefixCacheLRU(t *testing.T) {
+	t.Parallel()
+	t0 := time.Now()
+	c := newPrefixCache(4)
+	c.insert([]uint64{1, 2, 3}, t0.Add(time.Second))
+	if n := c.lookup([]uint64{1, 2, 3}, t0); n != 0 {
+		t.Errorf("blocks usable before their prefill completed: %d", n)
+	}
+	if n := c.lookup([]uint64{1, 2, 3, 4}, t0.Add(time.Second)); n != 3 {
+		t.Errorf("lookup = %d, want 3", n)
+	}
+	if n := c.lookup([]uint64{1, 9, 3}, t0.Add(time.Hour)); n != 1 {
+		t.Errorf("lookup past a missing block = %d, want 1", n)
+	}
+	// An earlier completion wins; a later insert does not delay a cached block.
+	c.insert([]uint64{1}, t0.Add(time.Hour))
+	if n := c.lookup([]uint64{1}, t0.Add(time.Second)); n != 1 {
+		t.Errorf("re-insert delayed a cached block")
+	}
+	// Capacity 4: a second prompt of 2 blocks evicts the first prompt's deepest block.
+	c.insert([]uint64{10, 11}, t0)
+	if c.len() != 4 {
+		t.Errorf("len %d, want 4", c.len())
+	}
+	if n := c.lookup([]uint64{1, 2, 3}, t0.Add(time.Hour)); n != 2 {
+		t.Errorf("after eviction lookup = %d, want 2 (block 3 evicted first)", n)
+	}
+	c.flush()
+	if c.len() != 0 || c.lookup([]uint64{10}, t0.Add(time.Hour)) != 0 {
+		t.Errorf("flush left blocks")
+	}
+}
+
+// sharedPrefix is code-like text of at least tokens CountTokens tokens.
+func sharedPrefix(tokens int) string {
+	var sb strings.Builder
+	for k := 0; CountTokens(sb.String()) < tokens; k++ {
+		for range 50 {
+			fmt.Fprintf(&sb, "def helper_%d():\n    return compute(%d)  # shared context\n", k, k)
+			k++
+		}
+	}
+	return sb.String()
+}
+
+// prefixBody is a chat request with prefix as its system message and a unique suffix.
+func prefixBody(prefix string, i int, stream bool) map[string]any {
+	b := chatBody(2, stream, true, map[string]any{"max_tokens": 8})
+	b["messages"] = []map[string]any{
+		{"role": "system", "content": prefix},
+		{"role": "user", "content": fmt.Sprintf("Request %d is unique. %s", i, instruction(2, "code"))},
+	}
+	return b
+}
+
+func TestPrefixCacheUsage(t *testing.T) {
+	t.Parallel()
+	o := fast()
+	o.PrefixCache = true
+	s := start(t, o)
+	prefix := sharedPrefix(2000)
+	first := stream(t, s, prefixBody(prefix, 0, true))
+	if d := first.usage.PromptTokensDetails; d == nil || d.CachedTokens != 0 {
+		t.Fatalf("cold request: prompt_tokens_details %+v, want cached_tokens 0", d)
+	}
+	second := stream(t, s, prefixBody(prefix, 1, true))
+	cached := second.usage.PromptTokensDetails.CachedTokens
+	want := CountTokens(prefix)
+	if cached%DefaultCacheBlockTokens != 0 || cached > want+DefaultCacheBlockTokens || cached < want-48 {
+		t.Errorf("warm request: cached_tokens %d, want about the %d prefix tokens, a multiple of 16", cached, want)
+	}
+	if tr := s.Traces()[1]; tr.CachedTokens != cached {
+		t.Errorf("trace cached %d, usage %d", tr.CachedTokens, cached)
+	}
+	// The same prompt again: everything but the last token is cached, rounded down to 16.
+	again := stream(t, s, prefixBody(prefix, 1, true))
+	p := again.usage.PromptTokens
+	if c := again.usage.PromptTokensDetails.CachedTokens; c != (p-1)/16*16 && c < cached {
+		t.Errorf("identical prompt: cached %d of %d prompt tokens", c, p)
+	}
+	if c := again.usage.PromptTokensDetails.CachedTokens; c >= p {
+		t.Errorf("cached %d >= prompt %d: the last token must be computed", c, p)
+	}
+	// Not streamed: the same usage member.
+	resp := post(t, context.Background(), s.BaseURL()+"/chat/completions", prefixBody(prefix, 2, false))
+	defer resp.Body.Close()
+	var ns struct {
+		Usage usageBody `json:"usage"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ns); err != nil || ns.Usage.PromptTokensDetails == nil ||
+		ns.Usage.PromptTokensDetails.CachedTokens != cached {
+		t.Errorf("non-streamed usage %+v %v, want cached %d", ns.Usage, err, cached)
+	}
+	if s.CachedBlocks() == 0 {
+		t.Errorf("CachedBlocks = 0")
+	}
+	s.FlushCache()
+	if s.CachedBlocks() != 0 {
+		t.Errorf("CachedBlocks after FlushCache = %d", s.CachedBlocks())
+	}
+	if c := stream(t, s, prefixBody(prefix, 3, true)).usage.PromptTokensDetails.CachedTokens; c != 0 {
+		t.Errorf("after FlushCache: cached %d", c)
+	}
+}
+
+func TestPrefixCacheOffAndBounded(t *testing.T) {
+	t.Parallel()
+	s := start(t, fast())
+	prefix := sharedPrefix(500)
+	stream(t, s, prefixBody(prefix, 0, true))
+	if got := stream(t, s, prefixBody(prefix, 1, true)); got.usage.PromptTokensDetails != nil {
+		t.Errorf("cache off: prompt_tokens_details %+v, want null", got.usage.PromptTokensDetails)
+	}
+	s.FlushCache() // no cache: no effect
+	o := fast()
+	o.PrefixCache, o.CacheCapacityBlocks, o.CacheBlockTokens = true, 5, 4
+	s = start(t, o)
+	stream(t, s, prefixBody(prefix, 0, true))
+	got := stream(t, s, prefixBody(prefix, 1, true))
+	c := got.usage.PromptTokensDetails.CachedTokens
+	if s.CachedBlocks() != 5 || c%4 != 0 || c == 0 || c > CountTokens(prefix[:5*cacheBlockChars]) {
+		t.Errorf("capacity 5 blocks: %d cached blocks, cached_tokens %d", s.CachedBlocks(), c)
+	}
+}
+
+// TestPrefixCacheBurst: 8 requests sharing an 8000-token prefix arrive together. They queue
+// on the prefill lane, so all but the first find its blocks cached when their prefill starts
+// and only prefill their suffix. Not parallel: it measures.
+func TestPrefixCacheBurst(t *testing.T) {
+	const rate = 100_000.0 // tokens/s: the 8000-token prefix costs 80ms
+	prefix := sharedPrefix(8000)
+	prefixTokens := CountTokens(prefix)
+	burst := func(cache bool) []RequestTrace {
+		s := start(t, Options{PrefillOverhead: 5 * time.Millisecond, ITL: time.Millisecond,
+			PrefillRate: rate, PrefixCache: cache})
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() { stream(t, s, prefixBody(prefix, i, true)) })
+		}
+		wg.Wait()
+		tr := s.Traces()
+		slices.SortFunc(tr, func(a, b RequestTrace) int { return a.FirstToken.Compare(b.FirstToken) })
+		return tr
+	}
+	cold, warm := burst(false), burst(true)
+	hits := 0
+	for k, tr := range warm {
+		ttft, coldTTFT := tr.FirstToken.Sub(tr.Arrived), cold[k].FirstToken.Sub(cold[k].Arrived)
+		t.Logf("request %d: cached %d of %d prompt tokens, ttft %v (without cache %v)", k, tr.CachedTokens, tr.PromptTokens, ttft, coldTTFT)
+		if k == 0 {
+			if tr.CachedTokens != 0 {
+				t.Errorf("first prefill: cached %d", tr.CachedTokens)
+			}
+			continue
+		}
+		if d := tr.CachedTokens - prefixTokens; d > DefaultCacheBlockTokens || d < -48 {
+			t.Errorf("request %d: cached %d, want about the %d prefix tokens", k, tr.CachedTokens, prefixTokens)
+		} else {
+			hits++
+		}
+		if ttft >= coldTTFT {
+			t.Errorf("request %d: ttft %v with the cache, %v without", k, ttft, coldTTFT)
+		}
+		// The first prefill (80ms) plus small suffixes: well below a second full prefill.
+		if ttft > 150*time.Millisecond {
+			t.Errorf("request %d: ttft %v, want about 85ms", k, ttft)
+		}
+	}
+	if hits != 7 {
+		t.Errorf("%d of 7 requests hit the cache", hits)
+	}
+}

@@ -1,0 +1,121 @@
+package refengine
+
+import (
+	"bytes"
+	"net/http"
+	"time"
+)
+
+// writeHeaders writes the stream's status and headers (not flushed).
+func (g *run) writeHeaders() {
+	g.headersSent = true
+	g.w.Header().Set("Content-Type", "text/event-stream")
+	g.w.WriteHeader(http.StatusOK)
+	g.tr.set(func(t *RequestTrace) { t.Status = http.StatusOK })
+}
+
+// send writes and flushes one event, headers first if they are still held back.
+func (g *run) send(b []byte) error {
+	if !g.headersSent {
+		g.writeHeaders()
+	}
+	if _, err := g.w.Write(b); err != nil {
+		return err
+	}
+	return g.rc.Flush()
+}
+
+// chunkUsage is the usage object of a chunk after n tokens: the cumulative counts with
+// continuous_usage_stats, else nil (null). The pointer is valid until the next call.
+func (g *run) chunkUsage(n int) *usageCounts {
+	if !g.j.continuousUsage || g.j.faults.NoUsage {
+		return nil
+	}
+	g.u = g.usage(n)
+	return &g.u
+}
+
+// emit sends the chunk that ends with token n (the role chunk first, on a chat stream).
+func (g *run) emit(n int, reasoning bool, text []byte, finish string) error {
+	f := &g.j.faults
+	if !g.roleSent && !g.j.legacy {
+		g.roleSent = true
+		if err := g.send(g.enc.role(g.chunkUsage(0))); err != nil {
+			return err
+		}
+	}
+	u := g.chunkUsage(n)
+	if finish != "" && f.UsageWithFinish && g.j.includeUsage && !f.NoUsage {
+		g.u = g.usage(n)
+		u = &g.u
+	}
+	raw := ""
+	if !reasoning && !g.contentSent {
+		g.contentSent = true
+		if f.InvalidUTF8 {
+			raw = "\xff\xfe"
+		}
+	}
+	if err := g.send(delta(g.enc, reasoning, text, raw, finish, u)); err != nil {
+		return err
+	}
+	g.tr.chunk(time.Now(), n, g.j.plan.reasoningProduced(n))
+	return nil
+}
+
+// afterChunk applies the faults that act right after the chunk ending with token n, and
+// tells whether the response is over (trace finished).
+func (g *run) afterChunk(n int) (over bool) {
+	f := &g.j.faults
+	first := !g.firstDone
+	g.firstDone = true
+	fail := func(err error) bool {
+		if err != nil {
+			g.tr.finish(0, "", true)
+		}
+		return err != nil
+	}
+	if first && f.HugeEvent > 0 {
+		if fail(g.send(delta(g.enc, false, bytes.Repeat([]byte{'x'}, f.HugeEvent), "", "", nil))) {
+			return true
+		}
+	}
+	if n == f.MalformedAfter && fail(g.send(malformedEvent)) {
+		return true
+	}
+	var err error
+	switch {
+	case first && f.ErrorEvent:
+		err = g.send(errorEvent)
+	case n == f.CloseMidEvent:
+		err = g.send(halfEvent)
+	case n == f.ResetAfter:
+		g.reset()
+		return true
+	default:
+		return false
+	}
+	g.tr.finish(0, "", err != nil)
+	return true
+}
+
+// endStream ends a stream of limit tokens: the usage chunk and [DONE], unless truncated or
+// faulted away.
+func (g *run) endStream(truncated bool, limit int, finish string) {
+	f := &g.j.faults
+	if !truncated {
+		if g.j.includeUsage && !f.NoUsage && !f.UsageWithFinish {
+			if err := g.send(g.enc.usageChunk(g.usage(limit))); err != nil {
+				g.tr.finish(0, "", true)
+				return
+			}
+		}
+		if !f.NoDone {
+			if err := g.send(doneEvent); err != nil {
+				g.tr.finish(0, "", true)
+				return
+			}
+		}
+	}
+	g.tr.finish(0, finish, false)
+}
