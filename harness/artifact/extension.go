@@ -27,6 +27,51 @@ type Extension struct {
 	// Capabilities is what the endpoint showed it supports, so a gate can be skipped or
 	// failed explicitly instead of judging a figure the endpoint cannot produce.
 	Capabilities Capabilities `json:"capabilities"`
+	// ITL is the inter-token latency pooled over every successful request's chunk gaps;
+	// ClientOverhead is the harness's own cost, so a run it bottlenecked is flagged.
+	ITL            ITLSummary     `json:"itl"`
+	ClientOverhead ClientOverhead `json:"client_overhead"`
+}
+
+// ITL bases.
+const (
+	ITLPerChunk = "per-chunk"
+	ITLPerToken = "per-token"
+)
+
+// ITLSummary pools the gaps between consecutive output chunks of the successful requests
+// (the first output excluded). Basis is "per-chunk" when a gap is one sample whatever the
+// chunk held, or "per-token" when the engine reported usage in every chunk: a gap of a
+// chunk with k tokens then gives k samples of gap/k.
+type ITLSummary struct {
+	Basis   string `json:"basis"`
+	Samples int    `json:"samples"`
+	MeanMs  *Float `json:"mean_ms"`
+	P50Ms   *Float `json:"p50_ms"`
+	P90Ms   *Float `json:"p90_ms"`
+	P95Ms   *Float `json:"p95_ms"`
+	P99Ms   *Float `json:"p99_ms"`
+	MaxMs   *Float `json:"max_ms"`
+	// TokensPerChunk is the mean completion tokens per output chunk, from usage; null
+	// without usage.
+	TokensPerChunk *Float `json:"tokens_per_chunk"`
+}
+
+// ClientOverhead is what the harness itself cost during the request phase.
+type ClientOverhead struct {
+	// DispatchDelay is, per request, from the moment it was due (its worker took it, or the
+	// burst was released) to its start: prompt building and encoding.
+	DispatchDelayP50Ms *Float `json:"dispatch_delay_p50_ms"`
+	DispatchDelayMaxMs *Float `json:"dispatch_delay_max_ms"`
+	// EventLag is, per event, from the read that delivered it to the end of its processing.
+	EventLagMeanUs *Float `json:"event_lag_mean_us"`
+	EventLagMaxUs  *Float `json:"event_lag_max_us"`
+	// CPUSharePct is the process's CPU time over the wall time of all cores, in percent.
+	CPUSharePct *Float `json:"cpu_share_pct"`
+	// Bottleneck is set when the client, not the engine, may have limited the figures
+	// (CPU share above 80% or an event lag above 1 ms); Reason says which.
+	Bottleneck bool   `json:"bottleneck"`
+	Reason     string `json:"reason"`
 }
 
 // Calibration is how prompts were sized: tokens = OverheadTokens + characters /

@@ -97,6 +97,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		ContextAccuracy: contextAccuracy(b.RequestTimings),
 		CacheIntent:     sc.CacheIntent,
 		Capabilities:    caps,
+		ITL:             r.itl(),
 	}
 	return b
 }

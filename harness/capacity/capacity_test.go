@@ -3,6 +3,8 @@ package capacity
 import (
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -299,6 +301,9 @@ func TestCancelledRunRecordsEveryIndex(t *testing.T) {
 	if cancelled == 0 {
 		t.Fatalf("no request recorded as cancelled: %+v", b.Failures)
 	}
+	if b.Extension.Complete {
+		t.Fatal("an interrupted run must be marked incomplete")
+	}
 }
 
 func TestVerifyAcceptsTheReferenceAndCatchesTampering(t *testing.T) {
@@ -341,5 +346,41 @@ func TestCalibrationHitsThePlannedTokensWithinOnePercent(t *testing.T) {
 			t.Logf("%s: %s, %.3f chars/token, overhead %.1f, max error %.3f%%", name, b.Extension.Calibration.Method,
 				b.Extension.Calibration.CharsPerToken, b.Extension.Calibration.OverheadTokens, *acc.MaxAbsErrorPct)
 		})
+	}
+}
+
+// TestWithoutUsageTokenFiguresAreWithheld replays Ollama's stream, which carries no usage:
+// token figures must be null and say the chunk count stood in.
+func TestWithoutUsageTokenFiguresAreWithheld(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", "ollama-chat.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"llama3.2","object":"model"}]}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(raw)
+	}))
+	t.Cleanup(s.Close)
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens, sc.ResponseWords = 3, 500, 4
+	b := mustRun(t, Target{BaseURL: s.URL + "/v1", Timeout: 5 * time.Second, StallTimeout: time.Second}, sc)
+	if b.Completed != 3 || b.MaxContextTokens != nil || b.Model != "llama3.2" {
+		t.Fatalf("completed %d window %v model %q: %+v", b.Completed, b.MaxContextTokens, b.Model, b.Failures)
+	}
+	r := b.RequestTimings[0]
+	if r.OutputTokenSource != "content_chunks" || r.OutputTokens != nil || r.TPOTMs != nil || r.DecodeTokS != nil || r.PromptTokens != nil {
+		t.Fatalf("row %+v", r)
+	}
+	m := b.Metrics
+	if m.OutputTokens != nil || m.ContentChunksS == nil || m.ThroughputTokS != nil || m.OutputTokenSources["content_chunks"] != 3 || m.TPOT.Samples != 0 {
+		t.Fatalf("metrics: output %v chunks/s %v throughput %v sources %v", m.OutputTokens, m.ContentChunksS, m.ThroughputTokS, m.OutputTokenSources)
+	}
+	if err := Verify(b); err != nil {
+		t.Fatal(err)
 	}
 }

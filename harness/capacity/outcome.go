@@ -22,6 +22,13 @@ type outcome struct {
 	sent time.Time
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
+	// dispatch is from when the request was due to its start; lag, lagMax and events are
+	// the client's per-event processing (see stream.Result).
+	dispatch, lag, lagMax time.Duration
+	events                int
+	// arrivals and arrivalTokens of a success feed the pooled ITL.
+	arrivals      []time.Duration
+	arrivalTokens []int
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -45,7 +52,7 @@ func (r *run) one(ctx context.Context, i int) outcome {
 	if failed != nil {
 		return *failed
 	}
-	return r.send(ctx, i, began, body)
+	return r.send(ctx, i, began, began, body)
 }
 
 // prepare builds request i's body; a prompt that cannot be built is its outcome.
@@ -61,15 +68,21 @@ func (r *run) prepare(i int, began time.Time) ([]byte, *outcome) {
 	return nil, &o
 }
 
-// send streams a prepared request and judges it.
-func (r *run) send(ctx context.Context, i int, began time.Time, body []byte) outcome {
+// send streams a prepared request and judges it. due is when it should have started.
+func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte) outcome {
 	if err := ctx.Err(); err != nil {
 		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
 	res, err := r.client.Stream(ctx, r.path, body, r.sc.MaxTokens)
 	o := r.judge(i, r.plan[i], began, res, err)
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
-	if res.Usage != nil && o.row == nil {
+	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
+	if !res.Start.IsZero() {
+		o.dispatch = res.Start.Sub(due)
+	}
+	if o.row != nil {
+		o.arrivals, o.arrivalTokens = res.Arrivals, res.ArrivalTokens
+	} else if res.Usage != nil {
 		o.cachedTokens = res.Usage.CachedTokens
 	}
 	return o

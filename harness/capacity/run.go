@@ -68,8 +68,14 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
 	r.outcomes = make([]outcome, sc.Requests)
 
+	cpu := cpuTime()
 	started, finished := r.execute(ctx)
-	return r.assemble(target, started, finished), nil
+	b := r.assemble(target, started, finished)
+	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu)
+	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
+	// incomplete; the requests it cut are failures of type cancelled.
+	b.Extension.Complete = ctx.Err() == nil
+	return b, nil
 }
 
 // execute sends every request, closed-loop or as one burst, and returns the bounds of the
@@ -96,7 +102,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 		}
 	}, func(ctx context.Context, i int) {
 		if bodies[i] != nil {
-			r.outcomes[i] = r.send(ctx, i, began[i], bodies[i])
+			r.outcomes[i] = r.send(ctx, i, began[i], started, bodies[i])
 		}
 	})
 	return started, time.Now()

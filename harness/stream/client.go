@@ -149,6 +149,7 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, expectEve
 			sr.arm(c.s.stall, func() { cancel(errStall) })
 		}
 		events++
+		res.Events = events
 		if ev.Type == "error" {
 			return res, &Error{Kind: KindServerError, Message: "server sent an error event: " + clip(ev.Data)}
 		}
@@ -167,6 +168,7 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, expectEve
 			return res, &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
 		}
 		res.observe(&ch, at)
+		res.lag(sr.last)
 	}
 	// The body ended without [DONE]. A stall or deadline surfaces as a read error above, so
 	// this is a close by the server: complete only if a finish_reason was seen.
@@ -218,6 +220,13 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 			res.capture(content)
 		}
 	}
+}
+
+// lag accounts for the time since the read that delivered the event just processed.
+func (res *Result) lag(read time.Time) {
+	d := time.Since(read)
+	res.EventLag += d
+	res.EventLagMax = max(res.EventLagMax, d)
 }
 
 // attribute records the cumulative completion tokens of the latest arrival when its chunk

@@ -52,6 +52,13 @@ type Result struct {
 	// Streamed reports that a 200 event stream was being read (a response was received).
 	Streamed bool
 
+	// EventLag is the total, and EventLagMax the largest, time from the read that delivered
+	// an event to the end of its processing (parse, decode, bookkeeping): the client's own
+	// delay, which coalesced events queue behind.
+	EventLag, EventLagMax time.Duration
+	// Events counts every event read, keep-alives and usage chunks included.
+	Events int
+
 	noPerChunkUsage bool
 }
 

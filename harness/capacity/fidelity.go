@@ -1,0 +1,109 @@
+package capacity
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/stats"
+)
+
+// Thresholds above which the client may have limited what it measured.
+const (
+	bottleneckCPUShare = 80.0
+	bottleneckEventLag = time.Millisecond
+)
+
+// itl pools the successful requests' gaps between consecutive output chunks. When every
+// chunk of every success carried usage, a gap of a k-token chunk counts as k tokens of
+// gap/k each, so coalesced chunks do not inflate the figure; otherwise each gap is one
+// per-chunk sample and the basis says so.
+func (r *run) itl() artifact.ITLSummary {
+	perToken := true
+	chunks, tokens := 0, 0
+	for _, o := range r.outcomes {
+		if o.row == nil {
+			continue
+		}
+		perToken = perToken && o.arrivalTokens != nil
+		chunks += len(o.arrivals)
+		if o.row.OutputTokens != nil {
+			tokens += *o.row.OutputTokens
+		}
+	}
+	var gaps []float64
+	for _, o := range r.outcomes {
+		if o.row == nil {
+			continue
+		}
+		for k := 1; k < len(o.arrivals); k++ {
+			gap := float64(o.arrivals[k]-o.arrivals[k-1]) / 1e6
+			if !perToken {
+				gaps = append(gaps, gap)
+				continue
+			}
+			n := o.arrivalTokens[k] - o.arrivalTokens[k-1]
+			for range n {
+				gaps = append(gaps, gap/float64(n))
+			}
+		}
+	}
+	out := artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: len(gaps)}
+	if perToken && len(gaps) > 0 {
+		out.Basis = artifact.ITLPerToken
+	}
+	if chunks > 0 && tokens > 0 {
+		out.TokensPerChunk = artifact.F(float64(tokens) / float64(chunks))
+	}
+	if s, ok := stats.Summarize(gaps); ok {
+		out.MeanMs, out.P50Ms, out.P90Ms = artifact.F(s.Mean), artifact.F(s.P50), artifact.F(s.P90)
+		out.P95Ms, out.P99Ms, out.MaxMs = artifact.F(s.P95), artifact.F(s.P99), artifact.F(s.Max)
+	}
+	return out
+}
+
+// overhead summarizes the client's own cost over the request phase.
+func (r *run) overhead(wall, cpu time.Duration) artifact.ClientOverhead {
+	var dispatch []float64
+	var lag, lagMax time.Duration
+	events := 0
+	for _, o := range r.outcomes {
+		if !o.sent.IsZero() {
+			dispatch = append(dispatch, float64(o.dispatch)/1e6)
+		}
+		lag += o.lag
+		lagMax = max(lagMax, o.lagMax)
+		events += o.events
+	}
+	var c artifact.ClientOverhead
+	if len(dispatch) > 0 {
+		slices.Sort(dispatch)
+		p50, _ := stats.Percentile(dispatch, 50)
+		c.DispatchDelayP50Ms, c.DispatchDelayMaxMs = artifact.F(p50), artifact.F(dispatch[len(dispatch)-1])
+	}
+	if events > 0 {
+		c.EventLagMeanUs = artifact.F(float64(lag) / float64(events) / 1e3)
+		c.EventLagMaxUs = artifact.F(float64(lagMax) / 1e3)
+	}
+	if cpu > 0 && wall > 0 {
+		share := 100 * float64(cpu) / (float64(wall) * float64(runtime.NumCPU()))
+		c.CPUSharePct = artifact.F(share)
+		if share > bottleneckCPUShare {
+			c.Bottleneck, c.Reason = true, fmt.Sprintf("process CPU at %.0f%% of all cores (includes an in-process reference engine)", share)
+		}
+	}
+	if lagMax > bottleneckEventLag {
+		c.Bottleneck = true
+		c.Reason = joinReason(c.Reason, fmt.Sprintf("an event waited %s between its read and the end of its processing", lagMax.Round(time.Microsecond)))
+	}
+	return c
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
