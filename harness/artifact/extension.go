@@ -121,4 +121,8 @@ type RequestSpan struct {
 	E2EMs  *Float `json:"e2e_ms"`
 	// Outcome is "ok" or the failure's error_type.
 	Outcome string `json:"outcome"`
+	// FirstChunkTokens is how many completion tokens the first output chunk carried, when
+	// the engine reported usage in every chunk; TPOT and decode then count the tokens after
+	// it instead of after one token. Null otherwise.
+	FirstChunkTokens *int `json:"first_chunk_tokens"`
 }

@@ -156,7 +156,7 @@ func serveFlags(sc Scenario) artifact.ServeFlags {
 func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 	spans := make([]artifact.RequestSpan, len(r.outcomes))
 	for i, o := range r.outcomes {
-		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok"}
+		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens}
 		if !o.sent.IsZero() {
 			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
 		}

@@ -29,6 +29,8 @@ type outcome struct {
 	// arrivals and arrivalTokens of a success feed the pooled ITL.
 	arrivals      []time.Duration
 	arrivalTokens []int
+	// firstChunkTokens is set when per-chunk usage counted the first chunk's tokens.
+	firstChunkTokens *int
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -79,6 +81,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
 	if !res.Start.IsZero() {
 		o.dispatch = res.Start.Sub(due)
+	}
+	if len(res.ArrivalTokens) > 0 {
+		o.firstChunkTokens = artifact.I(firstChunkTokens(res))
 	}
 	if o.row != nil {
 		o.arrivals, o.arrivalTokens = res.Arrivals, res.ArrivalTokens

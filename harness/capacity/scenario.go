@@ -60,6 +60,9 @@ type Scenario struct {
 	Temperature, TopP *float64
 	// Legacy uses /v1/completions with a plain prompt.
 	Legacy bool
+	// ContinuousUsage asks for usage in every chunk (vLLM continuous_usage_stats), so
+	// tokens are attributed to chunks when an engine sends several per chunk.
+	ContinuousUsage bool
 
 	// Model is sent with every request; empty takes the first served model.
 	Model                                                      string
@@ -90,6 +93,7 @@ func ScenarioFromConfig(cfg config.Config) (Scenario, error) {
 		Temperature:              cfg.Temperature,
 		TopP:                     cfg.TopP,
 		Legacy:                   cfg.API == "completions",
+		ContinuousUsage:          cfg.ContinuousUsage,
 		ContextSeed:              cfg.ContextSeed,
 		ContextBuckets:           buckets,
 		ContextMargin:            cfg.ContextMargin,
@@ -119,7 +123,7 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	r := stream.ChatRequest{
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
-		ReasoningEffort: sc.ReasoningEffort, Legacy: sc.Legacy,
+		ReasoningEffort: sc.ReasoningEffort, Legacy: sc.Legacy, ContinuousUsage: sc.ContinuousUsage,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature

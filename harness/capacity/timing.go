@@ -18,11 +18,14 @@ const (
 // float64 seconds and converted to milliseconds by ×1000, as the original does:
 //
 //	generation = e2e − time_to_first_output
-//	tpot = mean_time_per_output_token = mean_inter_token_latency = generation / (output_tokens − 1)
-//	decode_tok_s = (output_tokens − 1) / generation
+//	tpot = mean_time_per_output_token = mean_inter_token_latency = generation / (output_tokens − f)
+//	decode_tok_s = (output_tokens − f) / generation
 //	effective_prefill_tok_s = prompt_tokens / time_to_first_output
 //
-// output_tokens is usage.completion_tokens; without it the token figures are null.
+// output_tokens is usage.completion_tokens; without it the token figures are null. f is the
+// number of tokens the first output chunk carried: 1, as the original assumes, unless the
+// engine reported usage in every chunk, when it is counted, so that an engine coalescing
+// several tokens into its first chunk does not make TPOT look faster.
 func timingRow(res *stream.Result, index, planned int) *artifact.RequestTiming {
 	if !res.HasFirstContent {
 		return nil
@@ -59,8 +62,9 @@ func timingRow(res *stream.Result, index, planned int) *artifact.RequestTiming {
 		row.EffectivePrefillTokS = artifact.F(float64(*row.PromptTokens) / ttfo)
 	}
 	generation := e2e - ttfo
-	if row.OutputTokens != nil && *row.OutputTokens > 1 && generation > 0 {
-		decodeTokens := float64(*row.OutputTokens - 1)
+	first := firstChunkTokens(res)
+	if row.OutputTokens != nil && *row.OutputTokens > first && generation > 0 {
+		decodeTokens := float64(*row.OutputTokens - first)
 		row.DecodeTokS = artifact.F(decodeTokens / generation)
 		perToken := generation * 1000 / decodeTokens
 		row.MeanInterTokenLatencyMs = artifact.F(perToken)
@@ -68,6 +72,15 @@ func timingRow(res *stream.Result, index, planned int) *artifact.RequestTiming {
 		row.TPOTMs = artifact.F(perToken)
 	}
 	return row
+}
+
+// firstChunkTokens is how many completion tokens the first output chunk carried: counted
+// when every chunk reported usage, else 1.
+func firstChunkTokens(res *stream.Result) int {
+	if len(res.ArrivalTokens) > 0 && res.ArrivalTokens[0] > 1 {
+		return res.ArrivalTokens[0]
+	}
+	return 1
 }
 
 // outputTokenSource is "usage" when the server reported completion tokens, else

@@ -35,9 +35,21 @@ func Verify(b *artifact.Benchmark) error {
 		bad("request indices outside 0..%d", b.Requests-1)
 	}
 
+	firstChunk := map[int]int{}
+	if b.Extension != nil {
+		for _, s := range b.Extension.Timeline {
+			if s.FirstChunkTokens != nil {
+				firstChunk[s.RequestIndex] = *s.FirstChunkTokens
+			}
+		}
+	}
 	outputTokens := 0
 	for _, r := range b.RequestTimings {
-		errs = append(errs, verifyRow(r)...)
+		first, ok := firstChunk[r.RequestIndex]
+		if !ok {
+			first = 1
+		}
+		errs = append(errs, verifyRow(r, first)...)
 		if r.OutputTokens != nil {
 			outputTokens += *r.OutputTokens
 		}
@@ -69,9 +81,10 @@ func Verify(b *artifact.Benchmark) error {
 	return errors.Join(errs...)
 }
 
-// verifyRow checks one row's formulas. The ms figures are rounded from seconds, so the
-// comparison allows a relative 1e-9.
-func verifyRow(r artifact.RequestTiming) []error {
+// verifyRow checks one row's formulas; first is the tokens of its first output chunk (see
+// timingRow). The ms figures are rounded from seconds, so the comparison allows a
+// relative 1e-9.
+func verifyRow(r artifact.RequestTiming, first int) []error {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("request %d: "+format, append([]any{r.RequestIndex}, args...)...))
@@ -86,15 +99,15 @@ func verifyRow(r artifact.RequestTiming) []error {
 	if !nearlyEqual(float64(r.VisibleGenerationMs), e2e-ttft) {
 		bad("visible_generation_ms %v != e2e - ttft %v", r.VisibleGenerationMs, e2e-ttft)
 	}
-	if r.OutputTokens != nil && *r.OutputTokens > 1 && gen > 0 {
-		n := float64(*r.OutputTokens - 1)
+	if r.OutputTokens != nil && *r.OutputTokens > first && gen > 0 {
+		n := float64(*r.OutputTokens - first)
 		for name, v := range map[string]*artifact.Float{"tpot_ms": r.TPOTMs, "mean_time_per_output_token_ms": r.MeanTimePerOutputTokenMs, "mean_inter_token_latency_ms": r.MeanInterTokenLatencyMs} {
 			if v == nil || !nearlyEqual(float64(*v), gen/n) {
-				bad("%s %v != generation / (output_tokens - 1) %v", name, v, gen/n)
+				bad("%s %v != generation / (output_tokens - %d) %v", name, v, first, gen/n)
 			}
 		}
 		if r.DecodeTokS == nil || !nearlyEqual(float64(*r.DecodeTokS), n/(gen/1000)) {
-			bad("decode_tok_s %v != (output_tokens - 1) / generation_s %v", r.DecodeTokS, n/(gen/1000))
+			bad("decode_tok_s %v != (output_tokens - %d) / generation_s %v", r.DecodeTokS, first, n/(gen/1000))
 		}
 	}
 	if r.PromptTokens != nil && ttfo > 0 {

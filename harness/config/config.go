@@ -95,6 +95,10 @@ type Config struct {
 	// API (ANVIL_API) is chat (/v1/chat/completions) or completions (the legacy
 	// /v1/completions with a plain prompt).
 	API string `env:"API" envDefault:"chat"`
+	// ContinuousUsage (ANVIL_CONTINUOUS_USAGE) asks for usage in every chunk (vLLM's
+	// stream_options.continuous_usage_stats) so tokens are attributed to chunks; engines
+	// that reject unknown stream options need it off.
+	ContinuousUsage bool `env:"CONTINUOUS_USAGE" envDefault:"false"`
 	// Calibrate (ANVIL_CALIBRATE) measures the endpoint's characters per token before the
 	// run (with /tokenize where it exists, else two short probe requests) so prompts hit
 	// their planned token counts.

@@ -165,3 +165,16 @@ func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.S
 	AddReportEntry("summary", Summarize(run))
 	return run
 }
+
+// PrivateEngine starts a reference engine for the current spec only, stopped when the
+// spec ends, and returns it with a target pointing at it. Specs that prove the harness
+// catches an engine's behaviour use one, whatever ANVIL_BASE_URL says.
+func PrivateEngine(opts refengine.Options) (*refengine.Server, capacity.Target) {
+	GinkgoHelper()
+	s, err := refengine.Start(opts)
+	if err != nil {
+		Fail(fmt.Sprintf("start a private reference engine: %v", err))
+	}
+	DeferCleanup(s.Close)
+	return s, capacity.Target{BaseURL: s.BaseURL(), Timeout: time.Minute, StallTimeout: 10 * time.Second}
+}
