@@ -24,6 +24,10 @@ const CaptureLimit = 8192
 // DefaultMaxEventSize caps one SSE event; chat chunks are a few hundred bytes.
 const DefaultMaxEventSize = 1 << 20
 
+// overrunAllowance is how many output chunks beyond max_tokens a stream may carry before it
+// is cut off: some engines count a token less than they stream (a marker, a stop string).
+const overrunAllowance = 16
+
 // Options configure a Client.
 type Options struct {
 	// BaseURL is the endpoint including /v1.
@@ -106,15 +110,22 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 }
 
 // Stream POSTs body to path (e.g. "/chat/completions") and reads the event stream to its
-// end. expectEvents pre-sizes the arrival log (max_tokens is a good value). The Result is
-// returned even with an error, holding whatever arrived before it; the error is an *Error.
-func (c *Client) Stream(ctx context.Context, path string, body []byte, expectEvents int) (*Result, error) {
+// end. maxTokens is the request's max_tokens: it pre-sizes the arrival log and bounds the
+// stream, since every output chunk carries at least one token, a server that sends more
+// chunks than that (with a small allowance) is cut off rather than read forever. 0 means
+// no bound. The Result is returned even with an error, holding whatever arrived before it;
+// the error is an *Error.
+func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
+	maxChunks := 0
+	if maxTokens > 0 {
+		maxChunks = maxTokens + overrunAllowance
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	deadline := time.AfterFunc(c.s.timeout, func() { cancel(errDeadline) })
 	defer deadline.Stop()
 
-	res := &Result{Arrivals: make([]time.Duration, 0, expectEvents+2)}
+	res := &Result{Arrivals: make([]time.Duration, 0, maxTokens+2)}
 	req, err := c.newRequest(ctx, http.MethodPost, path, body)
 	if err != nil {
 		return res, err
@@ -161,6 +172,9 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, expectEve
 		if ev.Data == "" {
 			continue
 		}
+		if !utf8.ValidString(ev.Data) {
+			return res, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", events)}
+		}
 		if err := ch.decode(ev.Data); err != nil {
 			return res, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", events, err), Err: err}
 		}
@@ -169,6 +183,9 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, expectEve
 		}
 		res.observe(&ch, at)
 		res.lag(sr.last)
+		if maxChunks > 0 && len(res.Arrivals) > maxChunks {
+			return res, &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}
+		}
 	}
 	// The body ended without [DONE]. A stall or deadline surfaces as a read error above, so
 	// this is a close by the server: complete only if a finish_reason was seen.

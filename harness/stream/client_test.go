@@ -241,7 +241,7 @@ func TestCaptureIsCappedInCharacters(t *testing.T) {
 		parts = append(parts, `data: {"choices":[{"delta":{"content":"é√x"}}]}`+"\n\n")
 	}
 	parts = append(parts, finishChunk, done)
-	res, err := stream(t, client(serve(t, 200, "text/event-stream", 0, strings.Join(parts, ""))))
+	res, err := client(serve(t, 200, "text/event-stream", 0, strings.Join(parts, ""))).Stream(context.Background(), ChatPath, []byte(`{}`), 4000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,5 +267,23 @@ func TestModels(t *testing.T) {
 	models, err := client(s).Models(context.Background())
 	if err != nil || len(models) != 2 || models[0].MaxContextTokens != 8192 || models[1].MaxContextTokens != 65536 {
 		t.Fatalf("models %+v err %v", models, err)
+	}
+}
+
+func TestEndlessStreamIsCutOffPastMaxTokens(t *testing.T) {
+	t.Parallel()
+	parts := strings.Repeat(contentChunk, 200)
+	res, err := client(serve(t, 200, "text/event-stream", 0, parts)).Stream(context.Background(), ChatPath, []byte(`{}`), 64)
+	if kindOf(err) != KindOverrun || res.ContentChunks != 64+overrunAllowance+1 {
+		t.Fatalf("err = %v (%s), %d chunks", err, kindOf(err), res.ContentChunks)
+	}
+}
+
+func TestInvalidUTF8IsMalformed(t *testing.T) {
+	t.Parallel()
+	bad := "data: {\"choices\":[{\"delta\":{\"content\":\"co\xff\xfede\"}}]}\n\n"
+	_, err := stream(t, client(serve(t, 200, "text/event-stream", 0, contentChunk, bad)))
+	if kindOf(err) != KindMalformed || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -25,6 +25,7 @@ const (
 	KindServerError    = "stream_error"     // the server sent an error object in the stream
 	KindEventTooLarge  = "event_too_large"  // one event above the size cap
 	KindRead           = "read_error"       // any other failure while reading the body
+	KindOverrun        = "endless_stream"   // far more output chunks than max_tokens allows
 )
 
 // Error is a failed request, classified by Kind. Its message never carries the API key or
