@@ -22,7 +22,9 @@ const (
 
 // Budget bounds one metric of the v1 metrics block, e.g. tpot_p50_ms <= 6.
 type Budget struct {
-	// Metric is a key of the metrics block (tpot_p50_ms, decode_tok_s_p95, throughput_tok_s).
+	// Metric is a key of the metrics block (tpot_p50_ms, decode_tok_s_p95, throughput_tok_s),
+	// optionally followed by judging options, each introduced by "@":
+	// "tpot_p95_ms@upper95@min=50" (see Options, Key and WithOptions).
 	Metric string
 	// Op is one of <=, <, >=, >.
 	Op string
@@ -30,18 +32,32 @@ type Budget struct {
 	Limit float64
 }
 
+// String writes b in the grammar of Parse: "tpot_p50_ms<=6", "tpot_p95_ms<=8@upper95".
 func (b Budget) String() string {
-	return b.Metric + b.Op + strconv.FormatFloat(b.Limit, 'g', -1, 64)
+	return b.Key() + b.Op + strconv.FormatFloat(b.Limit, 'g', -1, 64) + b.optionSuffix()
 }
 
 // Parse reads a comma-separated list of budgets. The grammar:
 //
 //	budgets := budget { "," budget }
-//	budget  := metric op number
+//	budget  := metric op number { "@" option }
 //	metric  := a key of the v1 metrics block, e.g. tpot_p50_ms
 //	op      := "<=" | "<" | ">=" | ">"
+//	option  := "point" | "upper95" | "lower95" | "min=" count
 //
-// Blanks around terms are ignored; an empty string is no budget. Errors quote the bad term.
+// Options say how the budget is judged (see Judge):
+//
+//   - point (the default) judges the figure itself; upper95 and lower95 judge the upper or
+//     the lower end of its 95% confidence interval, and apply to _mean and percentile keys
+//     only: tpot_p95_ms<=8@upper95 passes only when the p95 is below 8 ms with 97.5%
+//     confidence.
+//   - min=N sets the samples the figure needs, replacing DefaultMinSamples (p99 100, p95 20,
+//     p90 10, other keys 1): tpot_p99_ms<=9@min=50.
+//
+// So "tpot_p50_ms<=6, tpot_p95_ms<=8@upper95, tpot_p99_ms<=9@min=50". Options are kept in
+// Budget.Metric after the key ("tpot_p95_ms@upper95"), at most one bound and one min each.
+// Blanks around terms and options are ignored; an empty string is no budget. Errors quote
+// the bad term.
 func Parse(s string) ([]Budget, error) {
 	var out []Budget
 	for term := range strings.SplitSeq(s, ",") {
@@ -68,36 +84,69 @@ func parseTerm(term string) (Budget, error) {
 		op += "="
 	}
 	metric := strings.TrimSpace(term[:i])
-	number := strings.TrimSpace(term[i+len(op):])
+	number, options, hasOptions := strings.Cut(term[i+len(op):], optionSep)
+	number = strings.TrimSpace(number)
 	if _, _, ok := new(artifact.Metrics).Lookup(metric); !ok {
+		if key, _, found := strings.Cut(metric, optionSep); found {
+			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
+		}
 		return Budget{}, fmt.Errorf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms)", metric)
 	}
 	limit, err := strconv.ParseFloat(number, 64)
 	if err != nil || math.IsNaN(limit) || math.IsInf(limit, 0) {
 		return Budget{}, fmt.Errorf("limit %q is not a finite number", number)
 	}
-	return Budget{Metric: metric, Op: op, Limit: limit}, nil
+	b := Budget{Metric: metric, Op: op, Limit: limit}
+	if hasOptions {
+		o, err := parseOptions(metric, strings.Split(options, optionSep))
+		if err != nil {
+			return Budget{}, err
+		}
+		b = b.WithOptions(o)
+	}
+	return b, nil
 }
 
 // Verdict is the judgement of one budget.
 type Verdict struct {
 	Budget Budget
-	// Value is the measured figure; Samples the number of requests it stands on.
+	// Value is the figure judged (the bound when Bound is Upper95 or Lower95); Samples the
+	// number of requests it stands on.
 	Value   float64
 	Samples int
-	// Pass reports the budget held. When Err is set there was nothing to judge.
+	// Bound is the figure judged, Point the metric's own figure (equal to Value for Point).
+	Bound Bound
+	Point float64
+	// Required is the sample count the budget needed (DefaultMinSamples or its @min).
+	Required int
+	// Pass reports the budget held. When Err is set there was nothing to judge; it wraps
+	// ErrInsufficientSamples when the figure stood on too few samples.
 	Pass bool
 	Err  error
 }
 
 // Judge evaluates b against an artifact. A distribution figure is judged over its own
 // sample count; a scalar over the completed requests. A missing (null) figure or zero
-// samples is an error, never a pass.
+// samples is an error, never a pass, and so is a figure with fewer samples than the budget
+// requires (DefaultMinSamples unless @min says otherwise): ErrInsufficientSamples. With an
+// upper95 or lower95 option the figure judged is that end of the 95% confidence interval
+// (see Bound); an interval that does not exist at this sample size is
+// ErrInsufficientSamples too.
 func Judge(b Budget, a *artifact.Benchmark) Verdict {
-	v := Verdict{Budget: b}
-	value, samples, ok := a.Metrics.Lookup(b.Metric)
+	v := Verdict{Budget: b, Bound: Point}
+	if a == nil {
+		v.Err = fmt.Errorf("no artifact to judge %s against", b)
+		return v
+	}
+	key := b.Key()
+	opts, err := b.Options()
+	if err != nil {
+		v.Err = err
+		return v
+	}
+	value, samples, ok := a.Metrics.Lookup(key)
 	if !ok {
-		v.Err = fmt.Errorf("unknown metric %q", b.Metric)
+		v.Err = fmt.Errorf("unknown metric %q", key)
 		return v
 	}
 	if samples < 0 {
@@ -105,10 +154,25 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	}
 	v.Samples = samples
 	if value == nil || samples == 0 {
-		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded", Describe(b.Metric), a.Completed, a.Requests)
+		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded", Describe(key), a.Completed, a.Requests)
 		return v
 	}
-	v.Value = *value
+	v.Required = opts.MinSamples
+	if v.Required == 0 {
+		v.Required = DefaultMinSamples(key)
+	}
+	if samples < v.Required {
+		v.Err = fmt.Errorf("%s: %w: %d of the %d required", Describe(key), ErrInsufficientSamples, samples, v.Required)
+		return v
+	}
+	v.Value, v.Point = *value, *value
+	if opts.Bound != "" {
+		v.Bound = opts.Bound
+		if v.Value, err = boundOf(key, opts.Bound, a, samples); err != nil {
+			v.Err = err
+			return v
+		}
+	}
 	switch b.Op {
 	case AtMost:
 		v.Pass = v.Value <= b.Limit
@@ -125,16 +189,22 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 }
 
 // Message is the verdict in one line, e.g.
-// "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples".
+// "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples", or on a bound
+// "tpot p95 upper CI95 bound 6.41ms exceeds budget 6.00ms over 40 samples (point 6.12ms)".
 func (v Verdict) Message() string {
 	if v.Err != nil {
 		return v.Err.Error()
 	}
-	name, unit := Describe(v.Budget.Metric), Unit(v.Budget.Metric)
+	key := v.Budget.Key()
+	name, unit := Describe(key), Unit(key)
 	relation := map[bool]map[string]string{
 		true:  {AtMost: "is within budget", Below: "is below budget", AtLeast: "meets budget", Above: "is above budget"},
 		false: {AtMost: "exceeds budget", Below: "is not below budget", AtLeast: "is below budget", Above: "is not above budget"},
 	}[v.Pass][v.Budget.Op]
+	if v.Bound != "" && v.Bound != Point {
+		return fmt.Sprintf("%s %s %s %s %s over %d samples (point %s)", name, v.Bound.label(), Format(v.Value, unit), relation,
+			Format(v.Budget.Limit, unit), v.Samples, Format(v.Point, unit))
+	}
 	return fmt.Sprintf("%s %s %s %s over %d samples", name, Format(v.Value, unit), relation, Format(v.Budget.Limit, unit), v.Samples)
 }
 

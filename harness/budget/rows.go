@@ -1,0 +1,75 @@
+package budget
+
+import (
+	"fmt"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// RowValues returns the per-request values of a distribution family ("ttft", "tpot",
+// "decode_tok_s", ...) over the artifact's request_timings rows, in row order, skipping rows
+// where the value is null. The families map to row fields as the metrics block is computed:
+//
+//	ttft -> ttft_ms                      time_to_first_output -> time_to_first_output_ms
+//	e2e -> e2e_ms                        generation -> generation_ms
+//	tpot, mean_time_per_output_token,    decode_tok_s -> decode_tok_s
+//	mean_inter_token_latency_ms -> tpot_ms
+//	effective_prefill_tok_s -> effective_prefill_tok_s
+//	prompt_tokens -> prompt_tokens       completion_tokens -> output_tokens
+//
+// For the three TPOT twins a row without tpot_ms (artifacts older than 2026-09-04) falls
+// back to mean_time_per_output_token_ms, then mean_inter_token_latency_ms: the same figure
+// under its older names. An unknown family is an error quoting it.
+func RowValues(a *artifact.Benchmark, family string) ([]float64, error) {
+	if a == nil {
+		return nil, fmt.Errorf("family %q: no artifact", family)
+	}
+	get, ok := rowFields[family]
+	if !ok {
+		return nil, fmt.Errorf("family %q has no request_timings field", family)
+	}
+	var out []float64
+	for i := range a.RequestTimings {
+		if v, ok := get(&a.RequestTimings[i]); ok {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+var rowFields = map[string]func(*artifact.RequestTiming) (float64, bool){
+	"ttft":                        func(r *artifact.RequestTiming) (float64, bool) { return float64(r.TTFTMs), true },
+	"time_to_first_output":        func(r *artifact.RequestTiming) (float64, bool) { return float64(r.TimeToFirstOutputMs), true },
+	"e2e":                         func(r *artifact.RequestTiming) (float64, bool) { return float64(r.E2EMs), true },
+	"generation":                  func(r *artifact.RequestTiming) (float64, bool) { return float64(r.GenerationMs), true },
+	"tpot":                        tpotOf,
+	"mean_time_per_output_token":  tpotOf,
+	"mean_inter_token_latency_ms": tpotOf,
+	"decode_tok_s":                func(r *artifact.RequestTiming) (float64, bool) { return floatOf(r.DecodeTokS) },
+	"effective_prefill_tok_s":     func(r *artifact.RequestTiming) (float64, bool) { return floatOf(r.EffectivePrefillTokS) },
+	"prompt_tokens":               func(r *artifact.RequestTiming) (float64, bool) { return intOf(r.PromptTokens) },
+	"completion_tokens":           func(r *artifact.RequestTiming) (float64, bool) { return intOf(r.OutputTokens) },
+}
+
+func tpotOf(r *artifact.RequestTiming) (float64, bool) {
+	for _, f := range []*artifact.Float{r.TPOTMs, r.MeanTimePerOutputTokenMs, r.MeanInterTokenLatencyMs} {
+		if f != nil {
+			return float64(*f), true
+		}
+	}
+	return 0, false
+}
+
+func floatOf(f *artifact.Float) (float64, bool) {
+	if f == nil {
+		return 0, false
+	}
+	return float64(*f), true
+}
+
+func intOf(i *int) (float64, bool) {
+	if i == nil {
+		return 0, false
+	}
+	return float64(*i), true
+}
