@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// Difference is one workload-identity field on which two artifacts differ, or which one of
+// them does not record.
+type Difference struct {
+	// Field is the artifact key, dotted below the top level ("serve_flags.thinking_mode").
+	Field string `json:"field"`
+	// Baseline and Current are the two values as JSON text, or "unknown" for a field the
+	// artifact does not record.
+	Baseline string `json:"baseline"`
+	Current  string `json:"current"`
+	// Unknown reports that at least one side does not record the field: an artifact of an
+	// older era of the original tool. Such a field fails closed, like a real difference.
+	Unknown bool `json:"unknown"`
+}
+
+// String is "context_tokens 64000 vs 8000" or
+// "controlled_output_policy unknown vs \"strict\" (not recorded by an older artifact)".
+func (d Difference) String() string {
+	s := fmt.Sprintf("%s %s vs %s", d.Field, d.Baseline, d.Current)
+	if d.Unknown {
+		s += " (not recorded by an older artifact)"
+	}
+	return s
+}
+
+// unknown is the value text of a field an artifact does not record.
+const unknown = "unknown"
+
+// Comparable lists the workload-identity differences between a baseline and a current
+// artifact; none means the two measured the same workload and their figures may be
+// compared. The fields, in this order:
+//
+//	measurement_protocol, model, context_tokens, context_distribution, context_seed,
+//	concurrency, max_tokens, max_context_tokens, response_words, controlled_output_policy,
+//	prompt_cache_mode, shared_prefix_tokens, request_canaries, serve_flags.thinking_mode,
+//	serve_flags.no_thinking, serve_flags.reasoning_effort, serve_flags.shared_prefix_burst,
+//	sampling.temperature.effective_request, sampling.top_p.effective_request, and gpu when
+//	both artifacts name one.
+//
+// requests is not among them: it sets the sample size, not the work of each request, and
+// Regression's tests account for the sample size of each side (a 60-request run is fairly
+// compared with a 6-request baseline, only with less power). For the same reason
+// context_distribution is compared count for count only when requests are equal, and
+// otherwise as the set of planned context sizes. engine, the run's timing, base_url and the
+// provenance keys (tier, manifest, source_recipe, configuration_fingerprint) are what a gate
+// compares across, so they are not identity.
+//
+// Decoding leaves a key that an artifact lacks at its zero value, so a field counts as not
+// recorded (Unknown) by the era that introduced it: measurement_protocol, context_seed and
+// context_distribution came with capacity-v2 (an empty measurement_protocol), response_words,
+// prompt_cache_mode and request_canaries on 2026-09-04 (an empty prompt_cache_mode),
+// shared_prefix_tokens with controlled_output_policy on 2026-09-08 (an empty policy), the
+// serve_flags with their thinking_mode; an empty model and a zero concurrency or max_tokens
+// are not recorded either. Nil inputs compare as entirely unknown.
+func Comparable(baseline, current *artifact.Benchmark) []Difference {
+	if baseline == nil || current == nil {
+		return []Difference{{Field: "artifact", Baseline: present(baseline), Current: present(current)}}
+	}
+	var out []Difference
+	for _, f := range identityFields {
+		b, bok := f.value(baseline)
+		c, cok := f.value(current)
+		if !bok || !cok {
+			out = append(out, Difference{Field: f.name, Baseline: orUnknown(b, bok), Current: orUnknown(c, cok), Unknown: true})
+			continue
+		}
+		if f.name == "context_distribution" && baseline.Requests != current.Requests {
+			// Different request counts draw different counts; the planned sizes must agree.
+			b, c = sizesOf(baseline.ContextDistribution), sizesOf(current.ContextDistribution)
+		}
+		if b != c {
+			out = append(out, Difference{Field: f.name, Baseline: b, Current: c})
+		}
+	}
+	if baseline.GPU != nil && current.GPU != nil && *baseline.GPU != *current.GPU {
+		out = append(out, Difference{Field: "gpu", Baseline: text(*baseline.GPU), Current: text(*current.GPU)})
+	}
+	return out
+}
+
+// identityField reads one identity field as JSON text; ok is false when the artifact does
+// not record it.
+type identityField struct {
+	name  string
+	value func(*artifact.Benchmark) (string, bool)
+}
+
+var identityFields = []identityField{
+	{"measurement_protocol", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.MeasurementProtocol), a.MeasurementProtocol != ""
+	}},
+	{"model", func(a *artifact.Benchmark) (string, bool) { return text(a.Model), a.Model != "" }},
+	{"context_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.ContextTokens), true }},
+	{"context_distribution", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ContextDistribution), a.ContextDistribution != nil && sinceV2(a)
+	}},
+	{"context_seed", func(a *artifact.Benchmark) (string, bool) { return text(a.ContextSeed), sinceV2(a) }},
+	{"concurrency", func(a *artifact.Benchmark) (string, bool) { return text(a.Concurrency), a.Concurrency > 0 }},
+	{"max_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.MaxTokens), a.MaxTokens > 0 }},
+	{"max_context_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.MaxContextTokens), true }},
+	{"response_words", func(a *artifact.Benchmark) (string, bool) { return text(a.ResponseWords), since0904(a) }},
+	{"controlled_output_policy", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ControlledOutputPolicy), since0908(a)
+	}},
+	{"prompt_cache_mode", func(a *artifact.Benchmark) (string, bool) { return text(a.PromptCacheMode), since0904(a) }},
+	{"shared_prefix_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.SharedPrefixTokens), since0908(a) }},
+	{"request_canaries", func(a *artifact.Benchmark) (string, bool) { return text(a.RequestCanaries), since0904(a) }},
+	{"serve_flags.thinking_mode", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ServeFlags.ThinkingMode), hasServeFlags(a)
+	}},
+	{"serve_flags.no_thinking", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ServeFlags.NoThinking), hasServeFlags(a)
+	}},
+	{"serve_flags.reasoning_effort", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ServeFlags.ReasoningEffort), hasServeFlags(a)
+	}},
+	{"serve_flags.shared_prefix_burst", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.ServeFlags.SharedPrefixBurst), hasServeFlags(a)
+	}},
+	{"sampling.temperature.effective_request", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.Sampling.Temperature.EffectiveRequest), true
+	}},
+	{"sampling.top_p.effective_request", func(a *artifact.Benchmark) (string, bool) {
+		return text(a.Sampling.TopP.EffectiveRequest), true
+	}},
+}
+
+// The eras of the original tool, told apart by a key each introduced (capacity-spec.md §0.2).
+func sinceV2(a *artifact.Benchmark) bool       { return a.MeasurementProtocol != "" }
+func since0904(a *artifact.Benchmark) bool     { return a.PromptCacheMode != "" }
+func since0908(a *artifact.Benchmark) bool     { return a.ControlledOutputPolicy != "" }
+func hasServeFlags(a *artifact.Benchmark) bool { return a.ServeFlags.ThinkingMode != "" }
+
+func orUnknown(v string, ok bool) string {
+	if !ok {
+		return unknown
+	}
+	return v
+}
+
+func present(a *artifact.Benchmark) string {
+	if a == nil {
+		return "missing"
+	}
+	return "present"
+}
+
+// sizesOf is the sorted planned context sizes of a context_distribution, as JSON text.
+func sizesOf(d map[string]int) string { return text(slices.Sorted(maps.Keys(d))) }
+
+// text is v as JSON (sorted keys for maps, "null" for nil pointers).
+func text(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v) // unreachable for the field types above
+	}
+	return string(raw)
+}
