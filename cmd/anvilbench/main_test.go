@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+const reference = "../../testdata/reference/benchmark-v1-example.json"
+
+// variant writes the reference artifact, changed by edit, to a file in dir.
+func variant(t *testing.T, dir, name string, edit func(*artifact.Benchmark)) string {
+	t.Helper()
+	b, err := artifact.Read(reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(b)
+	path := filepath.Join(dir, name)
+	if err := artifact.Write(path, b); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// invoke runs the command with GITHUB_STEP_SUMMARY set to summary ("" for unset).
+func invoke(summary string, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "GITHUB_STEP_SUMMARY" {
+			return summary
+		}
+		return ""
+	}
+	code = run(args, &out, &errOut, getenv)
+	return code, out.String(), errOut.String()
+}
+
+func TestCompareExitCodes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	slower := variant(t, dir, "slower.json", func(b *artifact.Benchmark) {
+		for i := range b.RequestTimings {
+			b.RequestTimings[i].TPOTMs = artifact.F(1.2 * float64(*b.RequestTimings[i].TPOTMs))
+		}
+	})
+	otherWorkload := variant(t, dir, "other.json", func(b *artifact.Benchmark) { b.MaxTokens = 128 })
+	few := variant(t, dir, "few.json", func(b *artifact.Benchmark) { b.RequestTimings = b.RequestTimings[:4] })
+	otherSchema := filepath.Join(dir, "other-schema.json")
+	os.WriteFile(otherSchema, []byte(`{"schema": "other/v1"}`), 0o644)
+
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"unchanged", []string{"compare", reference, reference}, 0,
+			[]string{"metric            old           new           delta  verdict\n", "tpot_p50_ms       5.98ms        5.98ms        +0.0%  ok\n"}, nil},
+		{"slower", []string{"compare", reference, slower}, 1,
+			[]string{"tpot_p50_ms       5.98ms        7.18ms        +20.0%  regression\n"},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the ratio 1.197..1.203, p=0.0011, 6 vs 6 requests): worse than the 5.0% gate\n"}},
+		{"slower, gated on TTFT only", []string{"compare", "--metrics", "ttft_p50_ms,ttft_p95_ms", reference, slower}, 0, []string{"ttft_p95_ms"}, nil},
+		{"slower, flags after the files", []string{"compare", reference, slower, "--by", "0.5", "--metrics=tpot_p50_ms"}, 0,
+			[]string{"tpot_p50_ms: tpot p50 changed +20.0% (5.98ms -> 7.18ms, 95% CI of the ratio 1.197..1.203, p=0.0011, 6 vs 6 requests): significant but within half the 50.0% gate\n"}, nil},
+		{"not comparable", []string{"compare", reference, otherWorkload}, 2, []string{"workload differences:\n  max_tokens 512 vs 128\n"},
+			[]string{"the artifacts measured different workloads (pass --allow-mismatch to compare anyway):\n  max_tokens 512 vs 128\n"}},
+		{"allowed mismatch", []string{"compare", "--allow-mismatch", reference, otherWorkload}, 0, nil, nil},
+		{"insufficient samples", []string{"compare", "--metrics", "tpot_p50_ms", reference, few}, 2, nil,
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50: insufficient samples: 6 vs 4 requests (at least 5 on each side)\n"}},
+		{"missing file", []string{"compare", reference, filepath.Join(dir, "absent.json")}, 2, nil, []string{"anvilbench compare: current: read artifact ", "absent.json: open "}},
+		{"not an artifact", []string{"compare", otherSchema, reference}, 2, nil, []string{"anvilbench compare: baseline: read artifact ", "not an anvil-serving.benchmark/v1 artifact"}},
+		{"bad format", []string{"compare", "--format", "yaml", reference, reference}, 2, nil, []string{`anvilbench compare: --format "yaml": want text, json or markdown` + "\n"}},
+		{"bad metric", []string{"compare", "--metrics", "tpot_p50_ms,tpot_p42_ms", reference, reference}, 2, nil,
+			[]string{`anvilbench compare: --metrics: metric "tpot_p42_ms": want a mean or percentile key`}},
+		{"bad gate", []string{"compare", "--by", "fast", reference, reference}, 2, nil, []string{`invalid value "fast" for flag -by`}},
+		{"one file", []string{"compare", reference}, 2, nil, []string{"anvilbench compare: want OLD.json and NEW.json, got 1 arguments"}},
+		{"no command", nil, 2, nil, []string{"usage: anvilbench compare"}},
+		{"unknown command", []string{"diff"}, 2, nil, []string{`anvilbench: unknown command "diff"`}},
+		{"help", []string{"compare", "-h"}, 0, nil, []string{"usage: anvilbench compare [flags] OLD.json NEW.json", "-allow-mismatch"}},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := invoke("", c.args...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.name, code, c.code, stdout, stderr)
+			continue
+		}
+		for _, want := range c.stdout {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: stdout lacks %q:\n%s", c.name, want, stdout)
+			}
+		}
+		for _, want := range c.stderr {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.name, want, stderr)
+			}
+		}
+		if c.code == 0 && stderr != "" && c.name != "help" { // flag prints help on stderr
+			t.Errorf("%s: exit 0 with stderr %q", c.name, stderr)
+		}
+	}
+}
+
+func TestCompareFormats(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := invoke("", "compare", "--format", "json", reference, reference)
+	var doc struct {
+		Baseline, Outcome string
+		By                float64
+		Rows              []struct{ Metric, Verdict string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
+	}
+	if doc.Outcome != "ok" || doc.By != 0.05 || doc.Baseline != reference || len(doc.Rows) != 8 || doc.Rows[7].Metric != "failed" {
+		t.Errorf("json: %+v", doc)
+	}
+	code, stdout, _ = invoke("", "compare", "--format=markdown", reference, reference)
+	if code != 0 || !strings.HasPrefix(stdout, "### anvilbench compare: ok (gate 5.0%)\n") || !strings.Contains(stdout, "| tpot_p50_ms | 5.98ms | 5.98ms | +0.0% | ok |\n") {
+		t.Errorf("markdown, exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestCompareAppendsTheStepSummary(t *testing.T) {
+	t.Parallel()
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	os.WriteFile(summary, []byte("earlier step\n"), 0o644)
+	if code, _, stderr := invoke(summary, "compare", reference, reference); code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, _ := invoke(summary, "compare", "--format", "json", "--metrics", "tpot_p50_ms", reference, reference); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, _ := os.ReadFile(summary)
+	text := string(data)
+	if !strings.HasPrefix(text, "earlier step\n### anvilbench compare: ok (gate 5.0%)\n") || strings.Count(text, "### anvilbench compare") != 2 || !strings.Contains(text, "| failed | 0 | 0 | +0 | ok |") {
+		t.Errorf("summary:\n%s", text)
+	}
+	// An unwritable summary is reported but does not change the verdict.
+	code, _, stderr := invoke(filepath.Join(t.TempDir(), "no", "such", "dir", "summary.md"), "compare", reference, reference)
+	if code != 0 || !strings.Contains(stderr, "anvilbench compare: GITHUB_STEP_SUMMARY: open ") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
