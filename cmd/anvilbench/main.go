@@ -1,10 +1,14 @@
 // Command anvilbench works with anvil-serving.benchmark/v1 artifacts outside the suites.
 //
 //	anvilbench compare [flags] OLD.json NEW.json
+//	anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
 //
-// compares a current artifact with a baseline of the same workload and exits 0 when no
-// metric regressed, 1 when one did, and 2 when the two cannot be compared or an input is
-// bad (the reason on stderr). See compare -h for the flags.
+// compare judges a current artifact against a baseline of the same workload and exits 0
+// when no metric regressed, 1 when one did, and 2 when the two cannot be compared or an
+// input is bad (the reason on stderr). See compare -h for the flags.
+//
+// gate-status reads the gate summary the suites wrote and exits with its typed code: 0
+// pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed.
 package main
 
 import (
@@ -25,9 +29,12 @@ const (
 )
 
 const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
+       anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
 
 Commands:
-  compare  judge NEW.json against the baseline OLD.json metric by metric
+  compare      judge NEW.json against the baseline OLD.json metric by metric
+  gate-status  print the suites' gate outcome and exit with its code
+               (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed)
 `
 
 // run is the whole command with its environment passed in, so tests can drive it.
@@ -39,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	switch args[0] {
 	case "compare":
 		return runCompare(args[1:], stdout, stderr, getenv)
+	case "gate-status":
+		return runGateStatus(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -148,3 +148,25 @@ func TestCompareAppendsTheStepSummary(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestGateStatusExitsWithTheOutcomeCode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(dir, "gate.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for body, want := range map[string]int{
+		`{"outcome":"pass","exit_code":0,"specs":3,"failed":[]}`: 0,
+		`{"outcome":"budget_broken","exit_code":3,"specs":3,"failed":[{"spec":"s","kind":"budget","state":"failed","message":"tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"}]}`: 3,
+		`{"outcome":"run_failed","exit_code":4,"specs":1,"failed":[]}`: 4,
+		`not json`: 4,
+	} {
+		write(body)
+		var out, errOut strings.Builder
+		if got := run([]string{"gate-status", dir}, &out, &errOut, func(string) string { return "" }); got != want {
+			t.Errorf("%s: exit %d, want %d (%s%s)", body, got, want, out.String(), errOut.String())
+		}
+	}
+}

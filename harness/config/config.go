@@ -115,6 +115,15 @@ type Config struct {
 	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.
 	Budgets string `env:"BUDGETS"`
 
+	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
+	// scenario must not regress from; GateMetrics (ANVIL_GATE_METRICS) are the metrics
+	// judged and GateBy (ANVIL_GATE_BY) the relative change that counts as a regression.
+	// AllowMismatch (ANVIL_ALLOW_MISMATCH) compares workloads that differ anyway.
+	Baseline      string  `env:"BASELINE"`
+	GateMetrics   string  `env:"GATE_METRICS" envDefault:"tpot_p50_ms,ttft_p50_ms"`
+	GateBy        float64 `env:"GATE_BY" envDefault:"0.05"`
+	AllowMismatch bool    `env:"ALLOW_MISMATCH" envDefault:"false"`
+
 	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
 	// one host clock; [A-Za-z0-9._-]{1,64}.
 	ClockDomainID string `env:"CLOCK_DOMAIN_ID"`

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/compare"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
@@ -111,6 +113,7 @@ func (c Config) Validate() error {
 	if _, err := budget.Parse(c.Budgets); err != nil {
 		add("%sBUDGETS: %v", Prefix, err)
 	}
+	p = append(p, c.validateGate()...)
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
 	}
@@ -191,4 +194,34 @@ func (c Config) validateWorkload() Problems {
 		add("%sAPI=%q: unknown API (want chat or completions)", Prefix, c.API)
 	}
 	return p
+}
+
+// validateGate checks the baseline and the regression gate.
+func (c Config) validateGate() Problems {
+	var p Problems
+	if c.Baseline != "" {
+		if _, err := artifact.Read(c.Baseline); err != nil {
+			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
+		}
+	}
+	for _, m := range c.ParsedGateMetrics() {
+		if err := compare.CheckMetric(m); err != nil {
+			p = append(p, fmt.Sprintf("%sGATE_METRICS: %q: %v", Prefix, m, err))
+		}
+	}
+	if math.IsNaN(c.GateBy) || c.GateBy <= 0 || c.GateBy >= 1 {
+		p = append(p, fmt.Sprintf("%sGATE_BY=%v: out of range (want a fraction in (0, 1), e.g. 0.05 for 5%%)", Prefix, c.GateBy))
+	}
+	return p
+}
+
+// ParsedGateMetrics returns the metrics of ANVIL_GATE_METRICS.
+func (c Config) ParsedGateMetrics() []string {
+	var out []string
+	for m := range strings.SplitSeq(c.GateMetrics, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }

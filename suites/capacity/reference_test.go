@@ -31,19 +31,4 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 		Expect(run).To(HaveNoFailedRequests())
 		Expect(run).To(AdhereToControlledOutput())
 	})
-
-	It("configured scenario: exactly what the ANVIL_* variables describe", Label("configured"), SpecTimeout(time.Hour), func(ctx SpecContext) {
-		env := bench.Current()
-		sc, err := capacity.ScenarioFromConfig(env.Config)
-		Expect(err).NotTo(HaveOccurred())
-		run := bench.Run(ctx, "configured", env.Target(), env.WithIdentity(sc))
-
-		Expect(run).To(HaveNoFailedRequests())
-		if sc.Policy == config.PolicyStrict {
-			Expect(run).To(AdhereToControlledOutput())
-		}
-		for _, b := range env.Config.ParsedBudgets() {
-			Expect(run).To(MeetBudget(b), "budget %s from ANVIL_BUDGETS", b)
-		}
-	})
 })

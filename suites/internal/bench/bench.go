@@ -6,6 +6,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -110,21 +111,35 @@ func Bootstrap(suite string) bool {
 			engine.Close()
 		}
 	})
-	ReportAfterSuite("junit", func(report types.Report) {
+	ReportAfterSuite("junit, gate summary and report", func(report types.Report) {
 		// Loaded again: on a config error BeforeSuite failed and current is nil, yet the
 		// failure still belongs in the JUnit file.
-		cfg, err := config.FromEnvironment()
-		outDir := "artifacts"
-		if err == nil {
+		cfg, cfgErr := config.FromEnvironment()
+		outDir := filepath.Join("artifacts")
+		if cfgErr == nil {
 			if resolved, err := cfg.ResolveOutDir(); err == nil {
 				outDir = resolved
 			}
-		} else if root, rerr := config.ModuleRoot(); rerr == nil {
-			outDir = root + "/artifacts"
+		} else if root, err := config.ModuleRoot(); err == nil {
+			outDir = filepath.Join(root, "artifacts")
 		}
-		dst := outDir + "/junit.xml"
+		dst := filepath.Join(outDir, "junit.xml")
 		if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
 			Fail(fmt.Sprintf("write %s: %v", dst, err))
+		}
+		if err := reporters.WriteGateSummary(report, filepath.Join(outDir, reporters.GateFileName)); err != nil {
+			Fail(err.Error())
+		}
+		var budgets []reporters.ReportBudget
+		for _, b := range cfg.ParsedBudgets() {
+			budgets = append(budgets, reporters.ReportBudget{Metric: b.Metric, Op: b.Op, Limit: b.Limit})
+		}
+		notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets})
+		if err != nil {
+			Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
+		}
+		for _, n := range notes {
+			GinkgoWriter.Println("report:", n)
 		}
 	})
 	return true
