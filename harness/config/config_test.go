@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,6 +145,19 @@ func TestVariablesListsEveryField(t *testing.T) {
 	for _, v := range vars {
 		if !strings.HasPrefix(v[0], Prefix) {
 			t.Errorf("%s lacks the prefix", v[0])
+		}
+	}
+}
+
+func TestREADMEDocumentsEveryVariable(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range Variables() {
+		if !strings.Contains(string(readme), "`"+v[0]+"`") {
+			t.Errorf("README.md does not document %s", v[0])
 		}
 	}
 }
