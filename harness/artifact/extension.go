@@ -31,6 +31,43 @@ type Extension struct {
 	// ClientOverhead is the harness's own cost, so a run it bottlenecked is flagged.
 	ITL            ITLSummary     `json:"itl"`
 	ClientOverhead ClientOverhead `json:"client_overhead"`
+	// Arrival is how requests were started and, for an open loop, their latency from the
+	// intended start (free of coordinated omission).
+	Arrival Arrival `json:"arrival"`
+}
+
+// Arrival models.
+const (
+	ArrivalClosedLoop = "closed-loop" // each of concurrency workers starts its next request when one ends
+	ArrivalBurst      = "burst"       // every request released at one instant
+	ArrivalPoisson    = "poisson"     // open loop, exponential gaps at a mean rate
+	ArrivalConstant   = "constant"    // open loop, evenly spaced at a rate
+)
+
+// Arrival records the arrival model. For an open loop, the v1 latencies stay service
+// latencies (from each request's actual start); IntendedTTFT and IntendedE2E are measured
+// from the intended start, so queueing in the client is not hidden, and ScheduleLag is the
+// difference.
+type Arrival struct {
+	Model      string `json:"model"`
+	RatePerSec *Float `json:"rate_per_sec"`
+	Seed       *int64 `json:"seed"`
+	// MaxInFlight caps concurrent requests (the concurrency); 0 for none.
+	MaxInFlight     int          `json:"max_in_flight"`
+	ScheduleLagMs   *Percentiles `json:"schedule_lag_ms"`
+	IntendedTTFTMs  *Percentiles `json:"intended_ttft_ms"`
+	IntendedE2EMs   *Percentiles `json:"intended_e2e_ms"`
+	ServiceTTFTMs   *Percentiles `json:"service_ttft_ms"`
+	AchievedRateSec *Float       `json:"achieved_rate_per_sec"`
+}
+
+// Percentiles is a nearest-rank summary of one latency.
+type Percentiles struct {
+	Samples int   `json:"samples"`
+	P50     Float `json:"p50"`
+	P95     Float `json:"p95"`
+	P99     Float `json:"p99"`
+	Max     Float `json:"max"`
 }
 
 // ITL bases.
@@ -119,6 +156,9 @@ type RequestSpan struct {
 	// not observed.
 	TTFTMs *Float `json:"ttft_ms"`
 	E2EMs  *Float `json:"e2e_ms"`
+	// IntendedStartOffsetMs is when an open-loop request was due, after the start of the
+	// request phase; null in a closed loop.
+	IntendedStartOffsetMs *Float `json:"intended_start_offset_ms"`
 	// Outcome is "ok" or the failure's error_type.
 	Outcome string `json:"outcome"`
 	// FirstChunkTokens is how many completion tokens the first output chunk carried, when

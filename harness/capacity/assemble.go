@@ -98,6 +98,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		CacheIntent:     sc.CacheIntent,
 		Capabilities:    caps,
 		ITL:             r.itl(),
+		Arrival:         r.arrival(wall),
 	}
 	return b
 }
@@ -159,6 +160,9 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens}
 		if !o.sent.IsZero() {
 			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
+		}
+		if !o.due.IsZero() {
+			s.IntendedStartOffsetMs = artifact.F(o.due.Sub(started).Seconds() * 1000)
 		}
 		row := o.row
 		if o.failure != nil {

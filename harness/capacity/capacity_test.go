@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -383,4 +384,57 @@ func TestWithoutUsageTokenFiguresAreWithheld(t *testing.T) {
 	if err := Verify(b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestOpenLoopMeasuresFromTheIntendedStart(t *testing.T) {
+	t.Parallel()
+	// One request in flight at a time (~55 ms each) while they are due every 20 ms: the
+	// client's queue grows, which service latency hides and intended-start latency shows.
+	s := fastEngine(t, refengine.Options{PrefillOverhead: 5 * time.Millisecond, ITL: 1500 * time.Microsecond})
+	sc := referenceScenario()
+	sc.Requests, sc.Concurrency, sc.ContextTokens, sc.MaxTokens = 12, 1, 500, 64
+	sc.RequestRate, sc.Arrival = 50, "constant"
+	b := mustRun(t, target(s), sc)
+	if b.Completed != 12 {
+		t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
+	}
+	a := b.Extension.Arrival
+	if a.Model != "constant" || *a.RatePerSec != 50 || a.IntendedTTFTMs == nil || a.ScheduleLagMs == nil {
+		t.Fatalf("arrival %+v", a)
+	}
+	if float64(a.IntendedTTFTMs.P95) < 3*float64(*b.Metrics.TTFT.P95) || float64(a.ScheduleLagMs.Max) < 200 {
+		t.Errorf("intended-start ttft p95 %.1fms vs service %.1fms, lag max %.1fms: queueing not visible",
+			a.IntendedTTFTMs.P95, *b.Metrics.TTFT.P95, a.ScheduleLagMs.Max)
+	}
+	for i, span := range b.Extension.Timeline {
+		if want := float64(i) * 20; math.Abs(float64(*span.IntendedStartOffsetMs)-want) > 1 {
+			t.Fatalf("request %d due at %.1fms, want %.0fms", i, *span.IntendedStartOffsetMs, want)
+		}
+	}
+}
+
+func TestProgressIsReported(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond})
+	sc := referenceScenario()
+	sc.Requests, sc.Concurrency, sc.ContextTokens = 6, 1, 500
+	var out strings.Builder
+	sc.Progress, sc.ProgressInterval = &syncWriter{w: &out}, 20*time.Millisecond
+	mustRun(t, target(s), sc)
+	lines := strings.Count(out.String(), "progress: ")
+	if lines < 3 || !strings.Contains(out.String(), "progress: 6/6 requests done, 0 failed; running ttft p50") {
+		t.Fatalf("%d progress lines:\n%s", lines, out.String())
+	}
+}
+
+// syncWriter serializes writes from the progress goroutine and the test.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

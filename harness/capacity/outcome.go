@@ -18,8 +18,9 @@ type outcome struct {
 	failure *artifact.Failure
 	// cachedTokens is usage.prompt_tokens_details.cached_tokens of a success.
 	cachedTokens *int
-	// sent is the request start; zero when the request was never sent.
-	sent time.Time
+	// sent is the request start; zero when the request was never sent. due is an open-loop
+	// request's intended start; zero in a closed loop.
+	sent, due time.Time
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
 	// dispatch is from when the request was due to its start; lag, lagMax and events are

@@ -66,6 +66,15 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	}
 	caps.Tokenize = cal.Method == CalibrationTokenize
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
+	if sc.RequestRate > 0 {
+		if sc.Arrival == "" {
+			sc.Arrival = schedule.Poisson
+		}
+		if r.offsets, err = schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed); err != nil {
+			return nil, err
+		}
+		r.sc = sc
+	}
 	r.outcomes = make([]outcome, sc.Requests)
 
 	cpu := cpuTime()
@@ -81,10 +90,29 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 // execute sends every request, closed-loop or as one burst, and returns the bounds of the
 // request phase. One time.Now gives both the Unix reading and the monotonic origin.
 func (r *run) execute(ctx context.Context) (started, finished time.Time) {
+	stop := r.progress.start(r.sc)
+	defer stop()
+	if r.sc.RequestRate > 0 {
+		started = time.Now()
+		schedule.OpenLoop(ctx, started, r.offsets, r.sc.Concurrency, func(ctx context.Context, i int, due time.Time) {
+			began := time.Now()
+			var o outcome
+			if body, failed := r.prepare(i, began); failed != nil {
+				o = *failed
+			} else {
+				o = r.send(ctx, i, began, due, body)
+			}
+			o.due = due
+			r.outcomes[i] = o
+			r.progress.record(o)
+		})
+		return started, time.Now()
+	}
 	if !r.sc.Burst {
 		started = time.Now()
 		schedule.ClosedLoop(ctx, r.sc.Requests, r.sc.Concurrency, func(ctx context.Context, i int) {
 			r.outcomes[i] = r.one(ctx, i)
+			r.progress.record(r.outcomes[i])
 		})
 		return started, time.Now()
 	}
@@ -104,6 +132,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 		if bodies[i] != nil {
 			r.outcomes[i] = r.send(ctx, i, began[i], started, bodies[i])
 		}
+		r.progress.record(r.outcomes[i])
 	})
 	return started, time.Now()
 }
@@ -160,5 +189,7 @@ type run struct {
 	calibration Calibration
 	caps        artifact.Capabilities
 	path        string
+	offsets     []time.Duration // open-loop intended starts
+	progress    progress
 	outcomes    []outcome
 }

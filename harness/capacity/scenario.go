@@ -4,6 +4,7 @@ package capacity
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/config"
@@ -60,6 +61,16 @@ type Scenario struct {
 	Temperature, TopP *float64
 	// Legacy uses /v1/completions with a plain prompt.
 	Legacy bool
+	// RequestRate, when above 0, starts requests open-loop at that many per second (Arrival
+	// poisson, the default, or constant, seeded by ContextSeed) instead of the closed loop;
+	// Concurrency then caps the requests in flight.
+	RequestRate float64
+	Arrival     string
+	// Progress, when set, receives a line every ProgressInterval (default 10 s) while the
+	// run lasts: requests done, failures, running p50s.
+	Progress         io.Writer
+	ProgressInterval time.Duration
+
 	// ContinuousUsage asks for usage in every chunk (vLLM continuous_usage_stats), so
 	// tokens are attributed to chunks when an engine sends several per chunk.
 	ContinuousUsage bool
@@ -94,6 +105,9 @@ func ScenarioFromConfig(cfg config.Config) (Scenario, error) {
 		TopP:                     cfg.TopP,
 		Legacy:                   cfg.API == "completions",
 		ContinuousUsage:          cfg.ContinuousUsage,
+		RequestRate:              cfg.RequestRate,
+		Arrival:                  cfg.Arrival,
+		ProgressInterval:         cfg.ProgressInterval,
 		ContextSeed:              cfg.ContextSeed,
 		ContextBuckets:           buckets,
 		ContextMargin:            cfg.ContextMargin,

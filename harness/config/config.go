@@ -95,6 +95,14 @@ type Config struct {
 	// API (ANVIL_API) is chat (/v1/chat/completions) or completions (the legacy
 	// /v1/completions with a plain prompt).
 	API string `env:"API" envDefault:"chat"`
+	// RequestRate (ANVIL_REQUEST_RATE), when above 0, starts requests open-loop at that many
+	// per second, with ANVIL_ARRIVAL gaps (poisson or constant, seeded by
+	// ANVIL_CONTEXT_SEED); ANVIL_CONCURRENCY then caps the requests in flight.
+	RequestRate float64 `env:"REQUEST_RATE" envDefault:"0"`
+	Arrival     string  `env:"ARRIVAL" envDefault:"poisson"`
+	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
+	// progress.
+	ProgressInterval time.Duration `env:"PROGRESS_INTERVAL" envDefault:"10s"`
 	// ContinuousUsage (ANVIL_CONTINUOUS_USAGE) asks for usage in every chunk (vLLM's
 	// stream_options.continuous_usage_stats) so tokens are attributed to chunks; engines
 	// that reject unknown stream options need it off.

@@ -190,6 +190,18 @@ func (c Config) validateWorkload() Problems {
 	if t := c.TopP; t != nil && (math.IsNaN(*t) || *t <= 0 || *t > 1) {
 		add("%sTOP_P=%v: out of range (want a number in (0, 1])", Prefix, *t)
 	}
+	if math.IsNaN(c.RequestRate) || c.RequestRate < 0 || c.RequestRate > 100000 {
+		add("%sREQUEST_RATE=%v: out of range (want 0 for a closed loop, or requests per second up to 100000)", Prefix, c.RequestRate)
+	}
+	if c.Arrival != "poisson" && c.Arrival != "constant" {
+		add("%sARRIVAL=%q: unknown model (want poisson or constant)", Prefix, c.Arrival)
+	}
+	if c.RequestRate > 0 && c.Burst > 0 {
+		add("%sREQUEST_RATE cannot be combined with %sBURST", Prefix, Prefix)
+	}
+	if c.ProgressInterval <= 0 {
+		add("%sPROGRESS_INTERVAL=%s: want a positive duration", Prefix, c.ProgressInterval)
+	}
 	if c.API != "chat" && c.API != "completions" {
 		add("%sAPI=%q: unknown API (want chat or completions)", Prefix, c.API)
 	}

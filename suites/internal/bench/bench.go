@@ -165,6 +165,9 @@ func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.S
 		Fail(err.Error())
 	}
 	sc.Name = spec
+	if sc.Progress == nil {
+		sc.Progress, sc.ProgressInterval = GinkgoWriter, env.Config.ProgressInterval
+	}
 	run, err := capacity.Run(ctx, target, sc)
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))

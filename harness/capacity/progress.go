@@ -1,0 +1,84 @@
+package capacity
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// defaultProgressInterval is how often a run reports when the scenario sets no interval.
+const defaultProgressInterval = 10 * time.Second
+
+// progress prints a line at a steady interval while a run lasts, so a 20-minute run is not
+// silent. Workers record outcomes as they end; the printer reads them under the lock.
+type progress struct {
+	mu         sync.Mutex
+	done, fail int
+	ttft, tpot []float64
+	total      int
+}
+
+// start begins printing to sc.Progress (nothing when nil); the returned func stops it and
+// prints a last line.
+func (p *progress) start(sc Scenario) (stop func()) {
+	if sc.Progress == nil {
+		return func() {}
+	}
+	p.total = sc.Requests
+	every := sc.ProgressInterval
+	if every <= 0 {
+		every = defaultProgressInterval
+	}
+	ticker := time.NewTicker(every)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-ticker.C:
+				fmt.Fprintln(sc.Progress, p.line())
+			case <-quit:
+				return
+			}
+		}
+	})
+	return func() {
+		ticker.Stop()
+		close(quit)
+		wg.Wait()
+		fmt.Fprintln(sc.Progress, p.line())
+	}
+}
+
+// record counts one finished request.
+func (p *progress) record(o outcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if o.row == nil {
+		p.fail++
+		return
+	}
+	p.ttft = append(p.ttft, float64(o.row.TTFTMs))
+	if o.row.TPOTMs != nil {
+		p.tpot = append(p.tpot, float64(*o.row.TPOTMs))
+	}
+}
+
+func (p *progress) line() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("progress: %d/%d requests done, %d failed; running ttft p50 %s, tpot p50 %s",
+		p.done, p.total, p.fail, median(p.ttft), median(p.tpot))
+}
+
+// median is the nearest-rank p50 of a copy of values, as text.
+func median(values []float64) string {
+	if len(values) == 0 {
+		return "n/a"
+	}
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return fmt.Sprintf("%.2fms", s[(len(s)+1)/2-1])
+}
