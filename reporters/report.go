@@ -279,7 +279,7 @@ func LoadRunFiles(outDir string) ([]RunFile, []string, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || strings.HasSuffix(name, CurveFileSuffix) {
 				continue
 			}
 			rel := path.Join(suite.Name(), name)

@@ -134,7 +134,11 @@ func Bootstrap(suite string) bool {
 		for _, b := range cfg.ParsedBudgets() {
 			budgets = append(budgets, reporters.ReportBudget{Metric: b.Metric, Op: b.Op, Limit: b.Limit})
 		}
-		notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets})
+		curve, err := reporters.LoadCurve(outDir)
+		if err != nil {
+			GinkgoWriter.Println("report:", err)
+		}
+		notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets, Curve: curve})
 		if err != nil {
 			Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
 		}
@@ -160,10 +164,6 @@ func mustConfig() config.Config {
 func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
 	GinkgoHelper()
 	env := Current()
-	path, err := reporters.ArtifactPath(env.OutDir, env.Suite, spec)
-	if err != nil {
-		Fail(err.Error())
-	}
 	sc.Name = spec
 	if sc.Progress == nil {
 		sc.Progress, sc.ProgressInterval = GinkgoWriter, env.Config.ProgressInterval
@@ -172,16 +172,33 @@ func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.S
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
 	}
+	Record(spec, run)
+	AddReportEntry("summary", Summarize(run))
+	return run
+}
+
+// Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
+// invariants (capacity.Verify: a violation is a harness bug, not an engine result) and
+// returns the path relative to the output directory.
+func Record(spec string, run *artifact.Benchmark) string {
+	GinkgoHelper()
+	env := Current()
+	path, err := reporters.ArtifactPath(env.OutDir, env.Suite, spec)
+	if err != nil {
+		Fail(err.Error())
+	}
 	if err := artifact.Write(path, run); err != nil {
 		Fail(err.Error())
 	}
-	// A violated invariant is a harness bug, not an engine result: fail loudly.
 	if err := capacity.Verify(run); err != nil {
 		Fail(fmt.Sprintf("artifact %s is inconsistent: %v", path, err))
 	}
 	AddReportEntry("artifact", path, ReportEntryVisibilityNever)
-	AddReportEntry("summary", Summarize(run))
-	return run
+	rel, err := filepath.Rel(env.OutDir, path)
+	if err != nil {
+		return path
+	}
+	return rel
 }
 
 // PrivateEngine starts a reference engine for the current spec only, stopped when the

@@ -1,0 +1,62 @@
+package curves_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/config"
+	. "github.com/anvilbench/anvilbench/matchers"
+	"github.com/anvilbench/anvilbench/suites/internal/bench"
+)
+
+// rung is one scenario of a ladder against the configured endpoint (the embedded engine
+// unless ANVIL_BASE_URL is set): controlled output, strict, calibrated.
+func rung(requests, concurrency, context int) capacity.Scenario {
+	return capacity.Scenario{
+		Requests: requests, Concurrency: concurrency, ContextTokens: context,
+		MaxTokens: 64, ResponseWords: 32, Policy: config.PolicyStrict,
+	}
+}
+
+// Each rung is its own spec and artifact; pick rungs with e.g.
+// --label-filter='concurrency: containsAny {8,16}' or --label-filter='ctx: containsAny {32k}'.
+var _ = Describe("concurrency ladder", Serial, Label("ladder", "ladder:concurrency"), func() {
+	DescribeTable("holds the load", ladder(
+		func(ctx SpecContext, c int) {
+			env := bench.Current()
+			run := bench.Run(ctx, fmt.Sprintf("concurrency-%d", c), env.Target(), env.WithIdentity(rung(max(8, 2*c), c, 2048)))
+			Expect(run).To(HaveNoFailedRequests())
+			Expect(run).To(AdhereToControlledOutput())
+		},
+		func(c int) string { return fmt.Sprintf("at concurrency %d with a 2k context", c) },
+		[]int{1, 2, 4, 8, 16, 32, 64}, func(c int) Labels { return Label(fmt.Sprintf("concurrency:%d", c)) },
+	)...)
+})
+
+var _ = Describe("context ladder", Serial, Label("ladder", "ladder:context"), func() {
+	DescribeTable("serves the context", ladder(
+		func(ctx SpecContext, tokens int) {
+			env := bench.Current()
+			run := bench.Run(ctx, fmt.Sprintf("context-%dk", tokens/1000), env.Target(), env.WithIdentity(rung(4, 1, tokens)))
+			Expect(run).To(HaveNoFailedRequests())
+			// Planned sizes are clamped to the served window; say what was served.
+			GinkgoWriter.Printf("planned %v, window %v\n", run.ContextDistribution, run.MaxContextTokens)
+		},
+		func(tokens int) string { return fmt.Sprintf("of %dk tokens at concurrency 1", tokens/1000) },
+		[]int{1000, 8000, 32000, 64000}, func(t int) Labels { return Label(fmt.Sprintf("ctx:%dk", t/1000)) },
+	)...)
+})
+
+// ladder is the arguments of a DescribeTable whose entries are rung values, each with its
+// labels and a timeout.
+func ladder(body func(SpecContext, int), describe func(int) string, values []int, labels func(int) Labels) []any {
+	args := []any{body, describe}
+	for _, v := range values {
+		args = append(args, Entry(nil, labels(v), SpecTimeout(30*time.Minute), v))
+	}
+	return args
+}
