@@ -14,6 +14,9 @@ import (
 // time-slices beyond that; a TPOT budget between its 8- and 9-sequence step times puts the
 // knee at 8.
 func TestKneeSearchFindsTheMaxBatch(t *testing.T) {
+	if raceEnabled {
+		t.Skip("step times are meaningless under the race detector")
+	}
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{
 		PrefillOverhead: 2 * time.Millisecond, ITL: 2 * time.Millisecond, BatchSlowdown: 0.05,

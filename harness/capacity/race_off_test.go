@@ -1,0 +1,5 @@
+//go:build !race
+
+package capacity
+
+const raceEnabled = false
