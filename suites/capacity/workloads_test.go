@@ -142,9 +142,9 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		})
 
 		DescribeTable("catches markers that cross between concurrent requests",
-			func(ctx SpecContext, faults refengine.Faults, why string) {
+			func(ctx SpecContext, name string, faults refengine.Faults, why string) {
 				_, target := bench.PrivateEngine(quick(refengine.Options{Faults: faults}))
-				run := bench.Run(ctx, "canaries-"+why, target, canaries())
+				run := bench.Run(ctx, "canaries-"+name, target, canaries())
 
 				Expect(run.Failed).To(Equal(8))
 				Expect(run.Failures[0].FailureClass).To(Equal(artifact.FailureRequestCanary))
@@ -152,8 +152,8 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 				Expect(failuresOf(func() { Expect(run).To(HavePassedRequestCanaries()) })).To(ConsistOf(
 					And(ContainSubstring("8 of 8 responses failed their request canary"), ContainSubstring(why))))
 			},
-			Entry("swapped", refengine.Faults{SwapMarkers: true}, "does not begin with", SpecTimeout(time.Minute)),
-			Entry("leaked", refengine.Faults{LeakMarker: true}, "carries 1 other request marker(s)", SpecTimeout(time.Minute)),
+			Entry("swapped", "swapped", refengine.Faults{SwapMarkers: true}, "does not begin with", SpecTimeout(time.Minute)),
+			Entry("leaked", "leaked", refengine.Faults{LeakMarker: true}, "carries 1 other request marker(s)", SpecTimeout(time.Minute)),
 		)
 	})
 
