@@ -10,8 +10,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tmaxmax/go-sse"
 
@@ -48,6 +51,11 @@ type Options struct {
 type settings struct {
 	timeout, stall time.Duration
 	maxEvent       int
+
+	// Test hooks: jsonOnly decodes every event with encoding/json; now replaces time.Now
+	// at the read.
+	jsonOnly bool
+	now      func() time.Time
 }
 
 // Client sends streamed requests to one endpoint. It is safe for concurrent use; one
@@ -116,6 +124,11 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 // no bound. The Result is returned even with an error, holding whatever arrived before it;
 // the error is an *Error.
 func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
+	res, err := c.stream(ctx, path, body, maxTokens)
+	return res, c.seal(err)
+}
+
+func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
 	maxChunks := 0
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
@@ -146,69 +159,87 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens
 		return res, &Error{Kind: KindContentType, Message: fmt.Sprintf("response is %q, not an event stream (does the endpoint support stream: true?)", mt)}
 	}
 	res.Streamed = true
+	return res, c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) })
+}
 
-	sr := &stampReader{r: resp.Body}
+// consume reads the event stream of body to its end into res, stamping every read that
+// delivers bytes on the monotonic clock before anything of it is parsed. stall, when not
+// nil, is called after s.stall without bytes once the first event arrived (it must make
+// the next read fail, e.g. by cancelling the request context). maxChunks (0: none) bounds
+// the output chunks. The error is nil or an *Error.
+//
+// It is the whole per-event path of Stream, so it can be measured on any io.Reader.
+func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func()) error {
+	sr := stampReader{r: body, now: s.now}
 	defer sr.stop()
 	var ch chunk
 	events := 0
-	for ev, err := range sse.Read(sr, &sse.ReadConfig{MaxEventSize: c.s.maxEvent}) {
+	for ev, err := range sse.Read(&sr, &sse.ReadConfig{MaxEventSize: s.maxEvent}) {
 		if err != nil {
-			return res, classify(ctx, err, "read stream", &c.s, events)
+			return classify(ctx, err, "read stream", s, events)
 		}
 		at := sr.last.Sub(res.Start)
-		if events == 0 {
-			sr.arm(c.s.stall, func() { cancel(errStall) })
+		if events == 0 && stall != nil {
+			sr.arm(s.stall, stall)
 		}
 		events++
 		res.Events = events
 		if ev.Type == "error" {
-			return res, &Error{Kind: KindServerError, Message: "server sent an error event: " + clip(ev.Data)}
+			return &Error{Kind: KindServerError, Message: "server sent an error event: " + clip(ev.Data)}
 		}
-		if ev.Data == "[DONE]" {
+		// A read-only view of the event's string: the decoders never write to it and keep
+		// nothing of it, so the copy []byte(ev.Data) would make is not needed.
+		data := unsafe.Slice(unsafe.StringData(ev.Data), len(ev.Data))
+		if string(data) == "[DONE]" {
 			res.Terminal = true
 			res.End = at
-			return res, nil
+			return nil
 		}
-		if ev.Data == "" {
+		if len(data) == 0 {
 			continue
 		}
-		if !utf8.ValidString(ev.Data) {
-			return res, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", events)}
+		if !utf8.Valid(data) {
+			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", events)}
 		}
-		if err := ch.decode(ev.Data); err != nil {
-			return res, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", events, err), Err: err}
+		if s.jsonOnly {
+			err = ch.decodeJSON(data)
+		} else {
+			err = ch.decode(data)
+		}
+		if err != nil {
+			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", events, err), Err: err}
 		}
 		if msg, ok := ch.errorMessage(); ok {
-			return res, &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
+			return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
 		}
 		res.observe(&ch, at)
 		res.lag(sr.last)
 		if maxChunks > 0 && len(res.Arrivals) > maxChunks {
-			return res, &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}
+			return &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}
 		}
 	}
 	// The body ended without [DONE]. A stall or deadline surfaces as a read error above, so
 	// this is a close by the server: complete only if a finish_reason was seen.
 	res.End = time.Since(res.Start)
 	if cause := context.Cause(ctx); cause != nil {
-		return res, classify(ctx, cause, "read stream", &c.s, events)
+		return classify(ctx, cause, "read stream", s, events)
 	}
 	if !res.Complete() {
-		return res, &Error{Kind: KindTruncated, Message: fmt.Sprintf("stream closed after %d events without [DONE] or a finish_reason", events)}
+		return &Error{Kind: KindTruncated, Message: fmt.Sprintf("stream closed after %d events without [DONE] or a finish_reason", events)}
 	}
-	return res, nil
+	return nil
 }
 
-// observe folds one decoded chunk into the result. at is the arrival of its bytes.
+// observe folds one decoded chunk into the result. at is the arrival of its bytes. Nothing
+// of ch is kept: it may be a view of the read buffer.
 func (res *Result) observe(ch *chunk, at time.Duration) {
 	if ch.Usage != nil {
-		u := ch.Usage.usage()
-		res.Usage = &u
+		res.setUsage(ch.Usage)
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
 		if c.FinishReason != nil {
-			res.FinishReasons = append(res.FinishReasons, *c.FinishReason)
+			res.FinishReasons = append(res.FinishReasons, finishReason(*c.FinishReason))
 		}
 		reasoning := c.Delta.ReasoningContent
 		if reasoning == "" {
@@ -239,6 +270,25 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 	}
 }
 
+// setUsage makes a copy of u the result's Usage, in storage the result owns.
+func (res *Result) setUsage(u *wireUsage) {
+	st := &res.usage
+	st.u = Usage{}
+	if u.PromptTokens != nil {
+		st.counts[0], st.u.PromptTokens = *u.PromptTokens, &st.counts[0]
+	}
+	if u.CompletionTokens != nil {
+		st.counts[1], st.u.CompletionTokens = *u.CompletionTokens, &st.counts[1]
+	}
+	if u.TotalTokens != nil {
+		st.counts[2], st.u.TotalTokens = *u.TotalTokens, &st.counts[2]
+	}
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+		st.counts[3], st.u.CachedTokens = *u.PromptTokensDetails.CachedTokens, &st.counts[3]
+	}
+	res.Usage = &st.u
+}
+
 // lag accounts for the time since the read that delivered the event just processed.
 func (res *Result) lag(read time.Time) {
 	d := time.Since(read)
@@ -266,25 +316,34 @@ func (res *Result) attribute(u *wireUsage) {
 	}
 }
 
-// capture appends visible content up to CaptureLimit characters.
+// captureStart is the first capacity of the capture: a 32-word answer fits.
+const captureStart = 256
+
+// capture appends visible content up to CaptureLimit characters. Content is a view of the
+// capture buffer, so appending copies only s.
 func (res *Result) capture(s string) {
 	if res.ContentTruncated {
 		return
 	}
-	have := utf8.RuneCountInString(res.Content)
-	if n := utf8.RuneCountInString(s); have+n <= CaptureLimit {
-		res.Content += s
-		return
+	if res.content == nil {
+		res.content = make([]byte, 0, max(captureStart, len(s)))
 	}
-	keep := CaptureLimit - have
-	for i := range s {
-		if keep == 0 {
-			res.Content += s[:i]
-			break
+	n := utf8.RuneCountInString(s)
+	if res.contentRunes+n > CaptureLimit {
+		keep := CaptureLimit - res.contentRunes
+		for i := range s {
+			if keep == 0 {
+				s = s[:i]
+				break
+			}
+			keep--
 		}
-		keep--
+		n = CaptureLimit - res.contentRunes
+		res.ContentTruncated = true
 	}
-	res.ContentTruncated = true
+	res.content = append(res.content, s...)
+	res.contentRunes += n
+	res.Content = view(res.content)
 }
 
 // httpError reads a bounded amount of a non-200 body and keeps its message.
@@ -327,44 +386,111 @@ func errorBodyMessage(raw []byte) string {
 	return clip(strings.TrimSpace(string(raw)))
 }
 
-// clip bounds a server-provided text kept in an error.
+// clip bounds the server-provided text read into an error, for memory's sake; seal cuts
+// the message to its final length only after the key is redacted, so no cut can leave
+// half a key that redaction would miss.
 func clip(s string) string {
-	const limit = 1024
+	const limit = 64 << 10
 	if len(s) <= limit {
 		return s
 	}
 	return s[:limit] + "..."
 }
 
+// messageLimit is the length in bytes of a sealed error message.
+const messageLimit = 1024
+
+// seal redacts the API key from an *Error's message (a server may echo the Authorization
+// header back) and then shortens it to messageLimit bytes.
+func (c *Client) seal(err error) error {
+	e, ok := err.(*Error)
+	if !ok || e == nil {
+		return err
+	}
+	msg := e.Message
+	if c.apiKey.IsSet() {
+		msg = strings.ReplaceAll(msg, c.apiKey.Reveal(), config.Redacted)
+	}
+	if len(msg) > messageLimit {
+		cut := messageLimit
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "..."
+	}
+	e.Message = msg
+	return e
+}
+
 // stampReader records when each read that delivered bytes returned, and keeps the stall
-// timer from firing while bytes keep arriving. bufio.Scanner inside sse.Read only reads
-// when no complete event is buffered, so the event being yielded was completed by the
-// latest read: its arrival is last.
+// watchdog from firing while bytes keep arriving. The event reader only reads when no
+// complete event is buffered, so the event being processed was completed by the latest
+// read: its arrival is last.
 type stampReader struct {
 	r     io.Reader
+	now   func() time.Time // nil: time.Now (a test hook)
 	last  time.Time
-	stall *time.Timer
-	after time.Duration
+	watch *stallWatch
 }
 
 func (s *stampReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	if n > 0 {
-		s.last = time.Now()
-		if s.stall != nil {
-			s.stall.Reset(s.after)
+		if s.now != nil {
+			s.last = s.now()
+		} else {
+			s.last = time.Now()
+		}
+		if w := s.watch; w != nil {
+			w.lastRead.Store(int64(s.last.Sub(w.origin)))
 		}
 	}
 	return n, err
 }
 
+// arm starts the watchdog: fire is called once no bytes arrived for after.
 func (s *stampReader) arm(after time.Duration, fire func()) {
-	s.after = after
-	s.stall = time.AfterFunc(after, fire)
+	w := &stallWatch{after: after, fire: fire, origin: s.last}
+	w.mu.Lock()
+	w.timer = time.AfterFunc(after, w.check)
+	w.mu.Unlock()
+	s.watch = w
 }
 
 func (s *stampReader) stop() {
-	if s.stall != nil {
-		s.stall.Stop()
+	if w := s.watch; w != nil {
+		w.done.Store(true)
+		w.mu.Lock()
+		w.timer.Stop()
+		w.mu.Unlock()
 	}
+}
+
+// stallWatch fires when no read delivered bytes for after. A read only stores its time (an
+// atomic store, no timer operation); the timer, when it expires, re-arms itself for the
+// rest of the silence measured from the latest read.
+type stallWatch struct {
+	after    time.Duration
+	fire     func()
+	origin   time.Time
+	lastRead atomic.Int64 // the latest read, as an offset from origin
+	done     atomic.Bool
+	mu       sync.Mutex // orders the timer's creation before its use by check
+	timer    *time.Timer
+}
+
+func (w *stallWatch) check() {
+	if w.done.Load() {
+		return
+	}
+	idle := time.Since(w.origin) - time.Duration(w.lastRead.Load())
+	if idle >= w.after {
+		w.fire()
+		return
+	}
+	w.mu.Lock()
+	if !w.done.Load() {
+		w.timer.Reset(w.after - idle)
+	}
+	w.mu.Unlock()
 }

@@ -22,6 +22,11 @@ const ModelsTimeout = 15 * time.Second
 
 // Models lists the served models.
 func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	models, err := c.models(ctx)
+	return models, c.seal(err)
+}
+
+func (c *Client) models(ctx context.Context) ([]Model, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	deadline := time.AfterFunc(ModelsTimeout, func() { cancel(errDeadline) })

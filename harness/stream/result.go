@@ -60,6 +60,15 @@ type Result struct {
 	Events int
 
 	noPerChunkUsage bool
+	// content backs Content, which is a view of it: bytes below its length never change, so
+	// every Content handed out stays valid while capture appends without copying.
+	content      []byte
+	contentRunes int
+	// usage backs Usage, so a chunk's usage costs no allocation.
+	usage struct {
+		u      Usage
+		counts [4]int
+	}
 }
 
 // Complete reports whether the stream ended the way the protocol says it should: with

@@ -17,6 +17,11 @@ var ErrNoTokenize = fmt.Errorf("the endpoint has no /tokenize")
 // that vLLM (and SGLang) serve beside /v1. chat counts the prompt as one user message,
 // chat template included, exactly as prompt_tokens of a chat request would.
 func (c *Client) Tokenize(ctx context.Context, model, prompt string, chat bool) (int, error) {
+	n, err := c.tokenize(ctx, model, prompt, chat)
+	return n, c.seal(err)
+}
+
+func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) (int, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	deadline := time.AfterFunc(ModelsTimeout, func() { cancel(errDeadline) })

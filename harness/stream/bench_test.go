@@ -1,0 +1,186 @@
+package stream
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recordedEvents is the size of the recorded stream the reader benchmarks replay.
+const recordedEvents = 1000
+
+// recordStream builds a recorded vLLM chat stream of recordedEvents events, byte for byte
+// what vLLM (and the reference engine) send: the role chunk, content chunks of one word,
+// the finish chunk, the usage chunk and [DONE]. continuous puts usage in every chunk, as
+// continuous_usage_stats does. It returns the body and its events.
+func recordStream(continuous bool) (string, []string) {
+	const head = `data: {"id":"chatcmpl-1f4c2a9e6b7d4e0f","object":"chat.completion.chunk","created":1764633600,"model":"Qwen/Qwen3-8B","choices":[`
+	usage := func(n int) string {
+		if !continuous {
+			return ""
+		}
+		return `,"usage":{"prompt_tokens":4096,"total_tokens":` + strconv.Itoa(4096+n) + `,"completion_tokens":` + strconv.Itoa(n) + `}`
+	}
+	events := []string{head + `{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]` + usage(0) + "}\n\n"}
+	words := recordedEvents - 4
+	for i := range words {
+		w := " code"
+		if i == 0 {
+			w = "code"
+		}
+		events = append(events, head+`{"index":0,"delta":{"content":"`+w+`"},"logprobs":null,"finish_reason":null}]`+usage(i+1)+"}\n\n")
+	}
+	events = append(events,
+		head+`{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"stop","stop_reason":null}]`+usage(words+1)+"}\n\n",
+		head+`],"usage":{"prompt_tokens":4096,"total_tokens":`+strconv.Itoa(4096+words+1)+`,"completion_tokens":`+strconv.Itoa(words+1)+`,"prompt_tokens_details":{"cached_tokens":0}}}`+"\n\n",
+		"data: [DONE]\n\n")
+	return strings.Join(events, ""), events
+}
+
+// eventReads serves one event per Read, as a live stream delivers them.
+type eventReads struct {
+	events []string
+	k      int
+}
+
+func (r *eventReads) Read(p []byte) (int, error) {
+	if r.k == len(r.events) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.events[r.k])
+	if n < len(r.events[r.k]) {
+		r.events[r.k] = r.events[r.k][n:]
+	} else {
+		r.k++
+	}
+	return n, nil
+}
+
+// BenchmarkStreamEvents measures the client's per-event cost: a recorded 1000-event stream
+// replayed from memory through consume, the read loop Stream runs on the response body
+// (stamping reader with time.Now at every read, stall watchdog, event reader, chunk
+// decoding, bookkeeping). "coalesced" reads up to 4 KiB at a time (many events per read, as
+// under load), "per-read" one event per read (as a live stream at low load), "legacy" is the
+// loop before this package's own chunk scanner (go-sse and encoding/json into a struct).
+func BenchmarkStreamEvents(b *testing.B) {
+	plain, plainEvents := recordStream(false)
+	_, contEvents := recordStream(true)
+	s := &settings{timeout: time.Hour, stall: time.Hour, maxEvent: DefaultMaxEventSize}
+	consume := func(r io.Reader, res *Result) error {
+		return s.consume(context.Background(), r, res, 0, func() {})
+	}
+	legacy := func(r io.Reader, res *Result) error {
+		return legacyConsume(context.Background(), s, r, res, 0)
+	}
+	cases := []struct {
+		name   string
+		read   func(io.Reader, *Result) error
+		reader func() io.Reader
+	}{
+		{"coalesced", consume, func() io.Reader { return strings.NewReader(plain) }},
+		{"per-read", consume, func() io.Reader { return &eventReads{events: append([]string(nil), plainEvents...)} }},
+		{"continuous-usage", consume, func() io.Reader { return &eventReads{events: append([]string(nil), contEvents...)} }},
+		{"legacy/coalesced", legacy, func() io.Reader { return strings.NewReader(plain) }},
+		{"legacy/per-read", legacy, func() io.Reader { return &eventReads{events: append([]string(nil), plainEvents...)} }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(plain)))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				r := c.reader()
+				b.StartTimer()
+				res := &Result{Start: time.Now(), Arrivals: make([]time.Duration, 0, recordedEvents+2)}
+				if err := c.read(r, res); err != nil || res.Events != recordedEvents || res.ContentChunks != recordedEvents-4 {
+					b.Fatalf("err %v, %d events, %d content chunks", err, res.Events, res.ContentChunks)
+				}
+				n++
+			}
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
+			events := float64(n * recordedEvents)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
+			// The reader construction (outside the timer) allocates too: measure it apart.
+			setupAllocs, setupBytes := setupCost(c.reader)
+			b.ReportMetric((float64(after.Mallocs-before.Mallocs)-setupAllocs*float64(n))/events, "allocs/event")
+			b.ReportMetric((float64(after.TotalAlloc-before.TotalAlloc)-setupBytes*float64(n))/events, "B/event")
+			b.ReportMetric(events/elapsed.Seconds(), "events/s")
+		})
+	}
+}
+
+// setupCost is what building one reader allocates.
+func setupCost(reader func() io.Reader) (allocs, bytes float64) {
+	var before, after runtime.MemStats
+	const n = 100
+	keep := make([]io.Reader, 0, n)
+	runtime.ReadMemStats(&before)
+	for range n {
+		keep = append(keep, reader())
+	}
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(keep)
+	return float64(after.Mallocs-before.Mallocs) / n, float64(after.TotalAlloc-before.TotalAlloc) / n
+}
+
+// TestStreamEventAllocations keeps the per-event allocations at the two go-sse's sse.Read
+// makes (the scanner token copy and the data builder): the chunk scanner and the
+// bookkeeping allocate per stream, not per event.
+func TestStreamEventAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation count")
+	}
+	_, events := recordStream(true)
+	s := &settings{timeout: time.Hour, stall: time.Hour, maxEvent: DefaultMaxEventSize}
+	var r eventReads
+	allocs := testing.AllocsPerRun(20, func() {
+		r = eventReads{events: slices.Clone(events)}
+		res := &Result{Start: time.Now(), Arrivals: make([]time.Duration, 0, recordedEvents+2)}
+		if err := s.consume(context.Background(), &r, res, 0, func() {}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// Two per event from sse.Read, plus per stream: the Result, its arrival logs, the
+	// capture, the stall watchdog, the test's copy of the events. A third per event would
+	// be 3000 or more.
+	if limit := 2*recordedEvents + 60; allocs > float64(limit) {
+		t.Errorf("%.0f allocations for a %d-event stream, want at most %d", allocs, recordedEvents, limit)
+	}
+	t.Logf("%.0f allocations per %d-event stream", allocs, recordedEvents)
+}
+
+// TestEngineShapesDecodeOnTheFastPath: the recorded stream and every engine fixture never
+// fall back to encoding/json, so the fast path is what runs against real engines.
+func TestEngineShapesDecodeOnTheFastPath(t *testing.T) {
+	t.Parallel()
+	var bodies []string
+	for _, continuous := range []bool{false, true} {
+		body, _ := recordStream(continuous)
+		bodies = append(bodies, body)
+	}
+	for _, body := range fixtureBodies(t) {
+		bodies = append(bodies, body)
+	}
+	var ch chunk
+	for _, body := range bodies {
+		for _, line := range strings.Split(body, "\n") {
+			data, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: ")
+			if !ok || data == "[DONE]" {
+				continue
+			}
+			if !ch.decodeFast([]byte(data)) {
+				t.Errorf("falls back to encoding/json: %s", data)
+			}
+		}
+	}
+}

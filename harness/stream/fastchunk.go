@@ -1,0 +1,692 @@
+package stream
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// decodeFast parses the common shapes of a streamed chunk without encoding/json and without
+// allocating: an object whose members choices (an array of objects with delta.content,
+// delta.reasoning_content, delta.reasoning, text and finish_reason), usage (prompt_tokens,
+// completion_tokens, total_tokens, prompt_tokens_details.cached_tokens), error, object and
+// message are read, every other member being skipped but checked to be valid JSON.
+//
+// It gives up (false, c in an unspecified state) on anything where encoding/json's result
+// could differ or which it would reject: invalid JSON, a member of the wrong type, a
+// non-integer or too long count, a duplicated member, a key that matches a member only
+// case-insensitively (encoding/json's matching) or has escapes or non-ASCII bytes, invalid
+// UTF-8 in a kept string, nesting deeper than maxSkipDepth, a top-level value that is not an
+// object. decode then falls back to encoding/json, which decides.
+//
+// Kept strings are views into data when they have no escapes, else into c.scratch;
+// escapes are decoded as encoding/json does (an invalid surrogate becomes U+FFFD).
+func (c *chunk) decodeFast(data []byte) bool {
+	choices := c.Choices[:0]
+	*c = chunk{Choices: choices, scratch: c.scratch[:0]}
+	s := scanner{data: data, c: c}
+	s.ws()
+	if !s.top() {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.data)
+}
+
+// maxIntDigits is the longest integer optInt takes: it cannot overflow an int.
+const maxIntDigits = 9 + 9*(strconv.IntSize/64)
+
+// maxSkipDepth bounds the nesting of skipped values (encoding/json allows 10000).
+const maxSkipDepth = 128
+
+type scanner struct {
+	data []byte
+	i    int
+	c    *chunk
+}
+
+// Member bits, for duplicate detection.
+const (
+	mChoices = 1 << iota
+	mUsage
+	mError
+	mObject
+	mMessage
+)
+
+const (
+	mDelta = 1 << iota
+	mText
+	mFinish
+)
+
+const (
+	mContent = 1 << iota
+	mReasoningContent
+	mReasoning
+)
+
+const (
+	mPrompt = 1 << iota
+	mCompletion
+	mTotal
+	mDetails
+)
+
+var (
+	topMembers     = []string{"choices", "usage", "error", "object", "message"}
+	choiceMembers  = []string{"delta", "text", "finish_reason"}
+	deltaMembers   = []string{"content", "reasoning_content", "reasoning"}
+	usageMembers   = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"}
+	detailsMembers = []string{"cached_tokens"}
+)
+
+func (s *scanner) ws() {
+	i, data := s.i, s.data
+	for i < len(data) && data[i] <= ' ' && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	s.i = i
+}
+
+// Byte classes inside strings.
+const (
+	plainByte = iota
+	stopByte  // '"', '\\' or a control character
+	highByte  // part of a non-ASCII character
+)
+
+var stringClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c == '"' || c == '\\' || c < 0x20:
+			t[c] = stopByte
+		case c >= utf8.RuneSelf:
+			t[c] = highByte
+		}
+	}
+	return t
+}()
+
+// plainRun returns the end of the run of plain and non-ASCII bytes of data from i, and
+// whether it held non-ASCII bytes.
+func plainRun(data []byte, i int) (int, bool) {
+	high := false
+	for i < len(data) {
+		switch stringClass[data[i]] {
+		case plainByte:
+			i++
+			continue
+		case highByte:
+			high = true
+			i++
+			continue
+		}
+		break
+	}
+	return i, high
+}
+
+// byte_ consumes c if it is next.
+func (s *scanner) byte_(c byte) bool {
+	if s.i < len(s.data) && s.data[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes lit if it is next.
+func (s *scanner) literal(lit string) bool {
+	if len(s.data)-s.i >= len(lit) && string(s.data[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return false
+}
+
+func (s *scanner) null() bool { return s.literal("null") }
+
+// members parses an object's members after its '{', calling member for each key with the
+// scanner at the value (whitespace skipped); member returns false to give up.
+func (s *scanner) members(member func(key []byte) bool) bool {
+	s.ws()
+	if s.byte_('}') {
+		return true
+	}
+	for {
+		key, ok := s.key()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if !s.byte_(':') {
+			return false
+		}
+		s.ws()
+		if !member(key) {
+			return false
+		}
+		s.ws()
+		if s.byte_(',') {
+			s.ws()
+			continue
+		}
+		return s.byte_('}')
+	}
+}
+
+// key parses an object key: plain ASCII without escapes, else gives up.
+func (s *scanner) key() ([]byte, bool) {
+	data := s.data
+	i := s.i
+	if i >= len(data) || data[i] != '"' {
+		return nil, false
+	}
+	i++
+	start := i
+	for i < len(data) && stringClass[data[i]] == plainByte {
+		i++
+	}
+	if i >= len(data) || data[i] != '"' {
+		return nil, false // an escape, a control or non-ASCII character, or no end
+	}
+	s.i = i + 1
+	return data[start:i], true
+}
+
+// unknown skips the value of a key that is no member, unless encoding/json would match the
+// key to a member case-insensitively.
+func (s *scanner) unknown(key []byte, members []string) bool {
+	for _, m := range members {
+		if len(m) == len(key) && asciiEqualFold(key, m) {
+			return false
+		}
+	}
+	return s.skip(0)
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	for i := range len(b) {
+		x, y := b[i], s[i]
+		if x == y {
+			continue
+		}
+		if x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// once records member bit m in seen, false when it was already there.
+func once(seen *int, m int) bool {
+	if *seen&m != 0 {
+		return false
+	}
+	*seen |= m
+	return true
+}
+
+func (s *scanner) top() bool {
+	if !s.byte_('{') {
+		return false
+	}
+	c := s.c
+	seen := 0
+	return s.members(func(key []byte) bool {
+		switch string(key) {
+		case "choices":
+			return once(&seen, mChoices) && s.choices()
+		case "usage":
+			return once(&seen, mUsage) && s.usage()
+		case "error":
+			if !once(&seen, mError) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			start := s.i
+			if !s.skip(0) {
+				return false
+			}
+			c.Error = s.data[start:s.i]
+			return true
+		case "object":
+			return once(&seen, mObject) && s.optString(&c.Object)
+		case "message":
+			return once(&seen, mMessage) && s.optString(&c.Message)
+		}
+		return s.unknown(key, topMembers)
+	})
+}
+
+func (s *scanner) choices() bool {
+	if s.null() {
+		return true
+	}
+	if !s.byte_('[') {
+		return false
+	}
+	c := s.c
+	s.ws()
+	if !s.byte_(']') {
+		for {
+			c.Choices = append(c.Choices, choice{})
+			if !s.null() && !s.choice(&c.Choices[len(c.Choices)-1]) {
+				return false
+			}
+			s.ws()
+			if s.byte_(',') {
+				s.ws()
+				continue
+			}
+			if !s.byte_(']') {
+				return false
+			}
+			break
+		}
+	}
+	for i := range c.Choices {
+		if ch := &c.Choices[i]; ch.FinishReason != nil {
+			ch.FinishReason = &ch.finish // after the last append moved the array
+		}
+	}
+	return true
+}
+
+func (s *scanner) choice(ch *choice) bool {
+	if !s.byte_('{') {
+		return false
+	}
+	seen := 0
+	return s.members(func(key []byte) bool {
+		switch string(key) {
+		case "delta":
+			return once(&seen, mDelta) && s.delta(ch)
+		case "text":
+			return once(&seen, mText) && s.optString(&ch.Text)
+		case "finish_reason":
+			if !once(&seen, mFinish) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			v, ok := s.string_()
+			ch.finish, ch.FinishReason = v, &ch.finish
+			return ok
+		}
+		return s.unknown(key, choiceMembers)
+	})
+}
+
+func (s *scanner) delta(ch *choice) bool {
+	if s.null() {
+		return true
+	}
+	if !s.byte_('{') {
+		return false
+	}
+	seen := 0
+	return s.members(func(key []byte) bool {
+		switch string(key) {
+		case "content":
+			return once(&seen, mContent) && s.optString(&ch.Delta.Content)
+		case "reasoning_content":
+			return once(&seen, mReasoningContent) && s.optString(&ch.Delta.ReasoningContent)
+		case "reasoning":
+			return once(&seen, mReasoning) && s.optString(&ch.Delta.Reasoning)
+		}
+		return s.unknown(key, deltaMembers)
+	})
+}
+
+func (s *scanner) usage() bool {
+	if s.null() {
+		return true
+	}
+	if !s.byte_('{') {
+		return false
+	}
+	c := s.c
+	u := &c.usage
+	c.Usage = u
+	seen := 0
+	return s.members(func(key []byte) bool {
+		switch string(key) {
+		case "prompt_tokens":
+			return once(&seen, mPrompt) && s.optInt(&u.PromptTokens, &c.counts[0])
+		case "completion_tokens":
+			return once(&seen, mCompletion) && s.optInt(&u.CompletionTokens, &c.counts[1])
+		case "total_tokens":
+			return once(&seen, mTotal) && s.optInt(&u.TotalTokens, &c.counts[2])
+		case "prompt_tokens_details":
+			if !once(&seen, mDetails) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			if !s.byte_('{') {
+				return false
+			}
+			d := &c.details
+			u.PromptTokensDetails = d
+			dseen := 0
+			return s.members(func(key []byte) bool {
+				if string(key) == "cached_tokens" {
+					return once(&dseen, 1) && s.optInt(&d.CachedTokens, &c.counts[3])
+				}
+				return s.unknown(key, detailsMembers)
+			})
+		}
+		return s.unknown(key, usageMembers)
+	})
+}
+
+// optString parses a string or null (which leaves dst as it is, as encoding/json does).
+func (s *scanner) optString(dst *string) bool {
+	if s.null() {
+		return true
+	}
+	v, ok := s.string_()
+	*dst = v
+	return ok
+}
+
+// optInt parses an integer into slot and points dst at it, or null, which sets dst nil.
+// Numbers with a fraction or exponent, and integers of more than maxIntDigits digits, give up:
+// encoding/json decides whether they fit.
+func (s *scanner) optInt(dst **int, slot *int) bool {
+	if s.null() {
+		*dst = nil
+		return true
+	}
+	neg := s.byte_('-')
+	start := s.i
+	v := 0
+	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		v = v*10 + int(s.data[s.i]-'0')
+		s.i++
+	}
+	n := s.i - start
+	if n == 0 || n > maxIntDigits || (n > 1 && s.data[start] == '0') {
+		return false
+	}
+	if s.i < len(s.data) {
+		if c := s.data[s.i]; c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	*slot, *dst = v, slot
+	return true
+}
+
+// string_ parses a string and returns its value as a view (into data, or into scratch when
+// it has escapes).
+func (s *scanner) string_() (string, bool) {
+	if !s.byte_('"') {
+		return "", false
+	}
+	start := s.i
+	end, high := plainRun(s.data, start)
+	s.i = end
+	if end >= len(s.data) {
+		return "", false
+	}
+	switch s.data[end] {
+	case '"':
+		v := s.data[start:end]
+		s.i++
+		if high && !utf8.Valid(v) {
+			return "", false // encoding/json would replace the invalid bytes
+		}
+		return view(v), true
+	case '\\':
+		return s.escaped(start, high)
+	}
+	return "", false // a control character
+}
+
+// escaped continues string_ at the first backslash of a string starting at start,
+// unescaping into scratch.
+func (s *scanner) escaped(start int, high bool) (string, bool) {
+	c := s.c
+	off := len(c.scratch)
+	b := append(c.scratch, s.data[start:s.i]...)
+	for s.i < len(s.data) {
+		j, h := plainRun(s.data, s.i)
+		high = high || h
+		b = append(b, s.data[s.i:j]...)
+		s.i = j
+		if j == len(s.data) {
+			break
+		}
+		switch ch := s.data[j]; {
+		case ch == '"':
+			s.i++
+			c.scratch = b
+			v := b[off:]
+			if high && !utf8.Valid(v) {
+				return "", false
+			}
+			return view(v), true
+		case ch < 0x20:
+			return "", false
+		}
+		if s.i+1 >= len(s.data) {
+			return "", false
+		}
+		e := s.data[s.i+1]
+		s.i += 2
+		switch e {
+		case '"', '\\', '/':
+			b = append(b, e)
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(s.data[s.i:])
+			if r < 0 {
+				return "", false
+			}
+			s.i += 4
+			if utf16.IsSurrogate(r) {
+				// As encoding/json: a valid pair is one rune, anything else U+FFFD and the
+				// second escape is read on its own.
+				if len(s.data)-s.i >= 6 && s.data[s.i] == '\\' && s.data[s.i+1] == 'u' {
+					if r2 := hex4(s.data[s.i+2:]); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							s.i += 6
+							b = utf8.AppendRune(b, dec)
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// hex4 decodes four hex digits, -1 when they are not.
+func hex4(p []byte) rune {
+	if len(p) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range p[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// skip skips one value, checking that it is valid JSON.
+func (s *scanner) skip(depth int) bool {
+	if s.i >= len(s.data) {
+		return false
+	}
+	switch c := s.data[s.i]; {
+	case c == '"':
+		return s.skipString()
+	case c == '{':
+		if depth >= maxSkipDepth {
+			return false
+		}
+		s.i++
+		s.ws()
+		if s.byte_('}') {
+			return true
+		}
+		for {
+			if s.i >= len(s.data) || s.data[s.i] != '"' || !s.skipString() {
+				return false
+			}
+			s.ws()
+			if !s.byte_(':') {
+				return false
+			}
+			s.ws()
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.byte_(',') {
+				s.ws()
+				continue
+			}
+			return s.byte_('}')
+		}
+	case c == '[':
+		if depth >= maxSkipDepth {
+			return false
+		}
+		s.i++
+		s.ws()
+		if s.byte_(']') {
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			s.ws()
+			if s.byte_(',') {
+				s.ws()
+				continue
+			}
+			return s.byte_(']')
+		}
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return s.skipNumber()
+	}
+	return false
+}
+
+// skipString skips a string: escapes must be valid, control characters are not allowed,
+// other bytes are (encoding/json replaces invalid UTF-8, which does not matter here).
+func (s *scanner) skipString() bool {
+	data := s.data
+	i := s.i + 1 // past the opening quote
+	for {
+		for i < len(data) && stringClass[data[i]] != stopByte {
+			i++
+		}
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case '"':
+			s.i = i + 1
+			return true
+		case '\\':
+			if i+1 >= len(data) {
+				return false
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if hex4(data[i+2:]) < 0 {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			return false // a control character
+		}
+	}
+}
+
+// skipNumber skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) skipNumber() bool {
+	s.byte_('-')
+	if s.byte_('0') {
+		// no more integer digits
+	} else if s.digits() == 0 {
+		return false
+	}
+	if s.byte_('.') && s.digits() == 0 {
+		return false
+	}
+	if s.byte_('e') || s.byte_('E') {
+		if !s.byte_('+') {
+			s.byte_('-')
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}
+
+// view is b as a string without a copy; b must not change while the string is in use.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
