@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -78,10 +77,8 @@ func (r *run) overhead(wall, cpu time.Duration) artifact.ClientOverhead {
 		events += o.events
 	}
 	var c artifact.ClientOverhead
-	if len(dispatch) > 0 {
-		slices.Sort(dispatch)
-		p50, _ := stats.Percentile(dispatch, 50)
-		c.DispatchDelayP50Ms, c.DispatchDelayMaxMs = artifact.F(p50), artifact.F(dispatch[len(dispatch)-1])
+	if p := percentiles(dispatch); p != nil {
+		c.DispatchDelayP50Ms, c.DispatchDelayMaxMs = artifact.F(float64(p.P50)), artifact.F(float64(p.Max))
 	}
 	if events > 0 {
 		c.EventLagMeanUs = artifact.F(float64(lag) / float64(events) / 1e3)

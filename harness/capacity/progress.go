@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 )
@@ -73,12 +72,11 @@ func (p *progress) line() string {
 		p.done, p.total, p.fail, median(p.ttft), median(p.tpot))
 }
 
-// median is the nearest-rank p50 of a copy of values, as text.
+// median is the nearest-rank p50 of values, as text.
 func median(values []float64) string {
-	if len(values) == 0 {
+	p := percentiles(values)
+	if p == nil {
 		return "n/a"
 	}
-	s := slices.Clone(values)
-	slices.Sort(s)
-	return fmt.Sprintf("%.2fms", s[(len(s)+1)/2-1])
+	return fmt.Sprintf("%.2fms", p.P50)
 }
