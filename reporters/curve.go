@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 )
 
@@ -30,13 +31,12 @@ func LoadCurve(outDir string) (*CapacityCurve, error) {
 		return nil, fmt.Errorf("capacity curve %s: not a %s summary", paths[0], capacity.CurveSchema)
 	}
 	curve := &CapacityCurve{Title: "Knee search: " + strings.TrimSuffix(filepath.Base(paths[0]), CurveFileSuffix)}
-	for _, b := range c.Budgets {
-		for i := range len(b) {
-			if strings.ContainsRune("<>", rune(b[i])) {
-				curve.Metrics = append(curve.Metrics, strings.SplitN(b[:i], "@", 2)[0])
-				break
-			}
-		}
+	budgets, err := budget.Parse(strings.Join(c.Budgets, ","))
+	if err != nil {
+		return nil, fmt.Errorf("capacity curve %s: %w", paths[0], err)
+	}
+	for _, b := range budgets {
+		curve.Metrics = append(curve.Metrics, b.Key())
 	}
 	for _, p := range c.Probes {
 		metrics := map[string]float64{}

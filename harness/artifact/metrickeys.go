@@ -28,6 +28,16 @@ var families = [...]family{
 	{"ttft", "_ms", func(m *Metrics) *Distribution { return &m.TTFT }},
 }
 
+// FamilyNames returns the prefixes of the 11 distribution families of the metrics block,
+// sorted.
+func FamilyNames() []string {
+	names := make([]string, len(families))
+	for i, f := range families {
+		names[i] = f.prefix
+	}
+	return names
+}
+
 // statSamples is the statistic name of a family's count key, which never takes the unit.
 const statSamples = "samples"
 

@@ -70,8 +70,7 @@ func Verify(b *artifact.Benchmark) error {
 		cached = append(cached, cachedRatio{prompt: r.PromptTokens})
 	}
 	want := buildMetrics(b.RequestTimings, cached, float64(b.WallClockMs)/1000, b.PerformanceEligible)
-	for _, name := range []string{"time_to_first_output", "ttft", "generation", "e2e", "effective_prefill_tok_s", "decode_tok_s",
-		"mean_inter_token_latency_ms", "mean_time_per_output_token", "tpot", "prompt_tokens", "completion_tokens"} {
+	for _, name := range artifact.FamilyNames() {
 		got, _ := b.Metrics.Family(name)
 		exp, _ := want.Family(name)
 		if !sameDistribution(*got, *exp) {
