@@ -217,7 +217,7 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 
 		It("with usage in every chunk, TPOT and ITL count tokens, not chunks", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			_, target := bench.PrivateEngine(chunky)
-			sc := strictWords(4, 1, 1000)
+			sc := strictWords(8, 1, 1000)
 			sc.ContinuousUsage = true
 			run := bench.Run(ctx, "chunks-per-token", target, sc)
 
@@ -231,14 +231,16 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 
 		It("without it, chunk ITL is labelled per chunk and the first chunk's tokens are assumed to be one", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			_, target := bench.PrivateEngine(chunky)
-			run := bench.Run(ctx, "chunks-per-chunk", target, strictWords(4, 1, 1000))
+			run := bench.Run(ctx, "chunks-per-chunk", target, strictWords(8, 1, 1000))
 
 			Expect(run).To(HaveNoFailedRequests())
 			itl := run.Extension.ITL
 			Expect(itl.Basis).To(Equal(artifact.ITLPerChunk))
 			Expect(float64(*itl.P50Ms)).To(BeNumerically("~", 8, 0.4))
+			// The formula gives about 1.81 ms; a late first chunk the engine catches up on lowers
+			// it further, so only "below 2 ms by more than the tolerance" is asserted.
 			Expect(failuresOf(func() { Expect(run).To(MeasureNear("tpot_p50_ms", 2, 0.05)) })).To(ConsistOf(
-				MatchRegexp(`^tpot p50 1\.8\dms is \d+\.\d% off the true 2\.00ms`)), "the original formula understates TPOT under coalescing")
+				MatchRegexp(`^tpot p50 1\.\d\dms is \d+\.\d% off the true 2\.00ms`)), "the original formula understates TPOT under coalescing")
 		})
 	})
 })
