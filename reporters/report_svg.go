@@ -657,53 +657,88 @@ func floatOf(v *artifact.Float) (float64, bool) {
 	return float64(*v), true
 }
 
-// ttftContextChart: TTFT p50 and p95 of each run against its planned context.
-func ttftContextChart(rep *reportModel) reportChart {
+// latencyCurve describes a chart of one latency family's p50 and p95 of each run against a
+// property of the run, with the budgets of that family drawn as lines.
+type latencyCurve struct {
+	id, title, desc, xLabel string
+	name                    string   // the family as the legend and axis say it: "TTFT"
+	families                []string // metric families whose budgets are drawn
+	dist                    func(*artifact.Metrics) *artifact.Distribution
+	xOpts                   axisOpts
+	// x is the run's position (false leaves it out), group the series group within a sweep
+	// and tip the tooltip of one point.
+	x          func(r *runView) (float64, bool)
+	group      func(r *runView) string
+	tip        func(r *runView, label string, ms float64) string
+	none, once string // the notes for no figure and for a single x
+}
+
+// latencyChart draws c over the runs of rep.
+func latencyChart(rep *reportModel, c latencyCurve) reportChart {
 	var p50, p95 []xyPoint
 	maxMs := 0.0
 	for _, r := range rep.Runs {
-		if r.Context <= 0 {
+		x, ok := c.x(r)
+		if !ok {
 			continue
 		}
+		d := c.dist(&r.B.Metrics)
 		for _, q := range []struct {
 			v   *artifact.Float
 			dst *[]xyPoint
 			lab string
-		}{{r.B.Metrics.TTFT.P50, &p50, "p50"}, {r.B.Metrics.TTFT.P95, &p95, "p95"}} {
+		}{{d.P50, &p50, "p50"}, {d.P95, &p95, "p95"}} {
 			if v, ok := floatOf(q.v); ok {
 				maxMs = math.Max(maxMs, v)
-				*q.dst = append(*q.dst, xyPoint{x: r.Context, y: v, group: sweepKey(r.B) + "|concurrency=" + strconv.Itoa(r.B.Concurrency),
-					tip: fmt.Sprintf("%s: ttft %s %s at %s planned context, concurrency %d", r.Name, q.lab, fmtMs(v), fmtTokens(r.Context), r.B.Concurrency)})
+				*q.dst = append(*q.dst, xyPoint{x: x, y: v, group: sweepKey(r.B) + "|" + c.group(r), tip: c.tip(r, q.lab, v)})
 			}
 		}
 	}
 	for _, b := range rep.Budgets {
-		if fam, _, _ := artifact.ParseMetricKey(b.key()); fam == "ttft" {
+		if fam, _, _ := artifact.ParseMetricKey(b.key()); slices.Contains(c.families, fam) {
 			maxMs = math.Max(maxMs, b.Limit)
 		}
 	}
 	div, unit := msUnit(maxMs)
 	scaleY(p50, div)
 	scaleY(p95, div)
-	c := xyChart{
-		id: "chart-ttft-context", class: "chart-ttft-context",
-		title:  "TTFT vs planned context",
-		desc:   fmt.Sprintf("TTFT p50 and p95 of %d runs against their planned context in tokens", len(p50)),
-		xLabel: "planned context (tokens)", yLabel: "TTFT (" + unit + ")",
-		xOpts: axisOpts{logOK: true, zero: true, integer: true}, yOpts: axisOpts{zero: true, plain: true},
+	chart := xyChart{
+		id: c.id, class: c.id,
+		title:  c.title,
+		desc:   fmt.Sprintf(c.desc, len(p50)),
+		xLabel: c.xLabel, yLabel: c.name + " (" + unit + ")",
+		xOpts: c.xOpts, yOpts: axisOpts{zero: true, plain: true},
 		series: []xySeries{
-			{name: "TTFT p50", color: colBlue, shape: "circle", points: p50},
-			{name: "TTFT p95", color: colOrange, shape: "square", dash: true, hollow: true, points: p95},
+			{name: c.name + " p50", color: colBlue, shape: "circle", points: p50},
+			{name: c.name + " p95", color: colOrange, shape: "square", dash: true, hollow: true, points: p95},
 		},
-		hlines: budgetLines(rep.Budgets, []string{"ttft"}, div),
+		hlines: budgetLines(rep.Budgets, c.families, div),
 	}
 	switch n := distinctCount(append(slices.Clone(p50), p95...)); {
 	case n == 0:
-		c.note = "no TTFT figures: no run completed a request"
+		chart.note = c.none
 	case n < 2:
-		c.note = "needs runs at ≥2 planned contexts to draw a curve"
+		chart.note = c.once
 	}
-	return c.render()
+	return chart.render()
+}
+
+// ttftContextChart: TTFT p50 and p95 of each run against its planned context.
+func ttftContextChart(rep *reportModel) reportChart {
+	return latencyChart(rep, latencyCurve{
+		id: "chart-ttft-context", title: "TTFT vs planned context",
+		desc:   "TTFT p50 and p95 of %d runs against their planned context in tokens",
+		xLabel: "planned context (tokens)", name: "TTFT", families: []string{"ttft"},
+		dist:  func(m *artifact.Metrics) *artifact.Distribution { return &m.TTFT },
+		xOpts: axisOpts{logOK: true, zero: true, integer: true},
+		x:     func(r *runView) (float64, bool) { return r.Context, r.Context > 0 },
+		group: func(r *runView) string { return "concurrency=" + strconv.Itoa(r.B.Concurrency) },
+		tip: func(r *runView, label string, ms float64) string {
+			return fmt.Sprintf("%s: ttft %s %s at %s planned context, concurrency %d", r.Name, label, fmtMs(ms), fmtTokens(r.Context), r.B.Concurrency)
+		},
+		none: "no TTFT figures: no run completed a request",
+		once: "needs runs at ≥2 planned contexts to draw a curve",
+	})
 }
 
 // sweepKey groups runs that differ only in the swept variable: same model, engine, GPU
@@ -729,52 +764,20 @@ var tpotFamilies = []string{"tpot", "mean_time_per_output_token", "mean_inter_to
 
 // tpotConcurrencyChart: TPOT p50 and p95 of each run against its concurrency.
 func tpotConcurrencyChart(rep *reportModel) reportChart {
-	var p50, p95 []xyPoint
-	maxMs := 0.0
-	for _, r := range rep.Runs {
-		x := float64(r.B.Concurrency)
-		if x <= 0 {
-			continue
-		}
-		for _, q := range []struct {
-			v   *artifact.Float
-			dst *[]xyPoint
-			lab string
-		}{{r.B.Metrics.TPOT.P50, &p50, "p50"}, {r.B.Metrics.TPOT.P95, &p95, "p95"}} {
-			if v, ok := floatOf(q.v); ok {
-				maxMs = math.Max(maxMs, v)
-				*q.dst = append(*q.dst, xyPoint{x: x, y: v, group: sweepKey(r.B) + "|context=" + svgNum(r.Context),
-					tip: fmt.Sprintf("%s: tpot %s %s at concurrency %d, %s planned context", r.Name, q.lab, fmtMs(v), r.B.Concurrency, fmtTokens(r.Context))})
-			}
-		}
-	}
-	for _, b := range rep.Budgets {
-		if fam, _, _ := artifact.ParseMetricKey(b.key()); slices.Contains(tpotFamilies, fam) {
-			maxMs = math.Max(maxMs, b.Limit)
-		}
-	}
-	div, unit := msUnit(maxMs)
-	scaleY(p50, div)
-	scaleY(p95, div)
-	c := xyChart{
-		id: "chart-tpot-concurrency", class: "chart-tpot-concurrency",
-		title:  "TPOT vs concurrency",
-		desc:   fmt.Sprintf("TPOT p50 and p95 of %d runs against their concurrency", len(p50)),
-		xLabel: "concurrency (requests in flight)", yLabel: "TPOT (" + unit + ")",
-		xOpts: axisOpts{logOK: true, pow2: true, zero: true, integer: true}, yOpts: axisOpts{zero: true, plain: true},
-		series: []xySeries{
-			{name: "TPOT p50", color: colBlue, shape: "circle", points: p50},
-			{name: "TPOT p95", color: colOrange, shape: "square", dash: true, hollow: true, points: p95},
+	return latencyChart(rep, latencyCurve{
+		id: "chart-tpot-concurrency", title: "TPOT vs concurrency",
+		desc:   "TPOT p50 and p95 of %d runs against their concurrency",
+		xLabel: "concurrency (requests in flight)", name: "TPOT", families: tpotFamilies,
+		dist:  func(m *artifact.Metrics) *artifact.Distribution { return &m.TPOT },
+		xOpts: axisOpts{logOK: true, pow2: true, zero: true, integer: true},
+		x:     func(r *runView) (float64, bool) { return float64(r.B.Concurrency), r.B.Concurrency > 0 },
+		group: func(r *runView) string { return "context=" + svgNum(r.Context) },
+		tip: func(r *runView, label string, ms float64) string {
+			return fmt.Sprintf("%s: tpot %s %s at concurrency %d, %s planned context", r.Name, label, fmtMs(ms), r.B.Concurrency, fmtTokens(r.Context))
 		},
-		hlines: budgetLines(rep.Budgets, tpotFamilies, div),
-	}
-	switch n := distinctCount(append(slices.Clone(p50), p95...)); {
-	case n == 0:
-		c.note = "no TPOT figures: no run completed a request with two or more tokens"
-	case n < 2:
-		c.note = "needs runs at ≥2 concurrencies to draw a curve"
-	}
-	return c.render()
+		none: "no TPOT figures: no run completed a request with two or more tokens",
+		once: "needs runs at ≥2 concurrencies to draw a curve",
+	})
 }
 
 // throughputConcurrencyChart: aggregate throughput of each run against its concurrency.
