@@ -1,6 +1,7 @@
 package refengine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -156,12 +157,15 @@ func TestPrefixCacheOffAndBounded(t *testing.T) {
 }
 
 // TestPrefixCacheBurst: 8 requests sharing an 8000-token prefix arrive together. They queue
-// on the prefill lane, so all but the first find its blocks cached when their prefill starts
-// and only prefill their suffix. Not parallel: it measures.
+// on the prefill lane, so all but the first to be prefilled find its blocks cached when their
+// prefill starts and only prefill their suffix. Which one computes the prefix is up to the
+// scheduler (and under load it need not be the first to flush a token), so the test finds it
+// by its cached count and compares TTFTs rank by rank. Not parallel: it measures.
 func TestPrefixCacheBurst(t *testing.T) {
 	const rate = 100_000.0 // tokens/s: the 8000-token prefix costs 80ms
 	prefix := sharedPrefix(8000)
 	prefixTokens := CountTokens(prefix)
+	ttft := func(tr RequestTrace) time.Duration { return tr.FirstToken.Sub(tr.Arrived) }
 	burst := func(cache bool) []RequestTrace {
 		s := start(t, Options{PrefillOverhead: 5 * time.Millisecond, ITL: time.Millisecond,
 			PrefillRate: rate, PrefixCache: cache})
@@ -171,32 +175,31 @@ func TestPrefixCacheBurst(t *testing.T) {
 		}
 		wg.Wait()
 		tr := s.Traces()
-		slices.SortFunc(tr, func(a, b RequestTrace) int { return a.FirstToken.Compare(b.FirstToken) })
+		slices.SortFunc(tr, func(a, b RequestTrace) int { return cmp.Compare(ttft(a), ttft(b)) })
 		return tr
 	}
 	cold, warm := burst(false), burst(true)
-	hits := 0
+	hits, computed := 0, 0
 	for k, tr := range warm {
-		ttft, coldTTFT := tr.FirstToken.Sub(tr.Arrived), cold[k].FirstToken.Sub(cold[k].Arrived)
-		t.Logf("request %d: cached %d of %d prompt tokens, ttft %v (without cache %v)", k, tr.CachedTokens, tr.PromptTokens, ttft, coldTTFT)
-		if k == 0 {
-			if tr.CachedTokens != 0 {
-				t.Errorf("first prefill: cached %d", tr.CachedTokens)
-			}
-			continue
-		}
-		if d := tr.CachedTokens - prefixTokens; d > DefaultCacheBlockTokens || d < -48 {
-			t.Errorf("request %d: cached %d, want about the %d prefix tokens", k, tr.CachedTokens, prefixTokens)
+		t.Logf("rank %d: cached %d of %d prompt tokens, ttft %v (without cache %v)", k, tr.CachedTokens, tr.PromptTokens, ttft(tr), ttft(cold[k]))
+		if tr.CachedTokens == 0 {
+			computed++
+		} else if d := tr.CachedTokens - prefixTokens; d > DefaultCacheBlockTokens || d < -48 {
+			t.Errorf("request %d: cached %d, want about the %d prefix tokens", tr.Index, tr.CachedTokens, prefixTokens)
 		} else {
 			hits++
 		}
-		if ttft >= coldTTFT {
-			t.Errorf("request %d: ttft %v with the cache, %v without", k, ttft, coldTTFT)
+		// Without the cache the k-th prefill waits for k full ones; with it, for one.
+		if k > 0 && ttft(tr) >= ttft(cold[k]) {
+			t.Errorf("rank %d: ttft %v with the cache, %v without", k, ttft(tr), ttft(cold[k]))
 		}
 		// The first prefill (80ms) plus small suffixes: well below a second full prefill.
-		if ttft > 150*time.Millisecond {
-			t.Errorf("request %d: ttft %v, want about 85ms", k, ttft)
+		if ttft(tr) > 150*time.Millisecond {
+			t.Errorf("request %d: ttft %v, want about 85ms", tr.Index, ttft(tr))
 		}
+	}
+	if computed != 1 {
+		t.Errorf("%d requests computed the prefix, want exactly the first prefilled", computed)
 	}
 	if hits != 7 {
 		t.Errorf("%d of 7 requests hit the cache", hits)
