@@ -38,10 +38,11 @@ func answerImmediate(w http.ResponseWriter, f Faults) {
 }
 
 // reset ends the request by resetting its TCP connection (RST, not FIN): what was flushed
-// stays delivered, the rest is lost. The trace is finished.
+// stays delivered, the rest is lost. The trace is finished first, so that it is complete by
+// the time the client sees the reset.
 func (g *run) reset() {
-	_ = resetConnection(g.rc)
 	g.tr.finish(0, "", false)
+	_ = resetConnection(g.rc)
 }
 
 // resetConnection hijacks the connection behind rc and closes it with SO_LINGER 0.
