@@ -158,3 +158,19 @@ func TestNotRegressFromErrors(t *testing.T) {
 		t.Errorf("wrong actual: %q", got)
 	}
 }
+
+func TestRunTheWorkloadOf(t *testing.T) {
+	t.Parallel()
+	base := timed(32, 1)
+	other := timed(32, 1)
+	other.Concurrency, other.MaxTokens = 8, 128
+	if got := failureOf(t, timed(6, 1.5), RunTheWorkloadOf(base)); got != "" {
+		t.Errorf("the same workload at another size and speed failed: %q", got)
+	}
+	if got, want := failureOf(t, other, RunTheWorkloadOf(base)), "not the baseline's workload: concurrency 1 vs 8; max_tokens 64 vs 128"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := errorOf(t, base, RunTheWorkloadOf(nil)); got != "RunTheWorkloadOf: no baseline artifact (got nil)" {
+		t.Errorf("nil baseline: %q", got)
+	}
+}

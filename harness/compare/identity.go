@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
@@ -31,6 +32,16 @@ func (d Difference) String() string {
 		s += " (not recorded by an older artifact)"
 	}
 	return s
+}
+
+// Explain is the differences in one line, separated by semicolons:
+// "concurrency 1 vs 20; max_tokens 512 vs 64".
+func Explain(diffs []Difference) string {
+	parts := make([]string, len(diffs))
+	for i, d := range diffs {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // unknown is the value text of a field an artifact does not record.

@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/budget"
 )
@@ -21,11 +20,7 @@ func (v Verdict) Message() string {
 		}
 		return name + ": invalid comparison"
 	case NotComparable:
-		parts := make([]string, len(v.Differences))
-		for i, d := range v.Differences {
-			parts[i] = d.String()
-		}
-		return fmt.Sprintf("%s: not comparable: %s", name, strings.Join(parts, "; "))
+		return fmt.Sprintf("%s: not comparable: %s", name, Explain(v.Differences))
 	case Insufficient:
 		return fmt.Sprintf("%s: insufficient samples: %d vs %d requests (at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, MinRows)
 	case Regressed:

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/compare"
 	"github.com/anvilbench/anvilbench/harness/config"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/internal/bench"
@@ -59,7 +58,7 @@ var _ = Describe("configured scenario", Serial, Ordered, ContinueOnFailure, Labe
 			if gateConfig.AllowMismatch {
 				Skip("ANVIL_ALLOW_MISMATCH is set")
 			}
-			Expect(compare.Comparable(baseline, run)).To(BeEmpty(), "differences from %s", gateConfig.Baseline)
+			Expect(run).To(RunTheWorkloadOf(baseline), "baseline %s", gateConfig.Baseline)
 		})
 		for _, metric := range gateConfig.ParsedGateMetrics() {
 			It(fmt.Sprintf("does not regress %s by %.0f%% from the baseline", metric, 100*gateConfig.GateBy), Label("kind:regression"), func() {
