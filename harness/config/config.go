@@ -122,9 +122,13 @@ type Config struct {
 	// Budgets (ANVIL_BUDGETS) are the gates of the configured scenario, e.g.
 	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.
 	Budgets string `env:"BUDGETS"`
+	// BudgetsFile (ANVIL_BUDGETS_FILE) is a JSON file of more budgets,
+	// {"budgets": ["tpot_p50_ms<=6"]} (budget.ReadFile); a relative path is taken from the
+	// module root.
+	BudgetsFile string `env:"BUDGETS_FILE"`
 
 	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
-	// scenario must not regress from; GateMetrics (ANVIL_GATE_METRICS) are the metrics
+	// scenario must not regress from (a relative path is taken from the module root); GateMetrics (ANVIL_GATE_METRICS) are the metrics
 	// judged and GateBy (ANVIL_GATE_BY) the relative change that counts as a regression.
 	// AllowMismatch (ANVIL_ALLOW_MISMATCH) compares workloads that differ anyway.
 	Baseline      string  `env:"BASELINE"`
@@ -148,6 +152,7 @@ func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
 func Load(environ map[string]string) (Config, error) {
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
 	if err == nil {
+		cfg.resolveInputs()
 		if err := cfg.Validate(); err != nil {
 			return Config{}, err
 		}
@@ -163,6 +168,7 @@ func Load(environ map[string]string) (Config, error) {
 		}
 	}
 	if cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: rest}); err == nil {
+		cfg.resolveInputs()
 		var more Problems
 		if errors.As(cfg.Validate(), &more) {
 			problems = append(problems, more...)
@@ -243,6 +249,21 @@ func Variables() [][2]string {
 
 // UsesEmbeddedEngine reports whether no endpoint was configured.
 func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
+
+// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BUDGETS_FILE) absolute: a
+// relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs
+// in its own package directory while users name files from where they run ginkgo. Without
+// a module root a path stays relative to the working directory.
+func (c *Config) resolveInputs() {
+	for _, p := range []*string{&c.Baseline, &c.BudgetsFile} {
+		if *p == "" || filepath.IsAbs(*p) {
+			continue
+		}
+		if root, err := ModuleRoot(); err == nil {
+			*p = filepath.Join(root, *p)
+		}
+	}
+}
 
 // ResolveOutDir returns OutDir as an absolute path: a relative OutDir is taken from the
 // module root found by walking up from the working directory to go.mod.

@@ -161,3 +161,53 @@ func TestREADMEDocumentsEveryVariable(t *testing.T) {
 		}
 	}
 }
+
+// Each suite runs in its own package directory, so input files named relative to where
+// ginkgo runs are taken from the module root, like ANVIL_OUT_DIR.
+func TestInputFilesAreTakenFromTheModuleRoot(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	cfg, err := Load(map[string]string{"ANVIL_BASELINE": "testdata/reference/benchmark-v1-example.json"})
+	if err != nil {
+		t.Fatalf("a baseline relative to the module root: %v", err)
+	}
+	if want := filepath.Join(root, "testdata", "reference", "benchmark-v1-example.json"); cfg.Baseline != want {
+		t.Errorf("baseline %s, want %s", cfg.Baseline, want)
+	}
+	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": "no/such/budgets.json"})
+	if want := fmt.Sprintf("ANVIL_BUDGETS_FILE=%q: read budgets: open", filepath.Join(root, "no", "such", "budgets.json")); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("missing budgets file: %v, want %q", err, want)
+	}
+}
+
+func TestBudgetsFileAddsToBudgets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "budgets.json")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"budgets": ["ttft_p95_ms<=1500@upper95"]}`)
+	cfg, err := Load(map[string]string{"ANVIL_BUDGETS": "tpot_p50_ms<=6", "ANVIL_BUDGETS_FILE": path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range cfg.ParsedBudgets() {
+		got = append(got, b.String())
+	}
+	if strings.Join(got, " ") != "tpot_p50_ms<=6 ttft_p95_ms<=1500@upper95" {
+		t.Errorf("budgets %q", got)
+	}
+
+	write(`{"budgets": ["tpot_p50_ms<=fast"]}`)
+	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": path, "ANVIL_CONCURRENCY": "0"})
+	var p Problems
+	if !errors.As(err, &p) || len(p) != 2 {
+		t.Fatalf("err = %v, want two problems", err)
+	}
+	if want := fmt.Sprintf(`ANVIL_BUDGETS_FILE=%q: budgets[0]: budget "tpot_p50_ms<=fast"`, path); !strings.Contains(err.Error(), want) {
+		t.Errorf("message lacks %q:\n%v", want, err)
+	}
+}

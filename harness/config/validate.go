@@ -113,6 +113,11 @@ func (c Config) Validate() error {
 	if _, err := budget.Parse(c.Budgets); err != nil {
 		add("%sBUDGETS: %v", Prefix, err)
 	}
+	if c.BudgetsFile != "" {
+		if _, err := budget.ReadFile(c.BudgetsFile); err != nil {
+			add("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err)
+		}
+	}
 	p = append(p, c.validateGate()...)
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
@@ -141,9 +146,14 @@ func checkBaseURL(raw string) string {
 	return ""
 }
 
-// ParsedBudgets returns the budgets of ANVIL_BUDGETS (already validated by Load).
+// ParsedBudgets returns the budgets of ANVIL_BUDGETS, then those of ANVIL_BUDGETS_FILE
+// (both already validated by Load).
 func (c Config) ParsedBudgets() []budget.Budget {
 	b, _ := budget.Parse(c.Budgets)
+	if c.BudgetsFile != "" {
+		more, _ := budget.ReadFile(c.BudgetsFile)
+		b = append(b, more...)
+	}
 	return b
 }
 
