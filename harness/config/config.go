@@ -128,9 +128,10 @@ type Config struct {
 	BudgetsFile string `env:"BUDGETS_FILE"`
 
 	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
-	// scenario must not regress from (a relative path is taken from the module root); GateMetrics (ANVIL_GATE_METRICS) are the metrics
-	// judged and GateBy (ANVIL_GATE_BY) the relative change that counts as a regression.
-	// AllowMismatch (ANVIL_ALLOW_MISMATCH) compares workloads that differ anyway.
+	// scenario must not regress from; a relative path is taken from the module root.
+	// GateMetrics (ANVIL_GATE_METRICS) are the metrics judged and GateBy (ANVIL_GATE_BY) the
+	// relative change that counts as a regression. AllowMismatch (ANVIL_ALLOW_MISMATCH)
+	// compares workloads that differ anyway.
 	Baseline      string  `env:"BASELINE"`
 	GateMetrics   string  `env:"GATE_METRICS" envDefault:"tpot_p50_ms,ttft_p50_ms"`
 	GateBy        float64 `env:"GATE_BY" envDefault:"0.05"`
@@ -256,11 +257,11 @@ func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
 	for _, p := range []*string{&c.Baseline, &c.BudgetsFile} {
-		if *p == "" || filepath.IsAbs(*p) {
+		if *p == "" {
 			continue
 		}
-		if root, err := ModuleRoot(); err == nil {
-			*p = filepath.Join(root, *p)
+		if abs, err := fromModuleRoot(*p); err == nil {
+			*p = abs
 		}
 	}
 }
@@ -268,14 +269,23 @@ func (c *Config) resolveInputs() {
 // ResolveOutDir returns OutDir as an absolute path: a relative OutDir is taken from the
 // module root found by walking up from the working directory to go.mod.
 func (c Config) ResolveOutDir() (string, error) {
-	if filepath.IsAbs(c.OutDir) {
-		return c.OutDir, nil
-	}
-	root, err := ModuleRoot()
+	dir, err := fromModuleRoot(c.OutDir)
 	if err != nil {
 		return "", fmt.Errorf("resolve %sOUT_DIR %q: %w", Prefix, c.OutDir, err)
 	}
-	return filepath.Join(root, c.OutDir), nil
+	return dir, nil
+}
+
+// fromModuleRoot joins a relative path to the module root and returns an absolute one as is.
+func fromModuleRoot(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, path), nil
 }
 
 // ModuleRoot walks up from the working directory to the directory holding go.mod.
