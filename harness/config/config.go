@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/anvilbench/anvilbench/harness/budget"
 )
 
 // Prefix is the prefix of every variable.
@@ -126,6 +128,8 @@ type Config struct {
 	// {"budgets": ["tpot_p50_ms<=6"]} (budget.ReadFile); a relative path is taken from the
 	// module root.
 	BudgetsFile string `env:"BUDGETS_FILE"`
+	// fileBudgets are BudgetsFile's budgets, read once by Load.
+	fileBudgets []budget.Budget
 
 	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
 	// scenario must not regress from; a relative path is taken from the module root.
@@ -153,8 +157,7 @@ func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
 func Load(environ map[string]string) (Config, error) {
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
 	if err == nil {
-		cfg.resolveInputs()
-		if err := cfg.Validate(); err != nil {
+		if err := cfg.complete(); err != nil {
 			return Config{}, err
 		}
 		return cfg, nil
@@ -169,9 +172,8 @@ func Load(environ map[string]string) (Config, error) {
 		}
 	}
 	if cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: rest}); err == nil {
-		cfg.resolveInputs()
 		var more Problems
-		if errors.As(cfg.Validate(), &more) {
+		if errors.As(cfg.complete(), &more) {
 			problems = append(problems, more...)
 		}
 	}
@@ -250,6 +252,27 @@ func Variables() [][2]string {
 
 // UsesEmbeddedEngine reports whether no endpoint was configured.
 func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
+
+// complete resolves the input files, reads the budgets file once (so the budgets judged are
+// the ones validated, whatever happens to the file later) and validates the whole.
+func (c *Config) complete() error {
+	c.resolveInputs()
+	var p Problems
+	if c.BudgetsFile != "" {
+		var err error
+		if c.fileBudgets, err = budget.ReadFile(c.BudgetsFile); err != nil {
+			p = append(p, fmt.Sprintf("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err))
+		}
+	}
+	var more Problems
+	if errors.As(c.Validate(), &more) {
+		p = append(p, more...)
+	}
+	if len(p) > 0 {
+		return p
+	}
+	return nil
+}
 
 // resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BUDGETS_FILE) absolute: a
 // relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs

@@ -200,6 +200,11 @@ func TestBudgetsFileAddsToBudgets(t *testing.T) {
 	if strings.Join(got, " ") != "tpot_p50_ms<=6 ttft_p95_ms<=1500@upper95" {
 		t.Errorf("budgets %q", got)
 	}
+	// The budgets judged are the ones validated: the file is read once, by Load.
+	write(`not json`)
+	if n := len(cfg.ParsedBudgets()); n != 2 {
+		t.Errorf("after the file changed: %d budgets, want the 2 loaded", n)
+	}
 
 	write(`{"budgets": ["tpot_p50_ms<=fast"]}`)
 	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": path, "ANVIL_CONCURRENCY": "0"})

@@ -48,7 +48,8 @@ func rangeHint(key string) string {
 	return ""
 }
 
-// Validate checks every field and every combination, returning all problems at once.
+// Validate checks every field and every combination, returning all problems at once. The
+// input files are Load's: it reads and checks ANVIL_BUDGETS_FILE once, before Validate.
 func (c Config) Validate() error {
 	var p Problems
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
@@ -113,11 +114,6 @@ func (c Config) Validate() error {
 	if _, err := budget.Parse(c.Budgets); err != nil {
 		add("%sBUDGETS: %v", Prefix, err)
 	}
-	if c.BudgetsFile != "" {
-		if _, err := budget.ReadFile(c.BudgetsFile); err != nil {
-			add("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err)
-		}
-	}
 	p = append(p, c.validateGate()...)
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
@@ -146,15 +142,11 @@ func checkBaseURL(raw string) string {
 	return ""
 }
 
-// ParsedBudgets returns the budgets of ANVIL_BUDGETS, then those of ANVIL_BUDGETS_FILE
-// (both already validated by Load).
+// ParsedBudgets returns the budgets of ANVIL_BUDGETS, then those of ANVIL_BUDGETS_FILE as
+// Load read them (both already validated by Load).
 func (c Config) ParsedBudgets() []budget.Budget {
 	b, _ := budget.Parse(c.Budgets)
-	if c.BudgetsFile != "" {
-		more, _ := budget.ReadFile(c.BudgetsFile)
-		b = append(b, more...)
-	}
-	return b
+	return append(b, c.fileBudgets...)
 }
 
 // Prompt cache modes.
