@@ -99,12 +99,14 @@ func New(opts Options) *Client {
 // Close releases idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
-func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+// newRequest builds a request to url with a JSON body (nil for none) and, when a key is
+// set, its bearer header: the one place the key is revealed.
+func (c *Client) newRequest(ctx context.Context, method, url string, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
 		return nil, &Error{Kind: KindTransport, Message: "build request: invalid endpoint URL", Err: err}
 	}
@@ -115,6 +117,30 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 		req.Header.Set("Authorization", "Bearer "+c.apiKey.Reveal())
 	}
 	return req, nil
+}
+
+// withDeadline bounds ctx by d with the cause errDeadline, which classify reports as a
+// timeout. Other causes (a stall) can be set with the returned cancel; cancel(nil) also
+// stops the timer.
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(d, func() { cancel(errDeadline) })
+	return ctx, func(cause error) {
+		timer.Stop()
+		cancel(cause)
+	}
+}
+
+// probe sends a start-up request (GET /models, POST /tokenize) whose context withDeadline
+// bounds by ModelsTimeout.
+func (c *Client) probe(req *http.Request) (*http.Response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		s := c.s
+		s.timeout = ModelsTimeout
+		return nil, classify(req.Context(), err, "send request", &s, 0)
+	}
+	return resp, nil
 }
 
 // Stream POSTs body to path (e.g. "/chat/completions") and reads the event stream to its
@@ -133,13 +159,11 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := withDeadline(ctx, c.s.timeout)
 	defer cancel(nil)
-	deadline := time.AfterFunc(c.s.timeout, func() { cancel(errDeadline) })
-	defer deadline.Stop()
 
 	res := &Result{Arrivals: make([]time.Duration, 0, maxTokens+2)}
-	req, err := c.newRequest(ctx, http.MethodPost, path, body)
+	req, err := c.newRequest(ctx, http.MethodPost, c.base+path, body)
 	if err != nil {
 		return res, err
 	}

@@ -27,19 +27,15 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 }
 
 func (c *Client) models(ctx context.Context) ([]Model, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := withDeadline(ctx, ModelsTimeout)
 	defer cancel(nil)
-	deadline := time.AfterFunc(ModelsTimeout, func() { cancel(errDeadline) })
-	defer deadline.Stop()
-	req, err := c.newRequest(ctx, http.MethodGet, "/models", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, c.base+"/models", nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.http.Do(req)
+	resp, err := c.probe(req)
 	if err != nil {
-		s := c.s
-		s.timeout = ModelsTimeout
-		return nil, classify(ctx, err, "send request", &s, 0)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // ErrNoTokenize is returned by Tokenize when the server has no /tokenize endpoint.
@@ -22,10 +21,8 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string, chat bool) 
 }
 
 func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) (int, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := withDeadline(ctx, ModelsTimeout)
 	defer cancel(nil)
-	deadline := time.AfterFunc(ModelsTimeout, func() { cancel(errDeadline) })
-	defer deadline.Stop()
 
 	body := map[string]any{"model": model}
 	if chat {
@@ -37,19 +34,13 @@ func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) 
 	if err != nil {
 		return 0, fmt.Errorf("encode tokenize request: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.base, "/v1")+"/tokenize", strings.NewReader(string(raw)))
+	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimSuffix(c.base, "/v1")+"/tokenize", raw)
 	if err != nil {
-		return 0, &Error{Kind: KindTransport, Message: "build tokenize request: invalid endpoint URL", Err: err}
+		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.apiKey.IsSet() {
-		req.Header.Set("Authorization", "Bearer "+c.apiKey.Reveal())
-	}
-	resp, err := c.http.Do(req)
+	resp, err := c.probe(req)
 	if err != nil {
-		s := c.s
-		s.timeout = ModelsTimeout
-		return 0, classify(ctx, err, "send request", &s, 0)
+		return 0, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
