@@ -43,9 +43,12 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 			fallback.Note = err.Error()
 			return fallback
 		}
-		n, err := client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
-		if err != nil && method == CalibrationTokenize && k == 0 {
-			method = CalibrationUsage
+		var n int
+		if method == CalibrationTokenize {
+			n, err = client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
+			if err != nil && k == 0 {
+				method = CalibrationUsage
+			}
 		}
 		if method == CalibrationUsage {
 			n, err = usageProbe(ctx, client, sc, prompt)

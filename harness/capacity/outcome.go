@@ -16,7 +16,8 @@ import (
 type outcome struct {
 	row     *artifact.RequestTiming
 	failure *artifact.Failure
-	// cachedTokens is usage.prompt_tokens_details.cached_tokens of a success.
+	// cachedTokens is usage.prompt_tokens_details.cached_tokens, of a success or a failure
+	// (a failure's still shows whether the endpoint reports them).
 	cachedTokens *int
 	// sent is the request start; zero when the request was never sent. due is an open-loop
 	// request's intended start; zero in a closed loop.
@@ -88,7 +89,8 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte
 	}
 	if o.row != nil {
 		o.arrivals, o.arrivalTokens = res.Arrivals, res.ArrivalTokens
-	} else if res.Usage != nil {
+	}
+	if res.Usage != nil {
 		o.cachedTokens = res.Usage.CachedTokens
 	}
 	return o
@@ -135,11 +137,7 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, stream.KindMalformed, "stream timing is inconsistent (first output after first content or after the end)", co, canary)
 	}
 	row.ControlledOutput, row.RequestCanary = co, canary
-	var cached *int
-	if res.Usage != nil {
-		cached = res.Usage.CachedTokens
-	}
-	return outcome{row: row, cachedTokens: cached}
+	return outcome{row: row}
 }
 
 func controlledOutputMessage(co *artifact.ControlledOutput) string {
