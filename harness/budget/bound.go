@@ -50,7 +50,7 @@ func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float
 		return 0, fmt.Errorf("%s: request_timings hold %d values but the metrics block counts %d samples", name, len(values), samples)
 	}
 	slices.Sort(values)
-	q := percentileOf(stat)
+	q := PercentileOf(stat)
 	lo, hi := stats.PercentileCIRanks(len(values), q, ciLevel)
 	rank := hi
 	if bound == Lower95 {

@@ -117,11 +117,11 @@ func parseOptions(key string, terms []string) (Options, error) {
 // percentile (p25..p99).
 func boundable(key string) bool {
 	_, stat, ok := artifact.ParseMetricKey(key)
-	return ok && (stat == "mean" || percentileOf(stat) > 0)
+	return ok && (stat == "mean" || PercentileOf(stat) > 0)
 }
 
-// percentileOf returns q for a percentile statistic name ("p95" is 95), 0 otherwise.
-func percentileOf(stat string) float64 {
+// PercentileOf returns q for a percentile statistic name ("p95" is 95), 0 otherwise.
+func PercentileOf(stat string) float64 {
 	if len(stat) < 2 || stat[0] != 'p' {
 		return 0
 	}

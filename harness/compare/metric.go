@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
@@ -31,16 +30,16 @@ func CheckMetric(metric string) error {
 
 // series is how one metric is drawn from an artifact's rows for a regression test.
 type series struct {
-	key, name, unit string
-	family          string  // request_timings family; "" for throughput
-	q               float64 // percentile, or 0 for a mean
-	higherIsWorse   bool
+	name          string
+	family        string  // request_timings family; "" for throughput
+	q             float64 // percentile, or 0 for a mean
+	higherIsWorse bool
 }
 
 // seriesOf resolves a metrics key: a mean or percentile key of a latency or rate family, or
 // throughput_tok_s.
 func seriesOf(metric string) (series, error) {
-	s := series{key: metric, name: budget.Describe(metric), unit: budget.Unit(metric)}
+	s := series{name: budget.Describe(metric)}
 	if metric == Throughput {
 		return s, nil
 	}
@@ -58,11 +57,8 @@ func seriesOf(metric string) (series, error) {
 	if stat == "mean" {
 		return s, nil
 	}
-	if len(stat) > 1 && stat[0] == 'p' {
-		if q, err := strconv.Atoi(stat[1:]); err == nil {
-			s.q = float64(q)
-			return s, nil
-		}
+	if s.q = budget.PercentileOf(stat); s.q > 0 {
+		return s, nil
 	}
 	return s, fmt.Errorf("metric %q: the %s of a run has no per-request test; want its mean or a percentile", metric, stat)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
@@ -30,8 +31,8 @@ var intBounds = map[string][2]int{
 	Prefix + "BURST":                {0, 256},
 }
 
-// MinContextTokens is the smallest non-zero planned context.
-const MinContextTokens = 32
+// MinContextTokens is the smallest non-zero planned context: the smallest a prompt is built for.
+const MinContextTokens = workload.MinPromptTokens
 
 // MaxTimeout bounds ANVIL_TIMEOUT.
 const MaxTimeout = time.Hour
@@ -195,7 +196,7 @@ func (c Config) validateWorkload() Problems {
 	if math.IsNaN(c.RequestRate) || c.RequestRate < 0 || c.RequestRate > 100000 {
 		add("%sREQUEST_RATE=%v: out of range (want 0 for a closed loop, or requests per second up to 100000)", Prefix, c.RequestRate)
 	}
-	if c.Arrival != "poisson" && c.Arrival != "constant" {
+	if c.Arrival != schedule.Poisson && c.Arrival != schedule.Constant {
 		add("%sARRIVAL=%q: unknown model (want poisson or constant)", Prefix, c.Arrival)
 	}
 	if c.RequestRate > 0 && c.Burst > 0 {

@@ -93,8 +93,9 @@ func resampledOrderStat(rng *rand.Rand, sorted []float64, counts []int, k int) f
 	return sorted[len(sorted)-1] // unreachable: the counts sum to len(sorted) ≥ k
 }
 
-// nearestRank is the 1-based nearest rank max(1, ⌈q/100·n⌉) for q in (0, 100], computed
-// exactly as Percentile does (so 97.5 of 2000 is rank 1950, never 1951 by rounding).
+// nearestRank is the 1-based nearest rank max(1, ⌈q/100·n⌉) for q in (0, 100], in exact
+// rational arithmetic: q is a dyadic rational, so rounding n·q/100 in float64 could move it
+// across an integer (97.5 of 2000 is rank 1950, never 1951).
 func nearestRank(n int, q float64) int {
 	r := new(big.Rat).SetFloat64(q)
 	r.Mul(r, big.NewRat(int64(n), 100))

@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"slices"
 )
 
@@ -92,15 +91,7 @@ func Percentile(sorted []float64, q float64) (float64, error) {
 	if q == math.Trunc(q) {
 		return sorted[rankIndex(n, int(q))], nil
 	}
-	// ⌈n·q/100⌉ in exact rational arithmetic: q is a dyadic rational, so rounding n·q/100
-	// in float64 could move it across an integer.
-	r := new(big.Rat).SetFloat64(q) // q is finite here
-	r.Mul(r, big.NewRat(int64(n), 100))
-	rank := new(big.Int).Quo(r.Num(), r.Denom()) // floor, r > 0
-	if !r.IsInt() {
-		rank.Add(rank, big.NewInt(1))
-	}
-	return sorted[max(0, int(rank.Int64())-1)], nil
+	return sorted[nearestRank(n, q)-1], nil
 }
 
 // FSum returns the correctly rounded sum of values (Python math.fsum): the exact sum,

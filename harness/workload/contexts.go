@@ -8,7 +8,7 @@ import (
 
 // Bounds of a bucket's context size, the same as those of a fixed planned context.
 const (
-	minBucketTokens = 32
+	minBucketTokens = MinPromptTokens
 	maxBucketTokens = 1048576
 )
 
