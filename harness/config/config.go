@@ -14,6 +14,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 )
 
@@ -140,6 +141,8 @@ type Config struct {
 	GateMetrics   string  `env:"GATE_METRICS" envDefault:"tpot_p50_ms,ttft_p50_ms"`
 	GateBy        float64 `env:"GATE_BY" envDefault:"0.05"`
 	AllowMismatch bool    `env:"ALLOW_MISMATCH" envDefault:"false"`
+	// baseline is Baseline's artifact, read once by Load.
+	baseline *artifact.Benchmark
 
 	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
 	// one host clock; [A-Za-z0-9._-]{1,64}.
@@ -253,15 +256,20 @@ func Variables() [][2]string {
 // UsesEmbeddedEngine reports whether no endpoint was configured.
 func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
 
-// complete resolves the input files, reads the budgets file once (so the budgets judged are
-// the ones validated, whatever happens to the file later) and validates the whole.
+// complete resolves the input files, reads each once (so what is judged is what was
+// validated, whatever happens to the files later) and validates the whole.
 func (c *Config) complete() error {
 	c.resolveInputs()
 	var p Problems
+	var err error
 	if c.BudgetsFile != "" {
-		var err error
 		if c.fileBudgets, err = budget.ReadFile(c.BudgetsFile); err != nil {
 			p = append(p, fmt.Sprintf("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err))
+		}
+	}
+	if c.Baseline != "" {
+		if c.baseline, err = artifact.Read(c.Baseline); err != nil {
+			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
 		}
 	}
 	var more Problems

@@ -174,6 +174,9 @@ func TestInputFilesAreTakenFromTheModuleRoot(t *testing.T) {
 	if want := filepath.Join(root, "testdata", "reference", "benchmark-v1-example.json"); cfg.Baseline != want {
 		t.Errorf("baseline %s, want %s", cfg.Baseline, want)
 	}
+	if b := cfg.BaselineArtifact(); b == nil || b.Requests != 6 {
+		t.Errorf("baseline artifact as loaded: %+v", b)
+	}
 	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": "no/such/budgets.json"})
 	if want := fmt.Sprintf("ANVIL_BUDGETS_FILE=%q: read budgets: open", filepath.Join(root, "no", "such", "budgets.json")); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing budgets file: %v, want %q", err, want)

@@ -50,7 +50,8 @@ func rangeHint(key string) string {
 }
 
 // Validate checks every field and every combination, returning all problems at once. The
-// input files are Load's: it reads and checks ANVIL_BUDGETS_FILE once, before Validate.
+// input files are Load's: it reads and checks ANVIL_BUDGETS_FILE and ANVIL_BASELINE once,
+// before Validate.
 func (c Config) Validate() error {
 	var p Problems
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
@@ -214,11 +215,6 @@ func (c Config) validateWorkload() Problems {
 // validateGate checks the baseline and the regression gate.
 func (c Config) validateGate() Problems {
 	var p Problems
-	if c.Baseline != "" {
-		if _, err := artifact.Read(c.Baseline); err != nil {
-			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
-		}
-	}
 	for _, m := range c.ParsedGateMetrics() {
 		if err := compare.CheckMetric(m); err != nil {
 			p = append(p, fmt.Sprintf("%sGATE_METRICS: %q: %v", Prefix, m, err))
@@ -229,6 +225,9 @@ func (c Config) validateGate() Problems {
 	}
 	return p
 }
+
+// BaselineArtifact is the artifact of ANVIL_BASELINE as Load read it; nil without one.
+func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baseline }
 
 // ParsedGateMetrics returns the metrics of ANVIL_GATE_METRICS.
 func (c Config) ParsedGateMetrics() []string {

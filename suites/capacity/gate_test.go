@@ -30,10 +30,7 @@ var _ = Describe("configured scenario", Serial, Ordered, ContinueOnFailure, Labe
 		sc, err := capacity.ScenarioFromConfig(env.Config)
 		Expect(err).NotTo(HaveOccurred())
 		run = bench.Run(ctx, "configured", env.Target(), env.WithIdentity(sc))
-		if env.Config.Baseline != "" {
-			baseline, err = artifact.Read(env.Config.Baseline)
-			Expect(err).NotTo(HaveOccurred())
-		}
+		baseline = env.Config.BaselineArtifact()
 	}, NodeTimeout(time.Hour))
 
 	It("completes every request", Label("kind:requests"), func() {
