@@ -2,35 +2,6 @@ package refengine
 
 import "encoding/json"
 
-// usageBody is the OpenAI usage object, key order as vLLM writes it.
-type usageBody struct {
-	PromptTokens            int                `json:"prompt_tokens"`
-	TotalTokens             int                `json:"total_tokens"`
-	CompletionTokens        int                `json:"completion_tokens"`
-	PromptTokensDetails     *promptDetails     `json:"prompt_tokens_details"`
-	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
-}
-
-type promptDetails struct {
-	CachedTokens int `json:"cached_tokens"`
-}
-
-type completionDetails struct {
-	ReasoningTokens int `json:"reasoning_tokens"`
-}
-
-// body is u as a usageBody.
-func (u usageCounts) body() *usageBody {
-	b := &usageBody{PromptTokens: u.prompt, TotalTokens: u.prompt + u.completion, CompletionTokens: u.completion}
-	if u.cached >= 0 {
-		b.PromptTokensDetails = &promptDetails{CachedTokens: u.cached}
-	}
-	if u.reasoning >= 0 {
-		b.CompletionTokensDetails = &completionDetails{ReasoningTokens: u.reasoning}
-	}
-	return b
-}
-
 // chatMessageOut is a non-streamed reply; the reasoning text goes in the member
 // Options.ReasoningField names, present only when the request thought.
 type chatMessageOut struct {
@@ -55,12 +26,12 @@ type textChoice struct {
 }
 
 type completionResponse struct {
-	ID      string     `json:"id"`
-	Object  string     `json:"object"`
-	Created int64      `json:"created"`
-	Model   string     `json:"model"`
-	Choices any        `json:"choices"`
-	Usage   *usageBody `json:"usage,omitempty"`
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Created int64           `json:"created"`
+	Model   string          `json:"model"`
+	Choices any             `json:"choices"`
+	Usage   json.RawMessage `json:"usage,omitempty"` // appendUsage: one encoder for both paths
 }
 
 // reply is the text of a non-streamed response.
@@ -78,7 +49,7 @@ func (g *run) completionBody(rp *reply, finish string, u *usageCounts) []byte {
 	}
 	resp := completionResponse{ID: g.id, Object: g.object, Created: g.created, Model: g.s.opts.Model}
 	if u != nil {
-		resp.Usage = u.body()
+		resp.Usage = appendUsage(nil, *u)
 	}
 	if g.j.legacy {
 		resp.Choices = []textChoice{{Text: string(rp.content), FinishReason: fr}}

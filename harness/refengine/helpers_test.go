@@ -239,3 +239,20 @@ func relErr(got, want time.Duration) float64 {
 	}
 	return d / float64(want)
 }
+
+// usageBody is the OpenAI usage object, key order as vLLM writes it.
+type usageBody struct {
+	PromptTokens            int                `json:"prompt_tokens"`
+	TotalTokens             int                `json:"total_tokens"`
+	CompletionTokens        int                `json:"completion_tokens"`
+	PromptTokensDetails     *promptDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
+}
+
+type promptDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+type completionDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}

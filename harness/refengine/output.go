@@ -47,6 +47,7 @@ type plan struct {
 // planSpec is what a reply depends on.
 type planSpec struct {
 	instruction string // the last user message or the prompt
+	own         string // the request's marker in instruction (requestMarker), "" for none
 	faults      Faults
 	maxTokens   int
 	reasoning   int                     // reasoning tokens before the reply (0 = no thinking)
@@ -56,7 +57,16 @@ type planSpec struct {
 // newPlan builds the reply to instruction, applying the faults, capped at maxTokens
 // completion tokens, without reasoning.
 func newPlan(instruction string, f Faults, maxTokens int) plan {
-	return buildPlan(planSpec{instruction: instruction, faults: f, maxTokens: maxTokens})
+	return buildPlan(planSpec{instruction: instruction, own: requestMarker(instruction), faults: f, maxTokens: maxTokens})
+}
+
+// requestMarker is the marker instruction asks the reply to begin with, "" for none. The
+// instruction can hold the whole prompt, so it is searched once per request.
+func requestMarker(instruction string) string {
+	if m := markerRe.FindStringSubmatch(instruction); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // buildPlan builds the reply of sp.
@@ -71,9 +81,8 @@ func buildPlan(sp planSpec) plan {
 		p.endless, p.tokens = true, math.MaxInt
 		return p
 	}
-	own := ""
-	if m := markerRe.FindStringSubmatch(sp.instruction); m != nil {
-		own = m[1]
+	own := sp.own
+	if own != "" {
 		marker := own
 		if f.SwapMarkers {
 			marker = other(own)

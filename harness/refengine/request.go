@@ -105,25 +105,34 @@ func (s *Server) requestFaults(r *http.Request) (Faults, *apiError) {
 	return f, nil
 }
 
-// parseJob reads, decodes and validates a generation request. Errors are *apiError. On
-// success the caller must call job.leave when done.
-func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, faults Faults) (*job, error) {
-	// Read the whole body (not a streaming decode) so the server sees its EOF and starts
-	// watching the connection: that is what cancels the context when the client goes away.
+// readRequest reads a JSON request body into v and checks the model it names (*model after
+// decoding): empty or the served one. The body is read whole, not stream-decoded, so the
+// server sees its EOF and starts watching the connection: that is what cancels the context
+// when the client goes away.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, model *string) *apiError {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, errBadRequest("Request body exceeds %d bytes.", tooBig.Limit)
+			return errBadRequest("Request body exceeds %d bytes.", tooBig.Limit)
 		}
-		return nil, errBadRequest("Could not read the request body: %v", err)
+		return errBadRequest("Could not read the request body: %v", err)
 	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return errBadRequest("Invalid JSON body: %v", err)
+	}
+	if *model != "" && *model != s.opts.Model {
+		return errModelNotFound(*model)
+	}
+	return nil
+}
+
+// parseJob reads, decodes and validates a generation request. Errors are *apiError. On
+// success the caller must call job.leave when done.
+func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, faults Faults) (*job, error) {
 	var req genRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, errBadRequest("Invalid JSON body: %v", err)
-	}
-	if req.Model != "" && req.Model != s.opts.Model {
-		return nil, errModelNotFound(req.Model)
+	if ae := s.readRequest(w, r, &req, &req.Model); ae != nil {
+		return nil, ae
 	}
 
 	j := &job{legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}}
@@ -180,7 +189,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 	default:
 		j.maxTokens = limit - j.promptTokens
 	}
-	sp := planSpec{instruction: instruction, faults: faults, maxTokens: j.maxTokens, other: s.markers.other}
+	sp := planSpec{instruction: instruction, own: requestMarker(instruction), faults: faults, maxTokens: j.maxTokens, other: s.markers.other}
 	switch {
 	case !legacy && faults.ReasoningOnly:
 		j.think, sp.reasoning = true, j.maxTokens
@@ -191,8 +200,8 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 	if s.cache != nil {
 		j.cacheText, j.blocks = prompt, blockKeys(s.seed, prompt)
 	}
-	if m := markerRe.FindStringSubmatch(instruction); m != nil {
-		j.leave = s.markers.enter(m[1])
+	if sp.own != "" {
+		j.leave = s.markers.enter(sp.own)
 	}
 	return j, nil
 }

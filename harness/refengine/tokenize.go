@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
-	"io"
 	"net/http"
 )
 
@@ -38,23 +37,9 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errMethod(r.Method))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, errBadRequest("Request body exceeds %d bytes.", tooBig.Limit))
-			return
-		}
-		writeError(w, errBadRequest("Could not read the request body: %v", err))
-		return
-	}
 	var req tokenizeRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, errBadRequest("Invalid JSON body: %v", err))
-		return
-	}
-	if req.Model != "" && req.Model != s.opts.Model {
-		writeError(w, errModelNotFound(req.Model))
+	if ae := s.readRequest(w, r, &req, &req.Model); ae != nil {
+		writeError(w, ae)
 		return
 	}
 	var text string
