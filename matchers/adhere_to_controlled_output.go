@@ -2,7 +2,6 @@ package matchers
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/onsi/gomega/types"
 
@@ -63,12 +62,8 @@ func (m *adherenceMatcher) check(index int, co *artifact.ControlledOutput) {
 }
 
 func (m *adherenceMatcher) FailureMessage(any) string {
-	shown := m.misses
-	if len(shown) > 5 {
-		shown = append(shown[:5:5], fmt.Sprintf("... and %d more", len(m.misses)-5))
-	}
 	return fmt.Sprintf("%d of %d responses missed exactly %d code words:\n  %s",
-		len(m.misses), m.run.Requests, m.run.ResponseWords, strings.Join(shown, "\n  "))
+		len(m.misses), m.run.Requests, m.run.ResponseWords, listMisses(m.misses))
 }
 
 func (m *adherenceMatcher) NegatedFailureMessage(any) string {

@@ -63,12 +63,8 @@ func describeCanary(c *artifact.RequestCanary) string {
 }
 
 func (m *canaryMatcher) FailureMessage(any) string {
-	shown := m.misses
-	if len(shown) > 5 {
-		shown = append(shown[:5:5], fmt.Sprintf("... and %d more", len(m.misses)-5))
-	}
 	return fmt.Sprintf("%d of %d responses failed their request canary (cross-request contamination):\n  %s",
-		len(m.misses), m.run.Requests, strings.Join(shown, "\n  "))
+		len(m.misses), m.run.Requests, listMisses(m.misses))
 }
 
 func (m *canaryMatcher) NegatedFailureMessage(any) string {

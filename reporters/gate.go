@@ -2,6 +2,7 @@ package reporters
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -56,7 +57,7 @@ func SummarizeGate(report types.Report) (GateSummary, bool) {
 	s := GateSummary{Outcome: GatePass, Failed: []GateFailed{}}
 	found := false
 	for _, spec := range report.SpecReports {
-		if spec.LeafNodeType != types.NodeTypeIt || !hasLabel(spec.Labels(), "gate") {
+		if spec.LeafNodeType != types.NodeTypeIt || !slices.Contains(spec.Labels(), "gate") {
 			continue
 		}
 		found = true
@@ -101,15 +102,6 @@ func rank(outcome string) int {
 		}
 	}
 	return len(gateSeverity)
-}
-
-func hasLabel(labels []string, want string) bool {
-	for _, l := range labels {
-		if l == want {
-			return true
-		}
-	}
-	return false
 }
 
 func labelValue(labels []string, prefix string) string {

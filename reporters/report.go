@@ -201,16 +201,7 @@ func (c *CapacityCurve) loadLabel(p CurvePoint) string {
 // sorted is a copy of the points in load order.
 func (c *CapacityCurve) sorted() []CurvePoint {
 	pts := slices.Clone(c.Points)
-	slices.SortStableFunc(pts, func(a, b CurvePoint) int {
-		la, lb := c.load(a), c.load(b)
-		switch {
-		case la < lb:
-			return -1
-		case la > lb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(pts, func(a, b CurvePoint) int { return cmpFloat(c.load(a), c.load(b)) })
 	return pts
 }
 
@@ -313,16 +304,14 @@ func isDir(dir string, e fs.DirEntry) bool {
 	return err == nil && info.IsDir()
 }
 
-// trimReadPrefix drops artifact.Read's "read artifact <path>: ", as the note names the
-// path already (relative, not absolute).
+// trimReadPrefix drops artifact.Read's "read artifact <path>: " by unwrapping it, as the
+// note names the path already (relative, not absolute); cutting the text at ": " would cut
+// inside a path that holds one.
 func trimReadPrefix(err error) string {
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "read artifact "); ok {
-		if i := strings.Index(rest, ": "); i >= 0 {
-			return rest[i+2:]
-		}
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner.Error()
 	}
-	return msg
+	return err.Error()
 }
 
 // ReportDir loads outDir's artifacts (LoadRunFiles) and writes the report of them into
@@ -578,20 +567,14 @@ func identityOf(runs []*runView) []identityItem {
 		}
 		return identityItem{Label: label, Value: strings.Join(vals, ", ")}
 	}
-	opt := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
+	if len(runs) == 0 {
+		return []identityItem{{Label: "artifacts", Value: "none"}}
 	}
 	items := []identityItem{
 		field("model", func(b *artifact.Benchmark) string { return b.Model }),
-		field("engine", func(b *artifact.Benchmark) string { return opt(b.Engine) }),
-		field("gpu", func(b *artifact.Benchmark) string { return opt(b.GPU) }),
+		field("engine", func(b *artifact.Benchmark) string { return orEmpty(b.Engine) }),
+		field("gpu", func(b *artifact.Benchmark) string { return orEmpty(b.GPU) }),
 		field("base_url", func(b *artifact.Benchmark) string { return b.BaseURL }),
-	}
-	if len(runs) == 0 {
-		return append(items[:0], identityItem{Label: "artifacts", Value: "none"})
 	}
 	first, last := "", ""
 	for _, r := range runs {

@@ -44,10 +44,7 @@ var seriesMarkers = []string{"circle", "square", "diamond", "triangle"}
 
 // chart is one rendered chart.
 type reportChart struct {
-	ID    string
-	Class string // the kind, e.g. "chart-tpot-concurrency"; the element's class is "chart " + Class
-	Title string
-	SVG   template.HTML
+	SVG template.HTML // id, class and title are the svg element's own
 }
 
 // esc escapes text and attribute values for XML and HTML alike.
@@ -111,7 +108,7 @@ func newAxis(vals []float64, o axisOpts) chartAxis {
 	if o.zero && lo > 0 {
 		lo = 0
 	}
-	if single || hi == lo { // one value: put it mid-axis
+	if single { // one value: put it mid-axis
 		if hi == 0 {
 			hi = 1
 		} else if hi > 0 && o.zero {
@@ -526,7 +523,7 @@ func (c xyChart) render() reportChart {
 			svgNum(chartW/2), svgNum(height-10), colMuted, svgEsc(c.note))
 	}
 	b.WriteString(`</svg>`)
-	return reportChart{ID: c.id, Class: c.class, Title: c.title, SVG: template.HTML(b.String())}
+	return reportChart{SVG: template.HTML(b.String())}
 }
 
 // axesSVG draws both axes with ticks, tick labels and axis labels.
@@ -741,16 +738,18 @@ func ttftContextChart(rep *reportModel) reportChart {
 	})
 }
 
+// orEmpty is *p, or "" for nil: an optional identity field.
+func orEmpty(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 // sweepKey groups runs that differ only in the swept variable: same model, engine, GPU
 // and workload shape.
 func sweepKey(b *artifact.Benchmark) string {
-	opt := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	return strings.Join([]string{b.Model, opt(b.Engine), opt(b.GPU), opt(b.Tier), b.PromptCacheMode,
+	return strings.Join([]string{b.Model, orEmpty(b.Engine), orEmpty(b.GPU), orEmpty(b.Tier), b.PromptCacheMode,
 		strconv.Itoa(b.MaxTokens), strconv.Itoa(b.ResponseWords)}, "\x00")
 }
 
@@ -1059,6 +1058,6 @@ func timelineChart(r *runView) (*reportChart, string) {
 			svgNum(chartW/2), svgNum(height-10), colMuted, svgEsc(strings.Join(notes, "; ")))
 	}
 	b.WriteString(`</svg>`)
-	c := reportChart{ID: "chart-timeline-" + strconv.Itoa(r.N), Class: "chart-timeline", Title: title, SVG: template.HTML(b.String())}
+	c := reportChart{SVG: template.HTML(b.String())}
 	return &c, ""
 }

@@ -19,12 +19,8 @@ var _ = Describe("calibration", Serial, Label("calibration"), func() {
 	const ttft, itl = 200 * time.Millisecond, 5 * time.Millisecond
 
 	It("measures a known 200 ms TTFT and 5 ms TPOT within 5%", SpecTimeout(5*time.Minute), func(ctx SpecContext) {
-		engine, err := refengine.Start(refengine.Options{PrefillOverhead: ttft, ITL: itl, MaxModelLen: 65536})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(engine.Close)
-
+		_, target := bench.PrivateEngine(refengine.Options{PrefillOverhead: ttft, ITL: itl, MaxModelLen: 65536})
 		env := bench.Current()
-		target := capacity.Target{BaseURL: engine.BaseURL(), Timeout: time.Minute, StallTimeout: 10 * time.Second}
 		run := bench.Run(ctx, "calibration", target, capacity.Scenario{
 			Requests:      6,
 			Concurrency:   1,
