@@ -26,6 +26,9 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if sc.CharsPerToken == 0 {
 		sc.CharsPerToken = workload.DefaultCharsPerToken
 	}
+	if sc.RequestRate > 0 && sc.Arrival == "" {
+		sc.Arrival = schedule.Poisson
+	}
 	client := stream.New(stream.Options{
 		BaseURL:      target.BaseURL,
 		APIKey:       target.APIKey,
@@ -67,13 +70,9 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	caps.Tokenize = cal.Method == CalibrationTokenize
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
 	if sc.RequestRate > 0 {
-		if sc.Arrival == "" {
-			sc.Arrival = schedule.Poisson
-		}
 		if r.offsets, err = schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed); err != nil {
 			return nil, err
 		}
-		r.sc = sc
 	}
 	r.outcomes = make([]outcome, sc.Requests)
 
