@@ -1,7 +1,9 @@
 package reporters
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -26,26 +28,51 @@ var GateExitCodes = map[string]int{GatePass: 0, GateRegression: 1, GateNotCompar
 // GateFileName is the gate summary's name under ANVIL_OUT_DIR.
 const GateFileName = "gate.json"
 
-// GateSummary is the outcome of the gate specs of a run.
+// GateSummary is the outcome of the gate specs of a run: every suite of one ginkgo
+// invocation, merged.
 type GateSummary struct {
 	Outcome  string       `json:"outcome"`
 	ExitCode int          `json:"exit_code"`
 	Specs    int          `json:"specs"`
 	Failed   []GateFailed `json:"failed"`
+	// Invocation identifies the run (see JUnitOptions.Invocation); SuiteSpecs counts the
+	// gate specs judged in each of its suites.
+	Invocation string         `json:"invocation"`
+	SuiteSpecs map[string]int `json:"suite_specs"`
 }
 
 // GateFailed is one gate spec that did not pass.
 type GateFailed struct {
+	Suite   string `json:"suite"`
 	Spec    string `json:"spec"`
 	Kind    string `json:"kind"`
 	State   string `json:"state"`
 	Message string `json:"message"`
+	// Outcome is the gate outcome this failure leads to.
+	Outcome string `json:"outcome"`
 }
 
-// gateKinds ranks the spec kinds (Label "kind:<kind>") by the outcome they lead to.
+// Labels the gate summary reads: LabelGate marks a spec that gates the merge, and
+// KindLabelPrefix+kind says what it checks, which decides the outcome its failure leads to.
+const (
+	LabelGate       = "gate"
+	KindLabelPrefix = "kind:"
+)
+
+// Gate spec kinds.
+const (
+	KindRequests   = "requests"   // every request completed
+	KindOutput     = "output"     // every response was the controlled output
+	KindContext    = "context"    // the engine saw the planned prompt
+	KindComparable = "comparable" // the baseline ran the same workload
+	KindRegression = "regression" // a metric did not regress from the baseline
+	KindBudget     = "budget"     // a budget held
+)
+
+// gateKinds ranks the spec kinds by the outcome their failure leads to.
 var gateKinds = map[string]string{
-	"requests": GateRunFailed, "output": GateRunFailed,
-	"comparable": GateNotComparable, "regression": GateRegression, "budget": GateBudgetBroken,
+	KindRequests: GateRunFailed, KindOutput: GateRunFailed, KindContext: GateRunFailed,
+	KindComparable: GateNotComparable, KindRegression: GateRegression, KindBudget: GateBudgetBroken,
 }
 
 var gateSeverity = []string{GateRunFailed, GateNotComparable, GateRegression, GateBudgetBroken, GatePass}
@@ -54,10 +81,11 @@ var gateSeverity = []string{GateRunFailed, GateNotComparable, GateRegression, Ga
 // has none. A gate spec that failed outside its assertions (its setup, a timeout) counts
 // as a failed run.
 func SummarizeGate(report types.Report) (GateSummary, bool) {
-	s := GateSummary{Outcome: GatePass, Failed: []GateFailed{}}
+	suite := report.SuiteDescription
+	s := GateSummary{Outcome: GatePass, Failed: []GateFailed{}, SuiteSpecs: map[string]int{}}
 	found := false
 	for _, spec := range report.SpecReports {
-		if spec.LeafNodeType != types.NodeTypeIt || !slices.Contains(spec.Labels(), "gate") {
+		if spec.LeafNodeType != types.NodeTypeIt || !slices.Contains(spec.Labels(), LabelGate) {
 			continue
 		}
 		found = true
@@ -68,26 +96,61 @@ func SummarizeGate(report types.Report) (GateSummary, bool) {
 		if !spec.State.Is(types.SpecStateFailureStates) {
 			continue
 		}
-		kind := labelValue(spec.Labels(), "kind:")
+		kind := labelValue(spec.Labels(), KindLabelPrefix)
 		outcome, ok := gateKinds[kind]
 		if !ok || spec.State != types.SpecStateFailed || spec.Failure.FailureNodeType != types.NodeTypeIt {
 			outcome = GateRunFailed
 		}
-		s.Failed = append(s.Failed, GateFailed{Spec: spec.FullText(), Kind: kind, State: spec.State.String(), Message: spec.Failure.Message})
-		if rank(outcome) < rank(s.Outcome) {
-			s.Outcome = outcome
-		}
+		s.Failed = append(s.Failed, GateFailed{Suite: suite, Spec: spec.FullText(), Kind: kind, State: spec.State.String(), Message: spec.Failure.Message, Outcome: outcome})
 	}
-	s.ExitCode = GateExitCodes[s.Outcome]
+	if found {
+		s.SuiteSpecs[suite] = s.Specs
+	}
+	s.judge()
 	return s, found
 }
 
-// WriteGateSummary writes the gate outcome of report to dst atomically; a report without
-// gate specs writes nothing.
-func WriteGateSummary(report types.Report, dst string) error {
+// judge sets the outcome and exit code from the failures.
+func (s *GateSummary) judge() {
+	s.Outcome = GatePass
+	for _, f := range s.Failed {
+		if rank(f.Outcome) < rank(s.Outcome) {
+			s.Outcome = f.Outcome
+		}
+	}
+	s.ExitCode = GateExitCodes[s.Outcome]
+}
+
+// WriteGateSummary writes the gate outcome of report to dst atomically, merged with the
+// summary already there from other suites of the same invocation (as WriteJUnit merges);
+// a report without gate specs writes nothing.
+func WriteGateSummary(report types.Report, dst, invocation string) error {
 	s, ok := SummarizeGate(report)
 	if !ok {
 		return nil
+	}
+	if invocation == "" {
+		invocation = ParentInvocation()
+	}
+	s.Invocation = invocation
+	var prior GateSummary
+	if data, err := os.ReadFile(dst); err == nil && json.Unmarshal(data, &prior) == nil && prior.Invocation == invocation {
+		suite := report.SuiteDescription
+		for name, n := range prior.SuiteSpecs {
+			if name != suite {
+				s.SuiteSpecs[name] = n
+			}
+		}
+		for _, f := range prior.Failed {
+			if f.Suite != suite {
+				s.Failed = append(s.Failed, f)
+			}
+		}
+		s.Specs = 0
+		for _, n := range s.SuiteSpecs {
+			s.Specs += n
+		}
+		s.judge()
 	}
 	if err := artifact.WriteJSON(dst, s); err != nil {
 		return fmt.Errorf("gate summary: %w", err)

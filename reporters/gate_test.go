@@ -1,6 +1,9 @@
 package reporters
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -38,5 +41,48 @@ func TestSummarizeGateRanksOutcomes(t *testing.T) {
 	}
 	if _, ok := SummarizeGate(types.Report{SpecReports: []types.SpecReport{{LeafNodeType: types.NodeTypeIt}}}); ok {
 		t.Error("a report without gate specs has no gate outcome")
+	}
+}
+
+// Suites of one invocation merge into one gate summary, as into one JUnit file; a summary
+// of an earlier invocation is replaced.
+func TestWriteGateSummaryMergesTheSuitesOfOneRun(t *testing.T) {
+	t.Parallel()
+	dst := filepath.Join(t.TempDir(), GateFileName)
+	passed, failed := types.SpecStatePassed, types.SpecStateFailed
+	capacity := types.Report{SuiteDescription: "capacity", SpecReports: []types.SpecReport{gateSpec("requests", passed, 0), gateSpec("budget", failed, types.NodeTypeIt)}}
+	engine := types.Report{SuiteDescription: "engine", SpecReports: []types.SpecReport{gateSpec("regression", failed, types.NodeTypeIt), gateSpec("output", passed, 0)}}
+	read := func() GateSummary {
+		t.Helper()
+		var s GateSummary
+		data, err := os.ReadFile(dst)
+		if err != nil || json.Unmarshal(data, &s) != nil {
+			t.Fatalf("read %s: %v", dst, err)
+		}
+		return s
+	}
+
+	if err := WriteGateSummary(capacity, dst, "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteGateSummary(engine, dst, "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	s := read()
+	if s.Outcome != GateRegression || s.ExitCode != 1 || s.Specs != 4 || len(s.Failed) != 2 {
+		t.Errorf("merged: %+v", s)
+	}
+	// The same suite again in the same run replaces its own entries.
+	if err := WriteGateSummary(engine, dst, "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	if s := read(); s.Specs != 4 || len(s.Failed) != 2 {
+		t.Errorf("suite written twice: %+v", s)
+	}
+	if err := WriteGateSummary(capacity, dst, "run-2"); err != nil {
+		t.Fatal(err)
+	}
+	if s := read(); s.Outcome != GateBudgetBroken || s.Specs != 2 || len(s.Failed) != 1 {
+		t.Errorf("a new run: %+v", s)
 	}
 }

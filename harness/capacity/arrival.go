@@ -16,7 +16,7 @@ func (r *run) arrival(wallSeconds float64) artifact.Arrival {
 	case sc.Burst:
 		a.Model = artifact.ArrivalBurst
 	case sc.RequestRate > 0:
-		a.Model, a.RatePerSec, a.Seed = sc.Arrival, artifact.F(sc.RequestRate), &sc.ContextSeed
+		a.Model, a.RatePerSec, a.Seed = string(sc.Arrival), artifact.F(sc.RequestRate), &sc.ContextSeed
 	}
 	if wallSeconds > 0 {
 		sent := 0

@@ -21,7 +21,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		ConfigurationFingerprint: optional(sc.ConfigurationFingerprint),
 		ContextDistribution:      map[string]int{},
 		ContextSeed:              sc.ContextSeed,
-		ControlledOutputPolicy:   sc.Policy,
+		ControlledOutputPolicy:   string(sc.Policy),
 		Engine:                   optional(sc.Engine),
 		Failures:                 []artifact.Failure{},
 		FinishedAt:               isoSecond(finished.UnixNano()),
@@ -30,7 +30,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		MaxTokens:                sc.MaxTokens,
 		MeasurementProtocol:      artifact.ProtocolV3,
 		Model:                    sc.Model,
-		PromptCacheMode:          sc.PromptCacheMode,
+		PromptCacheMode:          string(sc.PromptCacheMode),
 		RequestCanaries:          sc.RequestCanaries,
 		RequestTimings:           []artifact.RequestTiming{},
 		Requests:                 sc.Requests,
@@ -95,7 +95,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 			Note:           r.calibration.Note,
 		},
 		ContextAccuracy: contextAccuracy(b.RequestTimings),
-		CacheIntent:     sc.CacheIntent,
+		CacheIntent:     string(sc.CacheIntent),
 		Capabilities:    caps,
 		ITL:             r.itl(),
 		Arrival:         r.arrival(wall),
@@ -142,13 +142,13 @@ func sampling(sc Scenario) artifact.Sampling {
 // serveFlags records the thinking controls and the burst.
 func serveFlags(sc Scenario) artifact.ServeFlags {
 	f := artifact.ServeFlags{
-		NoThinking:        sc.ThinkingMode == "disabled",
-		ReasoningEffort:   optional(sc.ReasoningEffort),
-		SharedPrefixBurst: sc.Burst,
-		ThinkingMode:      sc.ThinkingMode,
+		NoThinking:        sc.ThinkingMode == ThinkingDisabled,
+		ReasoningEffort:   optional(string(sc.ReasoningEffort)),
+		SharedPrefixBurst: sc.Burst && sc.shared(),
+		ThinkingMode:      string(sc.ThinkingMode),
 	}
 	if f.ThinkingMode == "" {
-		f.ThinkingMode = "default"
+		f.ThinkingMode = string(ThinkingDefault)
 	}
 	return f
 }

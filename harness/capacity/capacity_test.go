@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/harness/secret"
+	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
 // fastEngine is a reference engine quick enough for unit tests.
@@ -46,7 +47,7 @@ func target(s *refengine.Server) Target {
 func referenceScenario() Scenario {
 	return Scenario{
 		Requests: 6, Concurrency: 1, ContextTokens: 64000, ContextSeed: 44, ContextMargin: 1024,
-		MaxTokens: 512, ResponseWords: 32, Policy: config.PolicyStrict,
+		MaxTokens: 512, ResponseWords: 32, Policy: workload.PolicyStrict,
 		Engine: "anvilbench-refengine", GPU: "none",
 	}
 }
@@ -178,7 +179,7 @@ func TestStrictPolicyTurnsExtraWordsIntoFailures(t *testing.T) {
 		t.Errorf("responses received %d, want 6", b.ResponsesReceived)
 	}
 
-	sc.Policy = config.PolicyObserve
+	sc.Policy = workload.PolicyObserve
 	b = mustRun(t, target(s), sc)
 	if b.Completed != 6 || *b.RequestTimings[0].ControlledOutput.ExactAdherence || !b.RequestTimings[0].ControlledOutput.Passed {
 		t.Fatalf("observe must keep non-exact responses as samples: %+v", b.RequestTimings)
@@ -239,12 +240,12 @@ func TestAPIKeyNeverReachesTheArtifact(t *testing.T) {
 	sc.Requests, sc.ContextTokens = 2, 500
 
 	tg := target(s)
-	tg.APIKey = config.NewSecret(key)
+	tg.APIKey = secret.New(key)
 	if b := mustRun(t, tg, sc); b.Completed != 2 {
 		t.Fatalf("with the key: %+v", b.Failures)
 	}
 
-	tg.APIKey = config.NewSecret(key + "-wrong")
+	tg.APIKey = secret.New(key + "-wrong")
 	sc.Model = "anvil-reference"
 	b := mustRun(t, tg, sc)
 	if b.Failed != 2 || !strings.Contains(b.Failures[0].ErrorMessage, "HTTP 401") {

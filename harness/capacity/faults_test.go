@@ -16,9 +16,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
 // faultKey is the canary API key of the fault cases: it must appear in no artifact byte.
@@ -33,7 +34,7 @@ const faultRequests = 3
 func faultScenario(name string) Scenario {
 	return Scenario{
 		Name: "faults/" + name, Requests: faultRequests, Concurrency: 2, ContextTokens: 500, ContextSeed: 11,
-		MaxContextTokens: refengine.DefaultMaxModelLen, MaxTokens: 64, ResponseWords: 32, Policy: config.PolicyStrict,
+		MaxContextTokens: refengine.DefaultMaxModelLen, MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
 		Model: refengine.DefaultModel, Engine: "anvilbench-refengine", GPU: "none",
 	}
 }
@@ -280,7 +281,7 @@ func TestEveryFaultBecomesAFailureRowAndTheArtifactIsWritten(t *testing.T) {
 		},
 		{
 			name: "extra words under observe", faults: refengine.Faults{ExtraWords: 2},
-			scenario: func(sc *Scenario) { sc.Policy = config.PolicyObserve },
+			scenario: func(sc *Scenario) { sc.Policy = workload.PolicyObserve },
 			check: func(t *testing.T, b *artifact.Benchmark) {
 				for _, r := range b.RequestTimings {
 					co := r.ControlledOutput
@@ -297,13 +298,13 @@ func TestEveryFaultBecomesAFailureRowAndTheArtifactIsWritten(t *testing.T) {
 			name:     "server echoes the key in an error body",
 			endpoint: echoEndpoint(false),
 			wantType: "http_error", wantClass: artifact.FailureRequestError,
-			wantMessage: []string{"HTTP 500 Internal Server Error: rejected Bearer " + config.Redacted},
+			wantMessage: []string{"HTTP 500 Internal Server Error: rejected Bearer " + secret.Redacted},
 		},
 		{
 			name:     "server echoes the key in a stream error",
 			endpoint: echoEndpoint(true),
 			wantType: "stream_error", wantClass: artifact.FailureStreamValidation, wantReceived: true,
-			wantMessage: []string{"server error in stream: rejected Bearer " + config.Redacted},
+			wantMessage: []string{"server error in stream: rejected Bearer " + secret.Redacted},
 		},
 	}
 	for _, c := range cases {
@@ -333,7 +334,7 @@ func runFaultCase(t *testing.T, c faultCase) {
 			}
 		}
 	}
-	tg := Target{BaseURL: baseURL, APIKey: config.NewSecret(faultKey), Timeout: 10 * time.Second, StallTimeout: 2 * time.Second}
+	tg := Target{BaseURL: baseURL, APIKey: secret.New(faultKey), Timeout: 10 * time.Second, StallTimeout: 2 * time.Second}
 	if c.target != nil {
 		c.target(&tg)
 	}
@@ -569,7 +570,7 @@ func TestAKeyStraddlingTheMessageClipDoesNotLeak(t *testing.T) {
 		_, _ = fmt.Fprintf(w, `{"error":{"message":"%s%s","code":500}}`, pad, auth)
 	}))
 	t.Cleanup(s.Close)
-	tg := Target{BaseURL: s.URL + "/v1", APIKey: config.NewSecret(faultKey), Timeout: 5 * time.Second, StallTimeout: time.Second}
+	tg := Target{BaseURL: s.URL + "/v1", APIKey: secret.New(faultKey), Timeout: 5 * time.Second, StallTimeout: time.Second}
 	sc := faultScenario("clipped key")
 	sc.Requests = 1
 	b, err := Run(context.Background(), tg, sc)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
@@ -129,7 +128,7 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 	if canary != nil && !canary.Passed {
 		return r.responseFailure(i, planned, began, res, artifact.FailureRequestCanary, kindCanary, canaryMessage(canary), co, canary)
 	}
-	if co != nil && r.sc.Policy == config.PolicyStrict && !co.Passed {
+	if co != nil && r.sc.Policy == workload.PolicyStrict && !co.Passed {
 		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindControlledOutput, controlledOutputMessage(co), co, canary)
 	}
 	row := timingRow(res, i, planned)

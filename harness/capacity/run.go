@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
@@ -20,15 +19,10 @@ import (
 // unreachable endpoint, no model to name, no room in the context window); it is reported
 // once instead of as one identical failure per request.
 func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, error) {
-	if sc.PromptCacheMode == "" {
-		sc.PromptCacheMode = config.CacheUnique
+	if err := errors.Join(target.Validate(), sc.Validate()); err != nil {
+		return nil, fmt.Errorf("invalid scenario %q: %w", sc.Name, err)
 	}
-	if sc.CharsPerToken == 0 {
-		sc.CharsPerToken = workload.DefaultCharsPerToken
-	}
-	if sc.RequestRate > 0 && sc.Arrival == "" {
-		sc.Arrival = schedule.Poisson
-	}
+	sc, target = sc.withDefaults(), target.withDefaults()
 	client := stream.New(stream.Options{
 		BaseURL:      target.BaseURL,
 		APIKey:       target.APIKey,
@@ -153,14 +147,14 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 	}
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && (se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled) {
-		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at ANVIL_BASE_URL?", err)
+		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at the base URL?", err)
 	}
 	if sc.Model == "" {
 		if err != nil {
-			return caps, fmt.Errorf("no model to request: set ANVIL_MODEL (GET /models: %v)", err)
+			return caps, fmt.Errorf("no model to request: name one in the scenario (GET /models: %v)", err)
 		}
 		if len(models) == 0 || models[0].ID == "" {
-			return caps, errors.New("no model to request: GET /models listed none; set ANVIL_MODEL")
+			return caps, errors.New("no model to request: GET /models listed none; name one in the scenario")
 		}
 		sc.Model = models[0].ID
 	}

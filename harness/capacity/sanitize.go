@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
 // sanitizer removes credentials from any text that goes into an artifact: the API key and
@@ -18,12 +18,12 @@ type sanitizer struct {
 func newSanitizer(t Target) sanitizer {
 	var pairs []string
 	if t.APIKey.IsSet() {
-		pairs = append(pairs, t.APIKey.Reveal(), config.Redacted)
+		pairs = append(pairs, t.APIKey.Reveal(), secret.Redacted)
 	}
 	if u, err := url.Parse(t.BaseURL); err == nil && u.User != nil {
 		pairs = append(pairs, u.User.String()+"@", "")
 		if p, ok := u.User.Password(); ok && p != "" {
-			pairs = append(pairs, p, config.Redacted)
+			pairs = append(pairs, p, secret.Redacted)
 		}
 	}
 	return sanitizer{replacer: strings.NewReplacer(pairs...)}

@@ -3,11 +3,11 @@
 package capacity
 
 import (
-	"fmt"
 	"io"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/schedule"
+	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
@@ -16,12 +16,21 @@ import (
 type Target struct {
 	// BaseURL includes /v1. Credentials in it are used but never recorded.
 	BaseURL string
-	APIKey  config.Secret
-	// Timeout bounds each request; StallTimeout the silence inside a started stream.
+	APIKey  secret.Secret
+	// Timeout bounds each request (0: DefaultTimeout); StallTimeout the silence inside a
+	// started stream (0: DefaultStallTimeout, or Timeout when that is shorter).
 	Timeout, StallTimeout time.Duration
 }
 
-// Scenario is the workload of one capacity run and the identity recorded with it.
+// Defaults of a Target's zero timeouts.
+const (
+	DefaultTimeout      = 15 * time.Minute
+	DefaultStallTimeout = time.Minute
+)
+
+// Scenario is the workload of one capacity run and the identity recorded with it. Validate
+// checks it; Run refuses an invalid one. Zero enums take their defaults (strict when
+// ResponseWords > 0, else observe; unique prompts; default thinking; Poisson arrivals).
 type Scenario struct {
 	// Name is the spec's name, recorded in the artifact's extension block.
 	Name                  string
@@ -35,28 +44,29 @@ type Scenario struct {
 	// MaxContextTokens is the served window; 0 discovers it from GET /v1/models.
 	MaxContextTokens int
 	MaxTokens        int
-	// ResponseWords asks for exactly this many code words; Policy is strict or observe.
+	// ResponseWords asks for exactly this many code words; Policy is what a response that
+	// misses them becomes.
 	ResponseWords   int
-	Policy          string
+	Policy          workload.Policy
 	RequestCanaries bool
 	// CharsPerToken sizes prompts; 0 means workload.DefaultCharsPerToken. Calibrate replaces
 	// it with the endpoint's own figure measured before the run.
 	CharsPerToken float64
 	Calibrate     bool
 
-	// PromptCacheMode is "unique" (the default) or "shared": every prompt then starts with
-	// the same SharedPrefixTokens-token prefix.
-	PromptCacheMode    string
+	// PromptCacheMode is unique (the default) or shared: every prompt then starts with the
+	// same SharedPrefixTokens-token prefix.
+	PromptCacheMode    workload.CacheMode
 	SharedPrefixTokens int
 	// Burst releases all Requests at the same instant (concurrency = Requests).
 	Burst bool
-	// CacheIntent is what the spec expects of the prefix cache: "cold", "shared-prefix" or
-	// "" (no statement); recorded so matchers can hold the run to it.
-	CacheIntent string
+	// CacheIntent is what the spec expects of the prefix cache; recorded so matchers can
+	// hold the run to it.
+	CacheIntent CacheIntent
 
-	// ThinkingMode is default, enabled, disabled or unsupported; ReasoningEffort is sent as
-	// reasoning_effort when set.
-	ThinkingMode, ReasoningEffort string
+	// ThinkingMode drives the thinking switch; ReasoningEffort is sent when set.
+	ThinkingMode    ThinkingMode
+	ReasoningEffort ReasoningEffort
 	// Temperature and TopP override what is sent; nil sends temperature 0 and no top_p.
 	Temperature, TopP *float64
 	// Legacy uses /v1/completions with a plain prompt.
@@ -65,7 +75,7 @@ type Scenario struct {
 	// poisson, the default, or constant, seeded by ContextSeed) instead of the closed loop;
 	// Concurrency then caps the requests in flight.
 	RequestRate float64
-	Arrival     string
+	Arrival     schedule.Arrival
 	// Progress, when set, receives a line every ProgressInterval (default 10 s) while the
 	// run lasts: requests done, failures, running p50s.
 	Progress         io.Writer
@@ -80,56 +90,51 @@ type Scenario struct {
 	Engine, GPU, Tier, ClockDomainID, ConfigurationFingerprint string
 }
 
-// TargetFromConfig is the endpoint of cfg (BaseURL must already be resolved).
-func TargetFromConfig(cfg config.Config, baseURL string) Target {
-	return Target{BaseURL: baseURL, APIKey: cfg.APIKey, Timeout: cfg.Timeout, StallTimeout: cfg.StallTimeout}
-}
-
-// ScenarioFromConfig is the scenario the ANVIL_* variables describe.
-func ScenarioFromConfig(cfg config.Config) (Scenario, error) {
-	buckets, err := workload.ParseBuckets(cfg.ContextBuckets)
-	if err != nil {
-		return Scenario{}, fmt.Errorf("%sCONTEXT_BUCKETS: %w", config.Prefix, err)
-	}
-	sc := Scenario{
-		Requests:                 cfg.Requests,
-		Concurrency:              cfg.Concurrency,
-		ContextTokens:            cfg.ContextTokens,
-		Calibrate:                cfg.Calibrate,
-		PromptCacheMode:          cfg.PromptCacheMode,
-		SharedPrefixTokens:       cfg.SharedPrefixTokens,
-		RequestCanaries:          cfg.RequestCanaries,
-		ThinkingMode:             cfg.ThinkingMode,
-		ReasoningEffort:          cfg.ReasoningEffort,
-		Temperature:              cfg.Temperature,
-		TopP:                     cfg.TopP,
-		Legacy:                   cfg.API == "completions",
-		ContinuousUsage:          cfg.ContinuousUsage,
-		RequestRate:              cfg.RequestRate,
-		Arrival:                  cfg.Arrival,
-		ProgressInterval:         cfg.ProgressInterval,
-		ContextSeed:              cfg.ContextSeed,
-		ContextBuckets:           buckets,
-		ContextMargin:            cfg.ContextMargin,
-		MaxContextTokens:         cfg.MaxContextTokens,
-		MaxTokens:                cfg.MaxTokens,
-		ResponseWords:            cfg.ResponseWords,
-		Policy:                   cfg.ControlledOutputPolicy,
-		Model:                    cfg.Model,
-		Engine:                   cfg.Engine,
-		GPU:                      cfg.GPU,
-		Tier:                     cfg.Tier,
-		ClockDomainID:            cfg.ClockDomainID,
-		ConfigurationFingerprint: cfg.ConfigurationFingerprint,
-	}
-	if cfg.Burst > 0 {
-		sc.Requests, sc.Concurrency, sc.Burst = cfg.Burst, cfg.Burst, true
-	}
-	return sc, nil
-}
-
 // shared reports whether prompts share a prefix.
-func (sc Scenario) shared() bool { return sc.PromptCacheMode == config.CacheShared }
+func (sc Scenario) shared() bool { return sc.PromptCacheMode == workload.CacheShared }
+
+// policy is the controlled-output policy, its zero value resolved.
+func (sc Scenario) policy() workload.Policy {
+	switch {
+	case sc.Policy != "":
+		return sc.Policy
+	case sc.ResponseWords > 0:
+		return workload.PolicyStrict
+	}
+	return workload.PolicyObserve
+}
+
+// withDefaults fills in what a zero field means.
+func (sc Scenario) withDefaults() Scenario {
+	sc.Policy = sc.policy()
+	if sc.PromptCacheMode == "" {
+		sc.PromptCacheMode = workload.CacheUnique
+	}
+	if sc.ThinkingMode == "" {
+		sc.ThinkingMode = ThinkingDefault
+	}
+	if sc.CharsPerToken == 0 {
+		sc.CharsPerToken = workload.DefaultCharsPerToken
+	}
+	if sc.RequestRate > 0 && sc.Arrival == "" {
+		sc.Arrival = schedule.Poisson
+	}
+	if sc.Burst {
+		sc.Concurrency = sc.Requests
+	}
+	return sc
+}
+
+// withDefaults fills in the zero timeouts.
+func (t Target) withDefaults() Target {
+	if t.Timeout == 0 {
+		t.Timeout = DefaultTimeout
+	}
+	if t.StallTimeout == 0 {
+		t.StallTimeout = min(DefaultStallTimeout, t.Timeout)
+	}
+	return t
+}
 
 // request is the body of request i's prompt, with the scenario's sampling and thinking
 // controls.
@@ -137,16 +142,13 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	r := stream.ChatRequest{
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
-		ReasoningEffort: sc.ReasoningEffort, Legacy: sc.Legacy, ContinuousUsage: sc.ContinuousUsage,
+		ReasoningEffort: string(sc.ReasoningEffort), Legacy: sc.Legacy, ContinuousUsage: sc.ContinuousUsage,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature
 	}
-	switch sc.ThinkingMode {
-	case "enabled":
-		r.ChatTemplateKwargs = map[string]any{"enable_thinking": true}
-	case "disabled":
-		r.ChatTemplateKwargs = map[string]any{"enable_thinking": false}
+	if sc.ThinkingMode.switches() {
+		r.ChatTemplateKwargs = map[string]any{"enable_thinking": sc.ThinkingMode == ThinkingEnabled}
 	}
 	return r
 }

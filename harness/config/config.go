@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,16 +17,11 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
 // Prefix is the prefix of every variable.
 const Prefix = "ANVIL_"
-
-// Controlled-output policies.
-const (
-	PolicyStrict  = "strict"
-	PolicyObserve = "observe"
-)
 
 // Config is the whole configuration. Each field documents its variable, default and unit.
 type Config struct {
@@ -35,7 +31,7 @@ type Config struct {
 	// Model (ANVIL_MODEL) is the served model id; empty takes the first id of GET /v1/models.
 	Model string `env:"MODEL"`
 	// APIKey (ANVIL_API_KEY) is sent as a bearer token. It is redacted everywhere.
-	APIKey Secret `env:"API_KEY"`
+	APIKey secret.Secret `env:"API_KEY"`
 	// Engine, GPU and Tier (ANVIL_ENGINE, ANVIL_GPU, ANVIL_TIER) label the artifact.
 	Engine string `env:"ENGINE"`
 	GPU    string `env:"GPU"`
@@ -45,76 +41,15 @@ type Config struct {
 	// package directory where Ginkgo runs the test binary.
 	OutDir string `env:"OUT_DIR" envDefault:"artifacts"`
 
-	// Requests (ANVIL_REQUESTS) is the number of requests of the configured scenario, 1..10000.
-	Requests int `env:"REQUESTS" envDefault:"60"`
-	// Concurrency (ANVIL_CONCURRENCY) is the number of requests in flight, 1..1024.
-	Concurrency int `env:"CONCURRENCY" envDefault:"20"`
-	// ContextTokens (ANVIL_CONTEXT_TOKENS) is the planned prompt size in tokens, 32..1048576;
-	// 0 samples each request's size from ContextBuckets.
-	ContextTokens int `env:"CONTEXT_TOKENS" envDefault:"4096"`
-	// ContextSeed (ANVIL_CONTEXT_SEED) seeds the context sampler, the prompts and the markers.
-	ContextSeed int64 `env:"CONTEXT_SEED" envDefault:"0"`
-	// ContextBuckets (ANVIL_CONTEXT_BUCKETS) is the cumulative distribution sampled when
-	// ContextTokens is 0: "edge:tokens,..." with increasing edges ending at 1.
-	ContextBuckets string `env:"CONTEXT_BUCKETS" envDefault:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
-	// ContextMargin (ANVIL_CONTEXT_MARGIN) is the head room in tokens kept below
-	// max_context_tokens - max_tokens, 0..1048576.
-	ContextMargin int `env:"CONTEXT_MARGIN" envDefault:"1024"`
-	// MaxContextTokens (ANVIL_MAX_CONTEXT_TOKENS) is the served context window; 0 discovers
-	// it from GET /v1/models.
-	MaxContextTokens int `env:"MAX_CONTEXT_TOKENS" envDefault:"0"`
-	// MaxTokens (ANVIL_MAX_TOKENS) is sent as max_tokens, 1..65536.
-	MaxTokens int `env:"MAX_TOKENS" envDefault:"64"`
-	// ResponseWords (ANVIL_RESPONSE_WORDS) asks each response for exactly this many code
-	// words, 0..65536; 0 is the legacy one-line summary workload.
-	ResponseWords int `env:"RESPONSE_WORDS" envDefault:"32"`
-	// ControlledOutputPolicy (ANVIL_CONTROLLED_OUTPUT_POLICY) is strict (a non-exact response
-	// is a failure) or observe (recorded and kept).
-	ControlledOutputPolicy string `env:"CONTROLLED_OUTPUT_POLICY" envDefault:"strict"`
+	// Workload is the configured scenario; its keys are also those of a scenarios file.
+	Workload
+	// Gate is how the configured scenario (and, by default, each of a scenarios file) is
+	// judged against its baseline.
+	Gate
 
-	// PromptCacheMode (ANVIL_PROMPT_CACHE_MODE) is unique (no two prompts share a prefix) or
-	// shared (every prompt starts with the same SharedPrefixTokens-token prefix).
-	PromptCacheMode string `env:"PROMPT_CACHE_MODE" envDefault:"unique"`
-	// SharedPrefixTokens (ANVIL_SHARED_PREFIX_TOKENS) is the shared prefix size in shared
-	// mode, 0..262144.
-	SharedPrefixTokens int `env:"SHARED_PREFIX_TOKENS" envDefault:"8000"`
-	// Burst (ANVIL_BURST), when above 0, releases that many requests at the same instant,
-	// replacing ANVIL_REQUESTS and ANVIL_CONCURRENCY; it needs shared mode. 0..256.
-	Burst int `env:"BURST" envDefault:"0"`
-	// RequestCanaries (ANVIL_REQUEST_CANARIES) makes every response begin with its own
-	// marker and checks that no other request's marker appears in it.
-	RequestCanaries bool `env:"REQUEST_CANARIES" envDefault:"false"`
-	// ThinkingMode (ANVIL_THINKING_MODE) is default (send nothing), enabled or disabled
-	// (chat_template_kwargs.enable_thinking), or unsupported (send nothing, the model has no
-	// thinking switch).
-	ThinkingMode string `env:"THINKING_MODE" envDefault:"default"`
-	// ReasoningEffort (ANVIL_REASONING_EFFORT) is sent as reasoning_effort: none, minimal,
-	// low, medium, high, max or xhigh; it cannot be combined with enabled/disabled thinking.
-	ReasoningEffort string `env:"REASONING_EFFORT"`
-	// Temperature and TopP (ANVIL_TEMPERATURE, ANVIL_TOP_P) override the sampling sent;
-	// unset sends temperature 0 and no top_p.
-	Temperature *float64 `env:"TEMPERATURE"`
-	TopP        *float64 `env:"TOP_P"`
-	// API (ANVIL_API) is chat (/v1/chat/completions) or completions (the legacy
-	// /v1/completions with a plain prompt).
-	API string `env:"API" envDefault:"chat"`
-	// RequestRate (ANVIL_REQUEST_RATE), when above 0, starts requests open-loop at that many
-	// per second, with ANVIL_ARRIVAL gaps (poisson or constant, seeded by
-	// ANVIL_CONTEXT_SEED); ANVIL_CONCURRENCY then caps the requests in flight.
-	RequestRate float64 `env:"REQUEST_RATE" envDefault:"0"`
-	Arrival     string  `env:"ARRIVAL" envDefault:"poisson"`
 	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
 	// progress.
 	ProgressInterval time.Duration `env:"PROGRESS_INTERVAL" envDefault:"10s"`
-	// ContinuousUsage (ANVIL_CONTINUOUS_USAGE) asks for usage in every chunk (vLLM's
-	// stream_options.continuous_usage_stats) so tokens are attributed to chunks; engines
-	// that reject unknown stream options need it off.
-	ContinuousUsage bool `env:"CONTINUOUS_USAGE" envDefault:"false"`
-	// Calibrate (ANVIL_CALIBRATE) measures the endpoint's characters per token before the
-	// run (with /tokenize where it exists, else two short probe requests) so prompts hit
-	// their planned token counts.
-	Calibrate bool `env:"CALIBRATE" envDefault:"true"`
-
 	// Timeout (ANVIL_TIMEOUT) bounds each request from start to end, (0, 1h].
 	Timeout time.Duration `env:"TIMEOUT" envDefault:"15m"`
 	// StallTimeout (ANVIL_STALL_TIMEOUT) bounds the silence between two reads once the first
@@ -131,18 +66,21 @@ type Config struct {
 	BudgetsFile string `env:"BUDGETS_FILE"`
 	// fileBudgets are BudgetsFile's budgets, read once by Load.
 	fileBudgets []budget.Budget
-
 	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
 	// scenario must not regress from; a relative path is taken from the module root.
-	// GateMetrics (ANVIL_GATE_METRICS) are the metrics judged and GateBy (ANVIL_GATE_BY) the
-	// relative change that counts as a regression. AllowMismatch (ANVIL_ALLOW_MISMATCH)
-	// compares workloads that differ anyway.
-	Baseline      string  `env:"BASELINE"`
-	GateMetrics   string  `env:"GATE_METRICS" envDefault:"tpot_p50_ms,ttft_p50_ms"`
-	GateBy        float64 `env:"GATE_BY" envDefault:"0.05"`
-	AllowMismatch bool    `env:"ALLOW_MISMATCH" envDefault:"false"`
+	Baseline string `env:"BASELINE"`
 	// baseline is Baseline's artifact, read once by Load.
 	baseline *artifact.Benchmark
+
+	// ScenariosFile (ANVIL_SCENARIOS_FILE) is a JSON file of named scenarios, each gated like
+	// the configured one (see ReadScenarios); a relative path is taken from the module root.
+	ScenariosFile string `env:"SCENARIOS_FILE"`
+	// scenarios are ScenariosFile's, read and validated once by Load.
+	scenarios []GatedScenario
+
+	// SelfTest (ANVIL_SELFTEST) runs the harness's own proofs (specs labelled selftest)
+	// against private engines even when ANVIL_BASE_URL names an engine under test.
+	SelfTest bool `env:"SELFTEST" envDefault:"false"`
 
 	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
 	// one host clock; [A-Za-z0-9._-]{1,64}.
@@ -230,12 +168,8 @@ func kindOf(t reflect.Type) string {
 // fieldKeys maps Go field names to their ANVIL_* variables.
 func fieldKeys() map[string]string {
 	keys := map[string]string{}
-	t := reflect.TypeOf(Config{})
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag, ok := f.Tag.Lookup("env"); ok {
-			keys[f.Name] = Prefix + strings.Split(tag, ",")[0]
-		}
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		keys[f.Name] = Prefix + strings.Split(f.Tag.Get("env"), ",")[0]
 	}
 	return keys
 }
@@ -243,15 +177,34 @@ func fieldKeys() map[string]string {
 // Variables lists every ANVIL_* variable with its default, in declaration order.
 func Variables() [][2]string {
 	var out [][2]string
-	t := reflect.TypeOf(Config{})
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag, ok := f.Tag.Lookup("env"); ok {
-			out = append(out, [2]string{Prefix + strings.Split(tag, ",")[0], f.Tag.Get("envDefault")})
-		}
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		out = append(out, [2]string{Prefix + strings.Split(f.Tag.Get("env"), ",")[0], f.Tag.Get("envDefault")})
 	}
 	return out
 }
+
+// envFields yields the fields of t with an env tag, those of embedded structs in place.
+func envFields(t reflect.Type) iter.Seq[reflect.StructField] {
+	return func(yield func(reflect.StructField) bool) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				for inner := range envFields(f.Type) {
+					if !yield(inner) {
+						return
+					}
+				}
+				continue
+			}
+			if _, ok := f.Tag.Lookup("env"); ok && !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// variable names a scenario field by its ANVIL_* variable.
+func variable(field string) string { return Prefix + strings.ToUpper(field) }
 
 // UsesEmbeddedEngine reports whether no endpoint was configured.
 func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
@@ -276,18 +229,33 @@ func (c *Config) complete() error {
 	if errors.As(c.Validate(), &more) {
 		p = append(p, more...)
 	}
+	// A scenarios file is read only over a valid environment: its unset keys take the
+	// environment's values.
+	if c.ScenariosFile != "" && len(p) == 0 {
+		c.scenarios, err = ReadScenarios(c.ScenariosFile, *c)
+		var inFile Problems
+		switch {
+		case errors.As(err, &inFile):
+			for _, problem := range inFile {
+				p = append(p, fmt.Sprintf("%sSCENARIOS_FILE: %s", Prefix, problem))
+			}
+		case err != nil:
+			p = append(p, fmt.Sprintf("%sSCENARIOS_FILE=%q: %v", Prefix, c.ScenariosFile, err))
+		}
+	}
 	if len(p) > 0 {
 		return p
 	}
 	return nil
 }
 
-// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BUDGETS_FILE) absolute: a
+// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BUDGETS_FILE,
+// ANVIL_SCENARIOS_FILE) absolute: a
 // relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs
 // in its own package directory while users name files from where they run ginkgo. Without
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
-	for _, p := range []*string{&c.Baseline, &c.BudgetsFile} {
+	for _, p := range []*string{&c.Baseline, &c.BudgetsFile, &c.ScenariosFile} {
 		if *p == "" {
 			continue
 		}

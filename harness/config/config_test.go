@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
 func TestDefaultsLoad(t *testing.T) {
@@ -17,7 +19,7 @@ func TestDefaultsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults must be valid: %v", err)
 	}
-	if cfg.Requests != 60 || cfg.Concurrency != 20 || cfg.ResponseWords != 32 || cfg.ControlledOutputPolicy != PolicyStrict || cfg.Timeout != 15*time.Minute || !cfg.UsesEmbeddedEngine() {
+	if cfg.Requests != 60 || cfg.Concurrency != 20 || cfg.ResponseWords != 32 || cfg.ControlledOutputPolicy != workload.PolicyStrict || cfg.Timeout != 15*time.Minute || !cfg.UsesEmbeddedEngine() {
 		t.Fatalf("defaults %+v", cfg)
 	}
 }
@@ -77,7 +79,7 @@ func TestEveryProblemIsReportedAtOnceNamingItsVariable(t *testing.T) {
 func TestCombinationsAreChecked(t *testing.T) {
 	t.Parallel()
 	_, err := Load(map[string]string{"ANVIL_RESPONSE_WORDS": "0"})
-	if err == nil || !strings.Contains(err.Error(), "strict needs ANVIL_RESPONSE_WORDS > 0") {
+	if err == nil || !strings.Contains(err.Error(), `ANVIL_CONTROLLED_OUTPUT_POLICY="strict": needs ANVIL_RESPONSE_WORDS > 0`) {
 		t.Errorf("strict without words: %v", err)
 	}
 	_, err = Load(map[string]string{"ANVIL_RESPONSE_WORDS": "64", "ANVIL_MAX_TOKENS": "64"})

@@ -4,20 +4,30 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
 
+// Arrival is an open loop's model of the gaps between request starts.
+type Arrival string
+
 // Arrival models.
 const (
-	Poisson  = "poisson"  // exponential gaps: independent arrivals at a mean rate
-	Constant = "constant" // one arrival every 1/rate seconds
+	Poisson  Arrival = "poisson"  // exponential gaps: independent arrivals at a mean rate
+	Constant Arrival = "constant" // one arrival every 1/rate seconds
 )
+
+// ArrivalModels lists the valid arrival models.
+var ArrivalModels = []Arrival{Poisson, Constant}
+
+// Valid reports whether a is one of ArrivalModels.
+func (a Arrival) Valid() bool { return slices.Contains(ArrivalModels, a) }
 
 // Arrivals returns the intended start of each of n requests as an offset from the start
 // of the run: arrivals at rate per second, Poisson (seeded) or constant. The first request
 // is due at 0.
-func Arrivals(n int, rate float64, model string, seed int64) ([]time.Duration, error) {
+func Arrivals(n int, rate float64, model Arrival, seed int64) ([]time.Duration, error) {
 	if !(rate > 0) {
 		return nil, fmt.Errorf("arrival rate %v: want a positive number of requests per second", rate)
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/tmaxmax/go-sse"
 
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
 // CaptureLimit is the number of characters of visible content a Result keeps.
@@ -36,7 +36,7 @@ type Options struct {
 	// BaseURL is the endpoint including /v1.
 	BaseURL string
 	// APIKey, when set, is sent as a bearer token.
-	APIKey config.Secret
+	APIKey secret.Secret
 	// Timeout bounds each request from start to end.
 	Timeout time.Duration
 	// StallTimeout bounds the silence between reads once the first event has arrived.
@@ -62,7 +62,7 @@ type settings struct {
 // goroutine per stream is the intended model.
 type Client struct {
 	base   string
-	apiKey config.Secret
+	apiKey secret.Secret
 	http   *http.Client
 	s      settings
 }
@@ -433,7 +433,7 @@ func (c *Client) seal(err error) error {
 	}
 	msg := e.Message
 	if c.apiKey.IsSet() {
-		msg = strings.ReplaceAll(msg, c.apiKey.Reveal(), config.Redacted)
+		msg = strings.ReplaceAll(msg, c.apiKey.Reveal(), secret.Redacted)
 	}
 	if len(msg) > messageLimit {
 		cut := messageLimit

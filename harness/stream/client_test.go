@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
 // serve answers every request with the given status, content type and raw body, flushing
@@ -213,7 +213,7 @@ func TestRedirectIsNotFollowedAndKeyNotForwarded(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(s.Close)
-	c := New(Options{BaseURL: s.URL + "/v1", APIKey: config.NewSecret("sk-secret"), Timeout: time.Second, StallTimeout: time.Second})
+	c := New(Options{BaseURL: s.URL + "/v1", APIKey: secret.New("sk-secret"), Timeout: time.Second, StallTimeout: time.Second})
 	_, err := stream(t, c)
 	if kindOf(err) != KindHTTP || !strings.Contains(err.Error(), "redirect not followed") {
 		t.Fatalf("err = %v", err)

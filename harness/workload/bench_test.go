@@ -25,7 +25,7 @@ func BenchmarkScoreControlledOutput(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(visible)))
 			for b.Loop() {
-				if co := ScoreControlledOutput(visible, true, n, "strict", marker); !co.Passed {
+				if co := ScoreControlledOutput(visible, true, n, PolicyStrict, marker); !co.Passed {
 					b.Fatalf("%+v", co)
 				}
 			}

@@ -57,24 +57,43 @@ func ParseBuckets(s string) ([]Bucket, error) {
 		return nil, fmt.Errorf("no buckets")
 	}
 	var out []Bucket
-	var last string
 	for term := range strings.SplitSeq(s, ",") {
 		term = strings.TrimSpace(term)
 		b, err := parseBucket(term)
 		if err != nil {
 			return nil, fmt.Errorf("bucket %q: %w", term, err)
 		}
-		if n := len(out); n > 0 && b.UpTo <= out[n-1].UpTo {
-			return nil, fmt.Errorf("bucket %q: edge %v does not exceed the previous edge %v",
-				term, b.UpTo, out[n-1].UpTo)
-		}
-		out, last = append(out, b), term
+		out = append(out, b)
 	}
-	// Without an edge of 1 some draws would fall past the end of the distribution.
-	if edge := out[len(out)-1].UpTo; edge != 1 {
-		return nil, fmt.Errorf("bucket %q: the last edge must be 1, not %v", last, edge)
+	if err := CheckBuckets(out); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// CheckBuckets checks a distribution built in code as ParseBuckets checks a parsed one:
+// edges strictly increasing in (0, 1], the last exactly 1, tokens in 32..1048576.
+func CheckBuckets(buckets []Bucket) error {
+	if len(buckets) == 0 {
+		return fmt.Errorf("no buckets")
+	}
+	for i, b := range buckets {
+		term := fmt.Sprintf("%v:%d", b.UpTo, b.Tokens)
+		if !(b.UpTo > 0 && b.UpTo <= 1) {
+			return fmt.Errorf("bucket %q: edge %v outside (0, 1]", term, b.UpTo)
+		}
+		if b.Tokens < minBucketTokens || b.Tokens > maxBucketTokens {
+			return fmt.Errorf("bucket %q: tokens %d outside %d..%d", term, b.Tokens, minBucketTokens, maxBucketTokens)
+		}
+		if i > 0 && b.UpTo <= buckets[i-1].UpTo {
+			return fmt.Errorf("bucket %q: edge %v does not exceed the previous edge %v", term, b.UpTo, buckets[i-1].UpTo)
+		}
+	}
+	// Without an edge of 1 some draws would fall past the end of the distribution.
+	if last := buckets[len(buckets)-1]; last.UpTo != 1 {
+		return fmt.Errorf("bucket \"%v:%d\": the last edge must be 1, not %v", last.UpTo, last.Tokens, last.UpTo)
+	}
+	return nil
 }
 
 // parseBucket parses one "edge:tokens" term.

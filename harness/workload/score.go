@@ -16,7 +16,7 @@ const CaptureLimit = 8192
 // whitespace-separated; a word is a code word only when it equals CodeWord exactly, so
 // "code." or "Code" count as extra words. Under strict only an exact, complete capture
 // passes; under observe every response passes and is only recorded.
-func ScoreControlledOutput(visible string, complete bool, requested int, policy, ownMarker string) artifact.ControlledOutput {
+func ScoreControlledOutput(visible string, complete bool, requested int, policy Policy, ownMarker string) artifact.ControlledOutput {
 	if ownMarker != "" {
 		visible = strings.TrimPrefix(visible, ownMarker)
 	}
@@ -32,9 +32,9 @@ func ScoreControlledOutput(visible string, complete bool, requested int, policy,
 		CaptureComplete:    complete,
 		ObservedCodeWords:  code,
 		ObservedExtraWords: extra,
-		Policy:             policy,
+		Policy:             string(policy),
 		RequestedWords:     requested,
-		Passed:             policy != "strict",
+		Passed:             policy != PolicyStrict,
 	}
 	if complete {
 		exact := code == requested && extra == 0

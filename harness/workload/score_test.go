@@ -9,13 +9,14 @@ func TestScoreControlledOutput(t *testing.T) {
 	t.Parallel()
 	words := func(n int) string { return strings.TrimSpace(strings.Repeat("code ", n)) }
 	cases := []struct {
-		name           string
-		text           string
-		complete       bool
-		policy, marker string
-		code, extra    int
-		exact          *bool
-		passed         bool
+		name        string
+		text        string
+		complete    bool
+		policy      Policy
+		marker      string
+		code, extra int
+		exact       *bool
+		passed      bool
 	}{
 		{"exact", words(32), true, "strict", "", 32, 0, ptr(true), true},
 		{"one missing", words(31), true, "strict", "", 31, 0, ptr(false), false},
@@ -32,7 +33,7 @@ func TestScoreControlledOutput(t *testing.T) {
 		if got.ObservedCodeWords != c.code || got.ObservedExtraWords != c.extra || got.Passed != c.passed || !sameBool(got.ExactAdherence, c.exact) {
 			t.Errorf("%s: got %+v (exact %v)", c.name, got, deref(got.ExactAdherence))
 		}
-		if got.RequestedWords != 32 || got.Policy != c.policy || got.CaptureComplete != c.complete {
+		if got.RequestedWords != 32 || got.Policy != string(c.policy) || got.CaptureComplete != c.complete {
 			t.Errorf("%s: identity fields %+v", c.name, got)
 		}
 	}

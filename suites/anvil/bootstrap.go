@@ -1,18 +1,15 @@
-// Package bench is the wiring every suite shares: configuration, the embedded reference
-// engine when no endpoint is configured, running a scenario and writing its artifact, and
-// the run's JUnit file. Specs stay a catalogue of scenarios and assertions.
-package bench
+package anvil
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
@@ -33,39 +30,74 @@ type Env struct {
 }
 
 // Target is the endpoint under test with the configured key and timeouts.
-func (e *Env) Target() capacity.Target { return capacity.TargetFromConfig(e.Config, e.BaseURL) }
+func (e *Env) Target() capacity.Target { return e.Config.Target(e.BaseURL) }
 
 // EmbeddedEngineName labels artifacts measured against the embedded engine when
 // ANVIL_ENGINE is not set.
 const EmbeddedEngineName = "anvilbench-refengine"
 
-// WithIdentity fills the scenario's identity from the configuration: model (empty
-// discovers it), engine, GPU, tier, clock domain and fingerprint, the context window and
-// margin, and whether to calibrate prompt sizes.
+// WithIdentity fills a scenario built in code with what the configuration says of the
+// endpoint: model (empty discovers it), engine, GPU, tier, clock domain and fingerprint,
+// the context window and margin, whether to calibrate prompt sizes, and the progress
+// interval. Against the embedded engine an unnamed engine is EmbeddedEngineName.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	c := e.Config
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
 	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
 	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
-	sc.Calibrate = c.Calibrate
+	sc.Calibrate, sc.ProgressInterval = c.Calibrate, c.ProgressInterval
+	return e.named(sc)
+}
+
+// named gives a scenario against the embedded engine the engine's name when it has none.
+func (e *Env) named(sc capacity.Scenario) capacity.Scenario {
 	if e.Embedded && sc.Engine == "" {
 		sc.Engine = EmbeddedEngineName
 	}
 	return sc
 }
 
+// RunsSelfTest reports whether a spec labelled LabelSelfTest with labels runs: always on
+// the embedded engine; against an engine under test only when ANVIL_SELFTEST is set or the
+// label filter asks for self-tests, i.e. would not select the spec without its selftest
+// label (--label-filter=selftest, 'selftest && knee').
+func (e *Env) RunsSelfTest(labels []string) bool {
+	if e.Embedded || e.Config.SelfTest {
+		return true
+	}
+	filter := GinkgoLabelFilter()
+	if filter == "" {
+		return false
+	}
+	matches, err := types.ParseLabelFilter(filter)
+	if err != nil {
+		return false
+	}
+	return !matches(slices.DeleteFunc(slices.Clone(labels), func(l string) bool { return l == LabelSelfTest }))
+}
+
 var (
 	current *Env
 	engine  *refengine.Server
+	// suiteName is the name Bootstrap was given, known while the spec tree is built.
+	suiteName string
 )
 
 // Current is the suite's environment; valid inside specs.
 func Current() *Env {
 	if current == nil {
-		Fail("bench.Bootstrap was not called by this suite")
+		Fail("anvil.Bootstrap was not called by this suite")
 	}
 	return current
 }
+
+// treeConfig is the configuration read while the spec tree is built, so that budgets,
+// gated metrics and file scenarios become specs of their own. An invalid configuration
+// builds none of them; BeforeSuite reports every problem.
+var treeConfig = sync.OnceValue(func() config.Config {
+	cfg, _ := config.FromEnvironment()
+	return cfg
+})
 
 // EmbeddedEngine is the reference engine started when ANVIL_BASE_URL is empty: fast enough
 // that `ginkgo -r ./suites` finishes in well under two minutes on two cores, with the shape
@@ -81,11 +113,16 @@ func EmbeddedEngine() refengine.Options {
 	}
 }
 
-// Bootstrap registers the suite-level nodes: load and validate the configuration (all
-// problems at once, before any request), start the embedded engine on process 1 when no
-// endpoint is configured, stop it at the end, and merge this suite into
-// $ANVIL_OUT_DIR/junit.xml. Call it once per suite: var _ = bench.Bootstrap("capacity").
+// Bootstrap registers the suite-level nodes of an anvilbench suite: load and validate the
+// configuration (every problem at once, before any request), start the embedded engine on
+// process 1 when ANVIL_BASE_URL is empty and stop it at the end, skip the self-tests
+// against an engine under test unless asked, and after the suite merge its specs into
+// $ANVIL_OUT_DIR/junit.xml and gate.json and write the report. Call it once per suite
+// package, naming the suite's artifact directory:
+//
+//	var _ = anvil.Bootstrap("engine")
 func Bootstrap(suite string) bool {
+	suiteName = suite
 	SynchronizedBeforeSuite(func() []byte {
 		cfg := mustConfig()
 		if !cfg.UsesEmbeddedEngine() {
@@ -111,42 +148,52 @@ func Bootstrap(suite string) bool {
 			engine.Close()
 		}
 	})
-	ReportAfterSuite("junit, gate summary and report", func(report types.Report) {
-		// Loaded again: on a config error BeforeSuite failed and current is nil, yet the
-		// failure still belongs in the JUnit file.
-		cfg, cfgErr := config.FromEnvironment()
-		outDir := filepath.Join("artifacts")
-		if cfgErr == nil {
-			if resolved, err := cfg.ResolveOutDir(); err == nil {
-				outDir = resolved
-			}
-		} else if root, err := config.ModuleRoot(); err == nil {
-			outDir = filepath.Join(root, "artifacts")
-		}
-		dst := filepath.Join(outDir, "junit.xml")
-		if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
-			Fail(fmt.Sprintf("write %s: %v", dst, err))
-		}
-		if err := reporters.WriteGateSummary(report, filepath.Join(outDir, reporters.GateFileName)); err != nil {
-			Fail(err.Error())
-		}
-		var budgets []reporters.ReportBudget
-		for _, b := range cfg.ParsedBudgets() {
-			budgets = append(budgets, reporters.ReportBudget{Metric: b.Metric, Op: b.Op, Limit: b.Limit})
-		}
-		curve, err := reporters.LoadCurve(outDir)
-		if err != nil {
-			GinkgoWriter.Println("report:", err)
-		}
-		notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets, Curve: curve})
-		if err != nil {
-			Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
-		}
-		for _, n := range notes {
-			GinkgoWriter.Println("report:", n)
+	BeforeEach(func() {
+		labels := CurrentSpecReport().Labels()
+		if current != nil && slices.Contains(labels, LabelSelfTest) && !current.RunsSelfTest(labels) {
+			Skip("a self-test of the harness: against an engine under test it runs only with --label-filter=selftest or ANVIL_SELFTEST=true")
 		}
 	})
+	ReportAfterSuite("junit, gate summary and report", writeRunOutputs)
 	return true
+}
+
+// writeRunOutputs merges the suite into the run's JUnit file and gate summary and rewrites
+// the report from every artifact of the output directory.
+func writeRunOutputs(report types.Report) {
+	// Loaded again: on a config error BeforeSuite failed and current is nil, yet the failure
+	// still belongs in the JUnit file.
+	cfg, cfgErr := config.FromEnvironment()
+	outDir := filepath.Join("artifacts")
+	if cfgErr == nil {
+		if resolved, err := cfg.ResolveOutDir(); err == nil {
+			outDir = resolved
+		}
+	} else if root, err := config.ModuleRoot(); err == nil {
+		outDir = filepath.Join(root, "artifacts")
+	}
+	dst := filepath.Join(outDir, "junit.xml")
+	if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
+		Fail(fmt.Sprintf("write %s: %v", dst, err))
+	}
+	if err := reporters.WriteGateSummary(report, filepath.Join(outDir, reporters.GateFileName), ""); err != nil {
+		Fail(err.Error())
+	}
+	var budgets []reporters.ReportBudget
+	for _, b := range cfg.ParsedBudgets() {
+		budgets = append(budgets, reporters.ReportBudget{Metric: b.Metric, Op: b.Op, Limit: b.Limit})
+	}
+	curve, err := reporters.LoadCurve(outDir)
+	if err != nil {
+		GinkgoWriter.Println("report:", err)
+	}
+	notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets, Curve: curve})
+	if err != nil {
+		Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
+	}
+	for _, n := range notes {
+		GinkgoWriter.Println("report:", n)
+	}
 }
 
 func mustConfig() config.Config {
@@ -155,61 +202,4 @@ func mustConfig() config.Config {
 		Fail(err.Error())
 	}
 	return cfg
-}
-
-// Run executes a scenario against the suite's endpoint, writes its artifact to
-// $ANVIL_OUT_DIR/<suite>/<spec>.json before anything is asserted, checks the artifact's
-// invariants (capacity.Verify), and returns it. A run that cannot start fails the spec
-// with the reason.
-func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
-	GinkgoHelper()
-	env := Current()
-	sc.Name = spec
-	if sc.Progress == nil {
-		sc.Progress, sc.ProgressInterval = GinkgoWriter, env.Config.ProgressInterval
-	}
-	run, err := capacity.Run(ctx, target, sc)
-	if err != nil {
-		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
-	}
-	Record(spec, run)
-	AddReportEntry("summary", Summarize(run))
-	return run
-}
-
-// Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
-// invariants (capacity.Verify: a violation is a harness bug, not an engine result) and
-// returns the path relative to the output directory.
-func Record(spec string, run *artifact.Benchmark) string {
-	GinkgoHelper()
-	env := Current()
-	path, err := reporters.ArtifactPath(env.OutDir, env.Suite, spec)
-	if err != nil {
-		Fail(err.Error())
-	}
-	if err := artifact.Write(path, run); err != nil {
-		Fail(err.Error())
-	}
-	if err := capacity.Verify(run); err != nil {
-		Fail(fmt.Sprintf("artifact %s is inconsistent: %v", path, err))
-	}
-	AddReportEntry("artifact", path, ReportEntryVisibilityNever)
-	rel, err := filepath.Rel(env.OutDir, path)
-	if err != nil {
-		return path
-	}
-	return rel
-}
-
-// PrivateEngine starts a reference engine for the current spec only, stopped when the
-// spec ends, and returns it with a target pointing at it. Specs that prove the harness
-// catches an engine's behaviour use one, whatever ANVIL_BASE_URL says.
-func PrivateEngine(opts refengine.Options) (*refengine.Server, capacity.Target) {
-	GinkgoHelper()
-	s, err := refengine.Start(opts)
-	if err != nil {
-		Fail(fmt.Sprintf("start a private reference engine: %v", err))
-	}
-	DeferCleanup(s.Close)
-	return s, capacity.Target{BaseURL: s.BaseURL(), Timeout: time.Minute, StallTimeout: 10 * time.Second}
 }

@@ -7,29 +7,29 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The harness checks its own clock: against a private reference engine with a known
 // 200 ms time to first token and 5 ms between tokens, the measured p50s must be within 5%.
-var _ = Describe("calibration", Serial, Label("calibration"), func() {
+var _ = Describe("calibration", Serial, anvil.SelfTest, Label("calibration"), func() {
 	const ttft, itl = 200 * time.Millisecond, 5 * time.Millisecond
 
 	It("measures a known 200 ms TTFT and 5 ms TPOT within 5%", SpecTimeout(5*time.Minute), func(ctx SpecContext) {
-		_, target := bench.PrivateEngine(refengine.Options{PrefillOverhead: ttft, ITL: itl, MaxModelLen: 65536})
-		env := bench.Current()
-		run := bench.Run(ctx, "calibration", target, capacity.Scenario{
+		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: ttft, ITL: itl, MaxModelLen: 65536})
+		env := anvil.Current()
+		run := anvil.Run(ctx, "calibration", target, capacity.Scenario{
 			Requests:      6,
 			Concurrency:   1,
 			ContextTokens: 1024,
 			ContextMargin: 1024,
 			MaxTokens:     64,
 			ResponseWords: 32,
-			Policy:        config.PolicyStrict,
-			Engine:        bench.EmbeddedEngineName,
+			Policy:        workload.PolicyStrict,
+			Engine:        anvil.EmbeddedEngineName,
 			ClockDomainID: env.Config.ClockDomainID,
 		})
 

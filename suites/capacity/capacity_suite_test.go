@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 func TestCapacity(t *testing.T) {
@@ -14,4 +14,4 @@ func TestCapacity(t *testing.T) {
 	RunSpecs(t, "capacity")
 }
 
-var _ = bench.Bootstrap("capacity")
+var _ = anvil.Bootstrap("capacity")

@@ -10,21 +10,21 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The gate's own error rates, against private engines with seeded 5% decode jitter: an
 // unchanged engine must pass the baseline gate every time (a gate that flaps is worse than
 // none) and a 10% slower one must fail it every time.
-var _ = Describe("baseline gate self-test", Serial, Ordered, Label("gate-selftest"), func() {
+var _ = Describe("baseline gate self-test", Serial, Ordered, anvil.SelfTest, Label("gate-selftest"), func() {
 	const itl = 5 * time.Millisecond
 	var baseline *artifact.Benchmark
 
 	measure := func(ctx SpecContext, name string, step time.Duration, seed int64) *artifact.Benchmark {
-		_, target := bench.PrivateEngine(refengine.Options{PrefillOverhead: 10 * time.Millisecond, ITL: step, ITLJitter: 0.05, Seed: seed})
+		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: 10 * time.Millisecond, ITL: step, ITLJitter: 0.05, Seed: seed})
 		sc := strictWords(32, 8, 1000)
 		sc.ContextSeed = 7
-		return bench.Run(ctx, name, target, sc)
+		return anvil.Run(ctx, name, target, sc)
 	}
 	gate := func() *RegressionMatcher { return NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05) }
 

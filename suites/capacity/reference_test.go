@@ -7,16 +7,16 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The scenario of ../shared/reference/benchmark-v1-example.json: one stream at a time, a
 // 64k planned context, 32 controlled words under the strict policy.
 var _ = Describe("capacity", Serial, Label("capacity"), func() {
 	It("reference scenario: 6 requests, concurrency 1, 64k context, 32 strict words", Label("reference"), SpecTimeout(15*time.Minute), func(ctx SpecContext) {
-		env := bench.Current()
+		env := anvil.Current()
 		sc := env.WithIdentity(capacity.Scenario{
 			Requests:      6,
 			Concurrency:   1,
@@ -24,9 +24,9 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 			ContextSeed:   44,
 			MaxTokens:     512,
 			ResponseWords: 32,
-			Policy:        config.PolicyStrict,
+			Policy:        workload.PolicyStrict,
 		})
-		run := bench.Run(ctx, "reference", env.Target(), sc)
+		run := anvil.Run(ctx, "reference", env.Target(), sc)
 
 		Expect(run).To(HaveNoFailedRequests())
 		Expect(run).To(AdhereToControlledOutput())

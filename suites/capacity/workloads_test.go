@@ -8,11 +8,10 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // quick is a reference engine fast enough for workload specs: what they check is what the
@@ -29,20 +28,20 @@ func quick(opts refengine.Options) refengine.Options {
 func strictWords(requests, concurrency, context int) capacity.Scenario {
 	return capacity.Scenario{
 		Requests: requests, Concurrency: concurrency, ContextTokens: context, ContextMargin: 1024,
-		MaxTokens: 64, ResponseWords: 32, Policy: config.PolicyStrict, Calibrate: true,
-		Engine: bench.EmbeddedEngineName,
+		MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict, Calibrate: true,
+		Engine: anvil.EmbeddedEngineName,
 	}
 }
 
 // failuresOf runs an assertion that is expected to fail and returns its messages.
 func failuresOf(assertion func()) []string { return InterceptGomegaFailures(assertion) }
 
-var _ = Describe("workloads", Serial, Label("workload"), func() {
+var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() {
 	Describe("context sizing", Label("context"), func() {
 		DescribeTable("sends the planned prompt tokens within 1%",
 			func(ctx SpecContext, tokenizer func(string) int, name string) {
-				_, target := bench.PrivateEngine(quick(refengine.Options{Tokenizer: tokenizer}))
-				run := bench.Run(ctx, "context-sizing-"+name, target, strictWords(8, 4, 16000))
+				_, target := anvil.PrivateEngine(quick(refengine.Options{Tokenizer: tokenizer}))
+				run := anvil.Run(ctx, "context-sizing-"+name, target, strictWords(8, 4, 16000))
 
 				Expect(run).To(HaveNoFailedRequests())
 				Expect(run).To(HitPlannedContext(0.01))
@@ -52,20 +51,20 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		)
 
 		It("without calibration, a different tokenizer is caught missing the plan", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{Tokenizer: refengine.CountTokensCoarse}))
+			_, target := anvil.PrivateEngine(quick(refengine.Options{Tokenizer: refengine.CountTokensCoarse}))
 			sc := strictWords(4, 2, 16000)
 			sc.Calibrate = false
-			run := bench.Run(ctx, "context-sizing-uncalibrated", target, sc)
+			run := anvil.Run(ctx, "context-sizing-uncalibrated", target, sc)
 
 			Expect(failuresOf(func() { Expect(run).To(HitPlannedContext(0.01)) })).To(ConsistOf(
 				MatchRegexp(`^prompt tokens are 2\d\.\d\d% off their planned size at worst \(request \d\) over 4 requests, calibration none \(tolerance 1\.00%\)$`)))
 		})
 
 		It("samples each request's context from the bucket distribution, fixed before sending", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{MaxModelLen: 65536}))
+			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 65536}))
 			sc := strictWords(10, 4, 0)
 			sc.ContextSeed, sc.ContextBuckets = 44, workload.DefaultBuckets
-			run := bench.Run(ctx, "context-sampled", target, sc)
+			run := anvil.Run(ctx, "context-sampled", target, sc)
 
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run.ContextTokens).To(BeNil())
@@ -79,13 +78,13 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 	Describe("shared-prefix burst", Label("burst"), func() {
 		burst := func() capacity.Scenario {
 			sc := strictWords(8, 8, 12000)
-			sc.Burst, sc.PromptCacheMode, sc.SharedPrefixTokens, sc.CacheIntent = true, config.CacheShared, 8000, "shared-prefix"
+			sc.Burst, sc.PromptCacheMode, sc.SharedPrefixTokens, sc.CacheIntent = true, workload.CacheShared, 8000, capacity.CacheIntentSharedPrefix
 			return sc
 		}
 
 		It("releases every request at once and shows the prefix-cache hits", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			engine, target := bench.PrivateEngine(quick(refengine.Options{PrefixCache: true, PrefillRate: 200_000}))
-			run := bench.Run(ctx, "burst-shared-prefix", target, burst())
+			engine, target := anvil.PrivateEngine(quick(refengine.Options{PrefixCache: true, PrefillRate: 200_000}))
+			run := anvil.Run(ctx, "burst-shared-prefix", target, burst())
 
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run.ServeFlags.SharedPrefixBurst).To(BeTrue())
@@ -96,15 +95,15 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 
 			engine.FlushCache()
 			cold := burst()
-			cold.PromptCacheMode, cold.CacheIntent = config.CacheUnique, "cold"
-			unique := bench.Run(ctx, "burst-unique", target, cold)
+			cold.PromptCacheMode, cold.CacheIntent = workload.CacheUnique, capacity.CacheIntentCold
+			unique := anvil.Run(ctx, "burst-unique", target, cold)
 			Expect(unique).To(HaveColdPrefixCache())
 			Expect(*run.Metrics.TTFT.P50).To(BeNumerically("<", *unique.Metrics.TTFT.P50), "cached prefixes must cut TTFT")
 		})
 
 		It("reports an engine without a prefix cache precisely", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{}))
-			run := bench.Run(ctx, "burst-no-cache", target, burst())
+			_, target := anvil.PrivateEngine(quick(refengine.Options{}))
+			run := anvil.Run(ctx, "burst-no-cache", target, burst())
 
 			Expect(failuresOf(func() { Expect(run).To(HavePrefixCacheHitRate(0.5)) })).To(ConsistOf(
 				"the endpoint reported no usage.prompt_tokens_details.cached_tokens over 8 requests: no prefix cache hit is visible (want at least 50.0%)"))
@@ -113,13 +112,13 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 
 	Describe("cache intent", Label("cache"), func() {
 		It("fails a cold-cache scenario whose prompts the engine already cached", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{PrefixCache: true}))
+			_, target := anvil.PrivateEngine(quick(refengine.Options{PrefixCache: true}))
 			sc := strictWords(4, 2, 4000)
-			sc.CacheIntent = "cold"
-			first := bench.Run(ctx, "cold-first", target, sc)
+			sc.CacheIntent = capacity.CacheIntentCold
+			first := anvil.Run(ctx, "cold-first", target, sc)
 			Expect(first).To(HaveColdPrefixCache())
 
-			again := bench.Run(ctx, "cold-again", target, sc) // same seed: the same prompts, now warm
+			again := anvil.Run(ctx, "cold-again", target, sc) // same seed: the same prompts, now warm
 			Expect(failuresOf(func() { Expect(again).To(HaveColdPrefixCache()) })).To(ConsistOf(
 				MatchRegexp(`^prefix cache served \d+\.\d% of prompt tokens on average over 4 requests of a cold-cache scenario`)))
 		})
@@ -133,8 +132,8 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		}
 
 		It("checks that every response begins with its own marker", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{}))
-			run := bench.Run(ctx, "canaries", target, canaries())
+			_, target := anvil.PrivateEngine(quick(refengine.Options{}))
+			run := anvil.Run(ctx, "canaries", target, canaries())
 
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run).To(HavePassedRequestCanaries())
@@ -143,8 +142,8 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 
 		DescribeTable("catches markers that cross between concurrent requests",
 			func(ctx SpecContext, name string, faults refengine.Faults, why string) {
-				_, target := bench.PrivateEngine(quick(refengine.Options{Faults: faults}))
-				run := bench.Run(ctx, "canaries-"+name, target, canaries())
+				_, target := anvil.PrivateEngine(quick(refengine.Options{Faults: faults}))
+				run := anvil.Run(ctx, "canaries-"+name, target, canaries())
 
 				Expect(run.Failed).To(Equal(8))
 				Expect(run.Failures[0].FailureClass).To(Equal(artifact.FailureRequestCanary))
@@ -160,13 +159,13 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 	Describe("thinking models", Label("reasoning"), func() {
 		thinking := func() capacity.Scenario {
 			sc := strictWords(4, 2, 2000)
-			sc.ThinkingMode, sc.MaxTokens = "enabled", 128
+			sc.ThinkingMode, sc.MaxTokens = capacity.ThinkingEnabled, 128
 			return sc
 		}
 
 		It("times reasoning as first output, not first content", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{ReasoningTokens: 24}))
-			run := bench.Run(ctx, "thinking", target, thinking())
+			_, target := anvil.PrivateEngine(quick(refengine.Options{ReasoningTokens: 24}))
+			run := anvil.Run(ctx, "thinking", target, thinking())
 
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run.MeasurementProtocol).To(Equal(artifact.ProtocolReasoning))
@@ -179,8 +178,8 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		})
 
 		It("fails a reasoning-only answer instead of timing it", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(quick(refengine.Options{Faults: refengine.Faults{ReasoningOnly: true}}))
-			run := bench.Run(ctx, "thinking-only", target, thinking())
+			_, target := anvil.PrivateEngine(quick(refengine.Options{Faults: refengine.Faults{ReasoningOnly: true}}))
+			run := anvil.Run(ctx, "thinking-only", target, thinking())
 
 			Expect(run.MeasurementProtocol).To(Equal(artifact.ProtocolV3), "the original's rule: protocol follows successful requests")
 			Expect(failuresOf(func() { Expect(run).To(HaveNoFailedRequests()) })).To(ConsistOf(
@@ -189,11 +188,11 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 	})
 
 	It("records the sampling that was asked for and sent", Label("sampling"), SpecTimeout(time.Minute), func(ctx SpecContext) {
-		_, target := bench.PrivateEngine(quick(refengine.Options{}))
+		_, target := anvil.PrivateEngine(quick(refengine.Options{}))
 		sc := strictWords(2, 1, 1000)
 		temperature, topP := 0.7, 0.9
 		sc.Temperature, sc.TopP = &temperature, &topP
-		run := bench.Run(ctx, "sampling", target, sc)
+		run := anvil.Run(ctx, "sampling", target, sc)
 
 		Expect(run).To(HaveNoFailedRequests())
 		Expect(run.Sampling.Temperature).To(Equal(artifact.SamplingParam{Requested: artifact.F(0.7), Sent: true, EffectiveRequest: artifact.F(0.7)}))
@@ -201,10 +200,10 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 	})
 
 	It("drives the legacy /v1/completions endpoint", Label("completions"), SpecTimeout(time.Minute), func(ctx SpecContext) {
-		_, target := bench.PrivateEngine(quick(refengine.Options{}))
+		_, target := anvil.PrivateEngine(quick(refengine.Options{}))
 		sc := strictWords(4, 2, 2000)
 		sc.Legacy = true
-		run := bench.Run(ctx, "legacy-completions", target, sc)
+		run := anvil.Run(ctx, "legacy-completions", target, sc)
 
 		Expect(run).To(HaveNoFailedRequests())
 		Expect(run).To(AdhereToControlledOutput())
@@ -216,10 +215,10 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		chunky := refengine.Options{PrefillOverhead: 5 * time.Millisecond, ITL: 2 * time.Millisecond, TokensPerChunk: 4}
 
 		It("with usage in every chunk, TPOT and ITL count tokens, not chunks", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(chunky)
+			_, target := anvil.PrivateEngine(chunky)
 			sc := strictWords(8, 1, 1000)
 			sc.ContinuousUsage = true
-			run := bench.Run(ctx, "chunks-per-token", target, sc)
+			run := anvil.Run(ctx, "chunks-per-token", target, sc)
 
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run).To(MeasureNear("tpot_p50_ms", 2, 0.05))
@@ -230,8 +229,8 @@ var _ = Describe("workloads", Serial, Label("workload"), func() {
 		})
 
 		It("without it, chunk ITL is labelled per chunk and the first chunk's tokens are assumed to be one", SpecTimeout(time.Minute), func(ctx SpecContext) {
-			_, target := bench.PrivateEngine(chunky)
-			run := bench.Run(ctx, "chunks-per-chunk", target, strictWords(8, 1, 1000))
+			_, target := anvil.PrivateEngine(chunky)
+			run := anvil.Run(ctx, "chunks-per-chunk", target, strictWords(8, 1, 1000))
 
 			Expect(run).To(HaveNoFailedRequests())
 			itl := run.Extension.ITL

@@ -7,18 +7,19 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/schedule"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // An open loop at a fixed rate: arrivals do not wait for completions, so queueing shows in
 // the latency from each request's intended start, recorded beside the service latency.
 var _ = Describe("open-loop arrivals", Serial, Label("open-loop"), func() {
 	It("measures latency from the intended start at 20 requests/s", SpecTimeout(30*time.Minute), func(ctx SpecContext) {
-		env := bench.Current()
+		env := anvil.Current()
 		sc := env.WithIdentity(rung(40, 16, 2048))
-		sc.RequestRate, sc.Arrival = 20, "poisson"
-		run := bench.Run(ctx, "open-loop-20rps", env.Target(), sc)
+		sc.RequestRate, sc.Arrival = 20, schedule.Poisson
+		run := anvil.Run(ctx, "open-loop-20rps", env.Target(), sc)
 
 		Expect(run).To(HaveNoFailedRequests())
 		a := run.Extension.Arrival

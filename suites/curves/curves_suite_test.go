@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 func TestCurves(t *testing.T) {
@@ -14,4 +14,4 @@ func TestCurves(t *testing.T) {
 	RunSpecs(t, "curves")
 }
 
-var _ = bench.Bootstrap("curves")
+var _ = anvil.Bootstrap("curves")

@@ -8,9 +8,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/internal/bench"
+	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // rung is one scenario of a ladder against the configured endpoint (the embedded engine
@@ -18,7 +18,7 @@ import (
 func rung(requests, concurrency, context int) capacity.Scenario {
 	return capacity.Scenario{
 		Requests: requests, Concurrency: concurrency, ContextTokens: context,
-		MaxTokens: 64, ResponseWords: 32, Policy: config.PolicyStrict,
+		MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
 	}
 }
 
@@ -27,8 +27,8 @@ func rung(requests, concurrency, context int) capacity.Scenario {
 var _ = Describe("concurrency ladder", Serial, Label("ladder", "ladder:concurrency"), func() {
 	DescribeTable("holds the load", ladder(
 		func(ctx SpecContext, c int) {
-			env := bench.Current()
-			run := bench.Run(ctx, fmt.Sprintf("concurrency-%d", c), env.Target(), env.WithIdentity(rung(max(8, 2*c), c, 2048)))
+			env := anvil.Current()
+			run := anvil.Run(ctx, fmt.Sprintf("concurrency-%d", c), env.Target(), env.WithIdentity(rung(max(8, 2*c), c, 2048)))
 			Expect(run).To(HaveNoFailedRequests())
 			Expect(run).To(AdhereToControlledOutput())
 		},
@@ -40,8 +40,8 @@ var _ = Describe("concurrency ladder", Serial, Label("ladder", "ladder:concurren
 var _ = Describe("context ladder", Serial, Label("ladder", "ladder:context"), func() {
 	DescribeTable("serves the context", ladder(
 		func(ctx SpecContext, tokens int) {
-			env := bench.Current()
-			run := bench.Run(ctx, fmt.Sprintf("context-%dk", tokens/1000), env.Target(), env.WithIdentity(rung(4, 1, tokens)))
+			env := anvil.Current()
+			run := anvil.Run(ctx, fmt.Sprintf("context-%dk", tokens/1000), env.Target(), env.WithIdentity(rung(4, 1, tokens)))
 			Expect(run).To(HaveNoFailedRequests())
 			// Planned sizes are clamped to the served window; say what was served.
 			GinkgoWriter.Printf("planned %v, window %v\n", run.ContextDistribution, run.MaxContextTokens)

@@ -1,0 +1,153 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/schedule"
+	"github.com/anvilbench/anvilbench/harness/workload"
+)
+
+func validScenario() Scenario {
+	return Scenario{Requests: 4, Concurrency: 2, ContextTokens: 1000, MaxTokens: 64, ResponseWords: 32}
+}
+
+func TestValidateAcceptsTheZeroEnumsAndAValidScenario(t *testing.T) {
+	t.Parallel()
+	if err := validScenario().Validate(); err != nil {
+		t.Fatalf("valid scenario: %v", err)
+	}
+	if err := referenceScenario().Validate(); err != nil {
+		t.Fatalf("reference scenario: %v", err)
+	}
+	burst := validScenario()
+	burst.Burst, burst.Concurrency, burst.PromptCacheMode = true, 0, workload.CacheShared
+	if err := burst.Validate(); err != nil {
+		t.Fatalf("a burst's concurrency follows its requests: %v", err)
+	}
+}
+
+func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
+	t.Parallel()
+	nan, hot := math.NaN(), 3.0
+	sc := Scenario{
+		Requests: -1, Concurrency: 0, ContextTokens: 16, MaxTokens: 0, ResponseWords: 32,
+		Policy: "loose", PromptCacheMode: "sticky", ThinkingMode: "maybe", ReasoningEffort: "extreme",
+		Arrival: "bursty", CacheIntent: "lukewarm", Temperature: &hot, TopP: &nan, RequestRate: -2,
+		ContextMargin: -5, ClockDomainID: "has space", RequestCanaries: true,
+	}
+	err := sc.Validate()
+	fields, rest := FieldErrors(err)
+	if len(rest) != 0 {
+		t.Fatalf("errors other than FieldError: %v", rest)
+	}
+	got := map[string]string{}
+	for _, f := range fields {
+		got[f.Field] += f.Error() + "\n"
+	}
+	for field, want := range map[string]string{
+		"requests":                 "requests=-1: out of range (want 1..10000)",
+		"concurrency":              "concurrency=0: out of range (want 1..1024)",
+		"context_tokens":           "context_tokens=16: too small",
+		"context_margin":           "context_margin=-5: out of range",
+		"max_tokens":               "max_tokens=0: out of range (want 1..65536)",
+		"controlled_output_policy": `controlled_output_policy="loose": unknown policy (want strict or observe)`,
+		"prompt_cache_mode":        `prompt_cache_mode="sticky": unknown mode (want unique or shared)`,
+		"thinking_mode":            `thinking_mode="maybe": unknown mode (want default, enabled, disabled or unsupported)`,
+		"reasoning_effort":         `reasoning_effort="extreme": unknown effort`,
+		"arrival":                  `arrival="bursty": unknown model (want poisson or constant)`,
+		"cache_intent":             `cache_intent="lukewarm": unknown intent`,
+		"temperature":              "temperature=3: out of range (want 0..2)",
+		"top_p":                    "top_p=NaN: out of range",
+		"request_rate":             "request_rate=-2: out of range",
+		"clock_domain_id":          `clock_domain_id="has space"`,
+		"request_canaries":         "request_canaries: needs max_tokens >= 16 (got 0)",
+	} {
+		if !strings.Contains(got[field], want) {
+			t.Errorf("%s: got %q, want %q", field, got[field], want)
+		}
+	}
+	if len(fields) != 16 {
+		t.Errorf("%d problems, want 16:\n%v", len(fields), err)
+	}
+}
+
+func TestRenderNamesFieldsTheFrontEndsWay(t *testing.T) {
+	t.Parallel()
+	sc := validScenario()
+	sc.MaxContextTokens = 50
+	fields, _ := FieldErrors(sc.Validate())
+	if len(fields) != 1 {
+		t.Fatalf("fields %v", fields)
+	}
+	env := fields[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(f) })
+	if want := "ANVIL_MAX_CONTEXT_TOKENS=50: must exceed ANVIL_MAX_TOKENS + ANVIL_CONTEXT_MARGIN (64)"; env != want {
+		t.Errorf("rendered %q, want %q", env, want)
+	}
+	file := fields[0].Render(func(f string) string { return "scenarios[2]." + f })
+	if want := "scenarios[2].max_context_tokens=50: must exceed scenarios[2].max_tokens + scenarios[2].context_margin (64)"; file != want {
+		t.Errorf("rendered %q, want %q", file, want)
+	}
+}
+
+func TestTargetValidateNeverEchoesTheURL(t *testing.T) {
+	t.Parallel()
+	err := Target{BaseURL: "http://user:hunter2@host/v1?x=1", Timeout: -time.Second, StallTimeout: 2 * time.Hour}.Validate()
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"base_url: must not carry a query", "timeout=-1s: out of range", "stall_timeout=2h0m0s: out of range"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if err := (Target{}).Validate(); err == nil || !strings.Contains(err.Error(), "base_url: empty") {
+		t.Errorf("an empty target: %v", err)
+	}
+}
+
+// Run refuses what it cannot run with an error, before any request: no panic (an empty
+// plan once panicked in calibration) and no index left without an outcome.
+func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no request was expected", http.StatusTeapot)
+	}))
+	defer srv.Close()
+	counted := Target{BaseURL: srv.URL + "/v1"}
+	for name, change := range map[string]func(*Scenario){
+		"zero requests with calibration": func(sc *Scenario) { sc.Requests, sc.Calibrate = 0, true },
+		"negative requests":              func(sc *Scenario) { sc.Requests = -3 },
+		"zero concurrency":               func(sc *Scenario) { sc.Concurrency = 0 },
+		"negative concurrency":           func(sc *Scenario) { sc.Concurrency = -1 },
+		"an empty burst":                 func(sc *Scenario) { sc.Burst, sc.Requests = true, 0 },
+		"an unknown arrival":             func(sc *Scenario) { sc.RequestRate, sc.Arrival = 5, schedule.Arrival("fast") },
+	} {
+		sc := validScenario()
+		change(&sc)
+		b, err := Run(context.Background(), counted, sc)
+		if err == nil || b != nil {
+			t.Errorf("%s: artifact %v, err %v", name, b != nil, err)
+			continue
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: %v is not a FieldError", name, err)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the engine", n)
+	}
+	if _, err := Run(context.Background(), Target{}, validScenario()); err == nil || !strings.Contains(err.Error(), "base_url") {
+		t.Errorf("an empty target: %v", err)
+	}
+}

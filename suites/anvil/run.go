@@ -1,0 +1,86 @@
+package anvil
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/reporters"
+)
+
+// Run executes a scenario against target, writes its artifact to
+// $ANVIL_OUT_DIR/<suite>/<spec>.json before anything is asserted, checks the artifact's
+// invariants (capacity.Verify), and returns it. A run that cannot start (an invalid
+// scenario, an unreachable endpoint) fails the spec with the reason.
+func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
+	GinkgoHelper()
+	return runIn(ctx, Current().Suite, spec, target, sc)
+}
+
+// runIn is Run with the artifact written to $ANVIL_OUT_DIR/<dir>/<spec>.json.
+func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
+	GinkgoHelper()
+	sc.Name = spec
+	if sc.Progress == nil {
+		sc.Progress = GinkgoWriter
+		if sc.ProgressInterval == 0 {
+			sc.ProgressInterval = Current().Config.ProgressInterval
+		}
+	}
+	run, err := capacity.Run(ctx, target, sc)
+	if err != nil {
+		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
+	}
+	recordIn(dir, spec, run)
+	AddReportEntry("summary", Summarize(run))
+	return run
+}
+
+// Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
+// invariants (capacity.Verify: a violation is a harness bug, not an engine result) and
+// returns the path relative to the output directory.
+func Record(spec string, run *artifact.Benchmark) string {
+	GinkgoHelper()
+	return recordIn(Current().Suite, spec, run)
+}
+
+func recordIn(dir, spec string, run *artifact.Benchmark) string {
+	GinkgoHelper()
+	env := Current()
+	path, err := reporters.ArtifactPath(env.OutDir, dir, spec)
+	if err != nil {
+		Fail(err.Error())
+	}
+	if err := artifact.Write(path, run); err != nil {
+		Fail(err.Error())
+	}
+	if err := capacity.Verify(run); err != nil {
+		Fail(fmt.Sprintf("artifact %s is inconsistent: %v", path, err))
+	}
+	AddReportEntry("artifact", path, ReportEntryVisibilityNever)
+	rel, err := filepath.Rel(env.OutDir, path)
+	if err != nil {
+		return path
+	}
+	return rel
+}
+
+// PrivateEngine starts a reference engine for the current spec only, stopped when the
+// spec ends, and returns it with a target pointing at it. Specs that prove the harness
+// catches an engine's behaviour use one, whatever ANVIL_BASE_URL says; label them
+// LabelSelfTest so they stay out of an engine's results.
+func PrivateEngine(opts refengine.Options) (*refengine.Server, capacity.Target) {
+	GinkgoHelper()
+	s, err := refengine.Start(opts)
+	if err != nil {
+		Fail(fmt.Sprintf("start a private reference engine: %v", err))
+	}
+	DeferCleanup(s.Close)
+	return s, capacity.Target{BaseURL: s.BaseURL(), Timeout: time.Minute, StallTimeout: 10 * time.Second}
+}
