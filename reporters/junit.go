@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	greporters "github.com/onsi/ginkgo/v2/reporters"
@@ -84,9 +85,13 @@ func junitSuite(report types.Report) (greporters.JUnitTestSuite, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "suite.xml")
+	// Suite setup nodes are left out unless they failed: a BeforeSuite that failed on the
+	// configuration is the run's only failure and must reach CI.
+	report.SpecReports = slices.DeleteFunc(slices.Clone(report.SpecReports), func(r types.SpecReport) bool {
+		return r.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) && !r.State.Is(types.SpecStateFailureStates)
+	})
 	err = greporters.GenerateJUnitReportWithConfig(report, tmp, greporters.JunitReportConfig{
 		OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending,
-		OmitSuiteSetupNodes:       true,
 	})
 	if err != nil {
 		return greporters.JUnitTestSuite{}, fmt.Errorf("generate: %w", err)

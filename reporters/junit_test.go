@@ -83,3 +83,30 @@ func TestArtifactPath(t *testing.T) {
 		t.Fatal("no invocation id")
 	}
 }
+
+// A suite setup node is left out of the file unless it failed: a configuration error in
+// BeforeSuite is the run's only failure and must reach CI.
+func TestWriteJUnitKeepsAFailedBeforeSuite(t *testing.T) {
+	t.Parallel()
+	dst := filepath.Join(t.TempDir(), "junit.xml")
+	setup := func(state types.SpecState, msg string) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: state, Failure: types.Failure{Message: msg}}
+	}
+	r := report("capacity", "")
+	r.SpecReports = append(r.SpecReports, setup(types.SpecStatePassed, ""), types.SpecReport{LeafNodeType: types.NodeTypeReportAfterSuite, State: types.SpecStatePassed})
+	if err := WriteJUnit(r, dst, JUnitOptions{Invocation: "run-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if suites, _ := readSuites(dst); suites.Tests != 1 {
+		t.Fatalf("passed setup nodes are in the file: %d tests", suites.Tests)
+	}
+	r = report("capacity", "")
+	r.SpecReports = types.SpecReports{setup(types.SpecStateFailed, "ANVIL_CONCURRENCY=0: out of range")}
+	if err := WriteJUnit(r, dst, JUnitOptions{Invocation: "run-2"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(dst)
+	if suites, _ := readSuites(dst); suites.Failures != 1 || !strings.Contains(string(data), "ANVIL_CONCURRENCY=0: out of range") {
+		t.Fatalf("the failed BeforeSuite is not in the file:\n%s", data)
+	}
+}

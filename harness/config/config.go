@@ -275,6 +275,17 @@ func (c Config) ResolveOutDir() (string, error) {
 	return dir, nil
 }
 
+// OutDirFromEnvironment is ANVIL_OUT_DIR (default "artifacts") resolved like ResolveOutDir
+// without loading the rest of the configuration, so a run that fails on a bad variable
+// still leaves its JUnit file where it was asked to.
+func OutDirFromEnvironment() (string, error) {
+	dir := os.Getenv(Prefix + "OUT_DIR")
+	if dir == "" {
+		dir = "artifacts"
+	}
+	return Config{OutDir: dir}.ResolveOutDir()
+}
+
 // fromModuleRoot joins a relative path to the module root and returns an absolute one as is.
 func fromModuleRoot(path string) (string, error) {
 	if filepath.IsAbs(path) {

@@ -2,6 +2,7 @@ package anvil
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -162,18 +163,14 @@ func Bootstrap(suite string) bool {
 // the report from every artifact of the output directory.
 func writeRunOutputs(report types.Report) {
 	// Loaded again: on a config error BeforeSuite failed and current is nil, yet the failure
-	// still belongs in the JUnit file.
-	cfg, cfgErr := config.FromEnvironment()
-	outDir := filepath.Join("artifacts")
-	if cfgErr == nil {
-		if resolved, err := cfg.ResolveOutDir(); err == nil {
-			outDir = resolved
-		}
-	} else if root, err := config.ModuleRoot(); err == nil {
-		outDir = filepath.Join(root, "artifacts")
+	// still belongs in the JUnit file under ANVIL_OUT_DIR.
+	cfg, _ := config.FromEnvironment()
+	outDir, err := config.OutDirFromEnvironment()
+	if err != nil {
+		outDir = "artifacts"
 	}
 	dst := filepath.Join(outDir, "junit.xml")
-	if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
+	if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
 		Fail(fmt.Sprintf("write %s: %v", dst, err))
 	}
 	if err := reporters.WriteGateSummary(report, filepath.Join(outDir, reporters.GateFileName), ""); err != nil {
