@@ -30,7 +30,7 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.StringVar(&o.ReasoningField, "reasoning-field", refengine.ReasoningContentField, "delta member of reasoning text: reasoning_content or reasoning")
 	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")
 	fs.BoolVar(&o.DisableTokenize, "disable-tokenize", false, "POST /tokenize answers 404")
-	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default or coarse")
+	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default, coarse or bpe (merges like a real BPE)")
 	faults := fs.String("faults", "", "faults of every request, in the X-Anvil-Faults header format (e.g. stall_after=3,stall_for=2s)")
 	var words refengine.Faults
 	fs.IntVar(&words.ExtraWords, "extra-words", 0, "fault: extra words appended to controlled output")
@@ -43,8 +43,10 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 			o.Tokenizer = refengine.CountTokens
 		case "coarse":
 			o.Tokenizer = refengine.CountTokensCoarse
+		case "bpe":
+			o.Tokenizer = refengine.CountTokensBPE
 		default:
-			return o, fmt.Errorf("-tokenizer %q: want default or coarse", *tokenizer)
+			return o, fmt.Errorf("-tokenizer %q: want default, coarse or bpe", *tokenizer)
 		}
 		f, err := refengine.ParseFaults(*faults)
 		if err != nil {

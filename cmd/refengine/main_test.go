@@ -65,7 +65,7 @@ func TestRunBadFlags(t *testing.T) {
 	t.Parallel()
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // a wrongly accepted configuration returns at once instead of serving
-	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "bpe"}, {"-nope"}, {"extra"},
+	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "wordpiece"}, {"-nope"}, {"extra"},
 		{"-overflow", "drop"}, {"-faults", "bogus=1"}, {"-reasoning-field", "thoughts"}, {"-faults", "stall_after=3"}} {
 		args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 		if err := run(done, args, func(string) string { return "" }, io.Discard, io.Discard); err == nil {

@@ -18,7 +18,7 @@ const CodeWord = "code"
 
 // PromptVersion names the prompt text; it changes whenever the bytes of a prompt change, so
 // prompt-token counts are comparable only between runs of the same version.
-const PromptVersion = "anvil-prompt/1"
+const PromptVersion = "anvil-prompt/2"
 
 // MinPromptTokens is the smallest planned context a prompt is built for.
 const MinPromptTokens = 32
@@ -51,9 +51,17 @@ func (p Prompts) Chars(tokens int) int {
 }
 
 // Prompt returns request index's prompt for a planned context of tokens: exactly
-// Chars(tokens) bytes, all ASCII. After the shared prefix (if any) it is unique from its
-// first line on: that line names the seed and index, so no prefix cache can serve one
-// request from another beyond the shared prefix.
+// Chars(tokens) bytes, all ASCII. After the shared prefix (if any) its first line names the
+// seed and index, and that line alone makes it unique: prefix caches (vLLM's hashed
+// blocks, SGLang's radix tree, llama.cpp's slot reuse) match a prompt from its first token
+// and each block's key covers everything before it, so once the first line differs no
+// later block can be served from another request, however alike the rest is. The filler
+// after it is the same for every request, so every request of one planned size has the
+// same token count on any tokenizer (the first line differs by a few digits): one
+// calibration holds for all of them. Where it would not hold: a cache that reuses chunks
+// at any position (LMCache's CacheBlend, position-independent caching) would find the
+// filler of one request in another's; HaveColdPrefixCache catches such an engine when it
+// reports cached tokens.
 func (p Prompts) Prompt(index, tokens int) (string, error) {
 	total := p.Chars(tokens)
 	tail := p.Instruction(index)
@@ -61,9 +69,9 @@ func (p Prompts) Prompt(index, tokens int) (string, error) {
 	if total < len(head)+len(tail) {
 		return "", fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, len(head)+len(tail))
 	}
-	buf := make([]byte, 0, total+128) // room for the last filler line before it is cut
+	buf := make([]byte, 0, total+len(fillerLine)) // room for the last filler line before it is cut
 	buf = append(buf, head...)
-	buf = appendFiller(buf, total-len(tail), index)
+	buf = appendFiller(buf, total-len(tail))
 	buf = append(buf[:total-len(tail)], tail...)
 	return string(buf), nil
 }
@@ -76,34 +84,21 @@ func (p Prompts) SharedPrefixText(tokens int) string {
 	}
 	total := int(float64(tokens) * p.CharsPerToken)
 	head := "# anvil shared prefix " + strconv.FormatInt(p.Seed, 10) + "\n"
-	buf := append(make([]byte, 0, total+128), head...)
-	buf = appendFiller(buf, total-1, sharedPrefixIndex)
+	buf := append(make([]byte, 0, total+len(fillerLine)), head...)
+	buf = appendFiller(buf, total-1)
 	return string(append(buf[:max(total-1, len(head))], '\n'))
 }
 
-// sharedPrefixIndex numbers the shared prefix's filler apart from every request's.
-const sharedPrefixIndex = 999_999
+// fillerLine is the code-like text every prompt is padded with. It holds no digits and no
+// request number: digit runs are where real tokenizers differ most (a BPE merges a run of
+// zeros unlike other digits), and one line repeated gives a token count linear in its
+// length on any tokenizer, which is what a two-point calibration fits.
+const fillerLine = "def helper(context, value):\n    return compute(context, value)  # routine specialist context\n"
 
-// appendFiller appends code-like lines until buf holds at least limit bytes. Numbers are
-// zero-padded so every line has the same length and the same token shape whatever the
-// request index: a calibration measured on one prompt then holds for all of them.
-func appendFiller(buf []byte, limit, index int) []byte {
-	for k := 0; len(buf) < limit; k++ {
-		buf = append(buf, "def helper_"...)
-		buf = appendPadded(buf, index%1_000_000)
-		buf = append(buf, '_')
-		buf = appendPadded(buf, k%1_000_000)
-		buf = append(buf, "():\n    return compute("...)
-		buf = appendPadded(buf, k%1_000_000)
-		buf = append(buf, ")  # routine specialist context\n"...)
-	}
-	return buf
-}
-
-// appendPadded appends v (0 <= v < 1e6) as six digits.
-func appendPadded(buf []byte, v int) []byte {
-	for d := 100_000; d > 0; d /= 10 {
-		buf = append(buf, byte('0'+v/d%10))
+// appendFiller appends filler lines until buf holds at least limit bytes.
+func appendFiller(buf []byte, limit int) []byte {
+	for len(buf) < limit {
+		buf = append(buf, fillerLine...)
 	}
 	return buf
 }
