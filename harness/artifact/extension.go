@@ -123,28 +123,50 @@ type Calibration struct {
 	Note string `json:"note"`
 }
 
-// ContextAccuracy compares each successful request's usage.prompt_tokens with its planned
-// context: error = (sent - planned) / planned, in percent.
+// ContextAccuracy compares the prompt tokens the engine counted (usage.prompt_tokens) with
+// each request's planned context, over every response that reported them, failures
+// included: error = (counted - planned) / planned, in percent. It says whether the engine
+// saw the workload that was planned.
 type ContextAccuracy struct {
 	Samples        int    `json:"samples"`
 	MeanErrorPct   *Float `json:"mean_error_pct"`
 	MaxAbsErrorPct *Float `json:"max_abs_error_pct"`
+	// WorstRequest is the index of the request furthest off its plan; null without samples.
+	WorstRequest *int `json:"worst_request"`
+	// TruncatedAt is set when the requests well short of their plan (more than 5%) were all
+	// counted at one size below it: the engine cut the prompts to that many tokens, its
+	// window. Truncated counts those requests.
+	TruncatedAt *int `json:"truncated_at"`
+	Truncated   int  `json:"truncated"`
+	// Diagnosis says in a sentence what went wrong, or "" when nothing stands out.
+	Diagnosis string `json:"diagnosis"`
 }
 
-// Capabilities records what the endpoint offered during the run.
+// Capabilities records what the endpoint offered during the run. A capability the run
+// never asked about is null, not false: "unknown" is not "no".
 type Capabilities struct {
-	// ModelsEndpoint: GET /v1/models answered; MaxContextTokens is what it stated (0: none).
-	ModelsEndpoint   bool `json:"models_endpoint"`
-	MaxContextTokens int  `json:"max_context_tokens"`
-	// Tokenize: POST /tokenize answered.
-	Tokenize bool `json:"tokenize"`
-	// StreamUsage: responses carried usage (stream_options.include_usage was honoured).
-	StreamUsage bool `json:"stream_usage"`
-	// ReasoningStream: responses carried reasoning deltas.
-	ReasoningStream bool `json:"reasoning_stream"`
-	// CachedTokensReported: usage carried prompt_tokens_details.cached_tokens.
-	CachedTokensReported bool `json:"cached_tokens_reported"`
+	// ModelsEndpoint: GET /v1/models answered; null when it was not asked (the model and
+	// the window were configured).
+	ModelsEndpoint *bool `json:"models_endpoint"`
+	// MaxContextTokens is the context window the plan was clamped to (0: none known), and
+	// MaxContextSource where it came from: "configured", "/v1/models", an engine-native
+	// endpoint ("llama.cpp GET /props", "ollama POST /api/show", "sglang GET /server_info",
+	// ...), or null when no source stated one. MaxContextNote qualifies it when needed.
+	MaxContextTokens int     `json:"max_context_tokens"`
+	MaxContextSource *string `json:"max_context_source"`
+	MaxContextNote   string  `json:"max_context_note"`
+	// Tokenize: POST /tokenize answered; null when calibration did not ask.
+	Tokenize *bool `json:"tokenize"`
+	// StreamUsage: responses carried usage (stream_options.include_usage was honoured);
+	// ReasoningStream: they carried reasoning deltas; CachedTokensReported: usage carried
+	// prompt_tokens_details.cached_tokens. Each null when no response was read.
+	StreamUsage          *bool `json:"stream_usage"`
+	ReasoningStream      *bool `json:"reasoning_stream"`
+	CachedTokensReported *bool `json:"cached_tokens_reported"`
 }
+
+// B returns a pointer to b, for the nullable boolean fields.
+func B(b bool) *bool { return &b }
 
 // RequestSpan places one request on the run's clock.
 type RequestSpan struct {
@@ -161,6 +183,10 @@ type RequestSpan struct {
 	IntendedStartOffsetMs *Float `json:"intended_start_offset_ms"`
 	// Outcome is "ok" or the failure's error_type.
 	Outcome string `json:"outcome"`
+	// PlannedContextTokens is the request's planned prompt size; PromptTokens what the
+	// engine counted (usage.prompt_tokens), null when it reported none.
+	PlannedContextTokens int  `json:"planned_context_tokens"`
+	PromptTokens         *int `json:"prompt_tokens"`
 	// FirstChunkTokens is how many completion tokens the first output chunk carried, when
 	// the engine reported usage in every chunk; TPOT and decode then count the tokens after
 	// it instead of after one token. Null otherwise.

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 	"net/url"
 	"strconv"
@@ -60,10 +61,11 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	}
 	var cached []cachedRatio
 	caps := r.caps
+	var usage, cachedTokens, reasoning bool
 	for _, o := range r.outcomes {
-		caps.StreamUsage = caps.StreamUsage || o.usage
-		caps.CachedTokensReported = caps.CachedTokensReported || o.cachedTokens != nil
-		caps.ReasoningStream = caps.ReasoningStream || o.reasoning
+		usage = usage || o.usage
+		cachedTokens = cachedTokens || o.cachedTokens != nil
+		reasoning = reasoning || o.reasoning
 		switch {
 		case o.row != nil:
 			b.RequestTimings = append(b.RequestTimings, *o.row)
@@ -77,24 +79,28 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	}
 	b.Completed, b.Failed = len(b.RequestTimings), len(b.Failures)
 	b.ResponsesReceived += b.Completed
+	if b.ResponsesReceived > 0 {
+		caps.StreamUsage, caps.CachedTokensReported, caps.ReasoningStream = artifact.B(usage), artifact.B(cachedTokens), artifact.B(reasoning)
+	}
 	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
 	b.Metrics = buildMetrics(b.RequestTimings, cached, wall, b.PerformanceEligible)
 	if b.Metrics.ReasoningChunks > 0 {
 		b.MeasurementProtocol = artifact.ProtocolReasoning
 	}
 	b.MetricPopulation = population(b)
+	timeline := r.timeline(started)
 	b.Extension = &artifact.Extension{
 		Version:  artifact.ExtensionVersion,
 		Scenario: sc.Name,
 		Complete: true,
-		Timeline: r.timeline(started),
+		Timeline: timeline,
 		Calibration: artifact.Calibration{
 			Method:         r.calibration.Method,
 			CharsPerToken:  artifact.Float(r.calibration.CharsPerToken),
 			OverheadTokens: artifact.Float(r.calibration.OverheadTokens),
 			Note:           r.calibration.Note,
 		},
-		ContextAccuracy: contextAccuracy(b.RequestTimings),
+		ContextAccuracy: contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
 		CacheIntent:     string(sc.CacheIntent),
 		Capabilities:    caps,
 		ITL:             r.itl(),
@@ -103,22 +109,74 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	return b
 }
 
-// contextAccuracy compares the server's prompt_tokens with the planned sizes.
-func contextAccuracy(rows []artifact.RequestTiming) artifact.ContextAccuracy {
+// Context shortfalls: a request counted more than truncationShortfall below its plan is
+// well short of it; when all such requests were counted at one size, the engine cut them
+// there.
+const truncationShortfall = 0.05
+
+// contextAccuracy compares the prompt tokens the engine counted with the planned sizes,
+// over every response that reported them, and names what it sees when requests fall well
+// short. All short requests counted at one size is a truncation when that cannot be an
+// estimate's error: prompts were sized from a measurement (calibrated), or different
+// plans were counted the same.
+func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.ContextAccuracy {
+	var acc artifact.ContextAccuracy
 	var errs []float64
-	worst := 0.0
-	for _, r := range rows {
-		if r.PromptTokens == nil || r.PlannedContextTokens <= 0 {
+	worst, worstIndex := 0.0, -1
+	var short []artifact.RequestSpan
+	for _, s := range spans {
+		if s.PromptTokens == nil || s.PlannedContextTokens <= 0 {
 			continue
 		}
-		e := 100 * float64(*r.PromptTokens-r.PlannedContextTokens) / float64(r.PlannedContextTokens)
-		errs = append(errs, e)
-		worst = max(worst, math.Abs(e))
+		e := float64(*s.PromptTokens-s.PlannedContextTokens) / float64(s.PlannedContextTokens)
+		errs = append(errs, 100*e)
+		if math.Abs(e) > worst || worstIndex < 0 {
+			worst, worstIndex = math.Abs(e), s.RequestIndex
+		}
+		if e < -truncationShortfall {
+			short = append(short, s)
+		}
 	}
 	if len(errs) == 0 {
-		return artifact.ContextAccuracy{}
+		return acc
 	}
-	return artifact.ContextAccuracy{Samples: len(errs), MeanErrorPct: artifact.F(stats.FMean(errs)), MaxAbsErrorPct: artifact.F(worst)}
+	acc.Samples, acc.WorstRequest = len(errs), artifact.I(worstIndex)
+	acc.MeanErrorPct, acc.MaxAbsErrorPct = artifact.F(stats.FMean(errs)), artifact.F(100*worst)
+	if len(short) == 0 {
+		return acc
+	}
+	counted, planned := *short[0].PromptTokens, short[0].PlannedContextTokens
+	oneCount, onePlan := true, true
+	for _, s := range short[1:] {
+		oneCount = oneCount && *s.PromptTokens == counted
+		onePlan = onePlan && s.PlannedContextTokens == planned
+	}
+	which := "on every request"
+	if len(short) < len(errs) {
+		which = fmt.Sprintf("on %d of %d requests", len(short), len(errs))
+	}
+	plan := fmt.Sprintf("a %d-token plan", planned)
+	if !onePlan {
+		plan = fmt.Sprintf("plans of up to %d tokens", maxPlanned(short))
+	}
+	switch {
+	case oneCount && (calibrated || !onePlan):
+		acc.TruncatedAt, acc.Truncated = artifact.I(counted), len(short)
+		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s %s: it truncated the prompt; its window is probably %d", counted, plan, which, counted)
+	case !calibrated:
+		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s %s: prompts were sized from an estimate of characters per token, not a measurement (calibration off or failed)", counted, plan, which)
+	default:
+		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s, more than %.0f%% short, %s: it did not see the planned prompts", counted, plan, 100*truncationShortfall, which)
+	}
+	return acc
+}
+
+func maxPlanned(spans []artifact.RequestSpan) int {
+	m := 0
+	for _, s := range spans {
+		m = max(m, s.PlannedContextTokens)
+	}
+	return m
 }
 
 // sampling records what was configured and what each request carried.
@@ -157,7 +215,8 @@ func serveFlags(sc Scenario) artifact.ServeFlags {
 func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 	spans := make([]artifact.RequestSpan, len(r.outcomes))
 	for i, o := range r.outcomes {
-		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens}
+		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens,
+			PlannedContextTokens: r.plan[i], PromptTokens: o.promptTokens}
 		if !o.sent.IsZero() {
 			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
 		}

@@ -237,7 +237,7 @@ func TestEveryFaultBecomesAFailureRowAndTheArtifactIsWritten(t *testing.T) {
 				if m.OutputTokens != nil || m.ThroughputTokS != nil || m.TPOT.Samples != 0 || m.OutputTokenSources["content_chunks"] != faultRequests {
 					t.Errorf("metrics: output %v throughput %v tpot samples %d sources %v", m.OutputTokens, m.ThroughputTokS, m.TPOT.Samples, m.OutputTokenSources)
 				}
-				if b.Extension.Capabilities.StreamUsage {
+				if u := b.Extension.Capabilities.StreamUsage; u != nil && *u {
 					t.Error("capabilities.stream_usage must be false without usage")
 				}
 			},

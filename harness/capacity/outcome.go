@@ -15,9 +15,10 @@ import (
 type outcome struct {
 	row     *artifact.RequestTiming
 	failure *artifact.Failure
-	// cachedTokens is usage.prompt_tokens_details.cached_tokens, of a success or a failure
-	// (a failure's still shows whether the endpoint reports them).
-	cachedTokens *int
+	// cachedTokens is usage.prompt_tokens_details.cached_tokens and promptTokens
+	// usage.prompt_tokens, of a success or a failure (a failure's still shows whether the
+	// endpoint reports them, and what it was sent).
+	cachedTokens, promptTokens *int
 	// sent is the request start; zero when the request was never sent. due is an open-loop
 	// request's intended start; zero in a closed loop.
 	sent, due time.Time
@@ -90,7 +91,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte
 		o.arrivals, o.arrivalTokens = res.Arrivals, res.ArrivalTokens
 	}
 	if res.Usage != nil {
-		o.cachedTokens = res.Usage.CachedTokens
+		o.cachedTokens, o.promptTokens = res.Usage.CachedTokens, nonNegative(res.Usage.PromptTokens)
 	}
 	return o
 }

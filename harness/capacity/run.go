@@ -61,7 +61,9 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if sc.shared() {
 		prompts.SharedPrefix = prompts.SharedPrefixText(sc.SharedPrefixTokens)
 	}
-	caps.Tokenize = cal.Method == CalibrationTokenize
+	if sc.Calibrate {
+		caps.Tokenize = artifact.B(cal.Method == CalibrationTokenize)
+	}
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
 	if sc.RequestRate > 0 {
 		if r.offsets, err = schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed); err != nil {
@@ -130,21 +132,20 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 	return started, time.Now()
 }
 
-// discover fills in the model and the context window from GET /v1/models when the
-// scenario leaves them open. A server that cannot list models is fine when neither is
-// needed; one that cannot be reached is not.
+// discover fills in the model and the context window when the scenario leaves them open:
+// the model from GET /v1/models, the window from /v1/models, else from the engine's own
+// endpoints (llama.cpp, Ollama, SGLang), recording which answered. A server that cannot
+// list models is fine when neither is needed; one that cannot be reached is not.
 func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifact.Capabilities, error) {
 	var caps artifact.Capabilities
-	if sc.Model != "" && sc.MaxContextTokens > 0 {
-		return caps, nil
-	}
-	models, err := client.Models(ctx)
-	caps.ModelsEndpoint = err == nil
-	for _, m := range models {
-		if m.ID == sc.Model || (sc.Model == "" && caps.MaxContextTokens == 0) {
-			caps.MaxContextTokens = m.MaxContextTokens
+	if sc.MaxContextTokens > 0 {
+		caps.MaxContextTokens, caps.MaxContextSource = sc.MaxContextTokens, artifact.S(WindowConfigured)
+		if sc.Model != "" {
+			return caps, nil
 		}
 	}
+	models, err := client.Models(ctx)
+	caps.ModelsEndpoint = artifact.B(err == nil)
 	var se *stream.Error
 	if err != nil && errors.As(err, &se) && (se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled) {
 		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at the base URL?", err)
@@ -158,19 +159,25 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 		}
 		sc.Model = models[0].ID
 	}
-	if sc.MaxContextTokens == 0 && err == nil {
-		for _, m := range models {
-			if m.ID == sc.Model {
-				sc.MaxContextTokens = m.MaxContextTokens
-				return caps, nil
-			}
+	if sc.MaxContextTokens > 0 {
+		return caps, nil
+	}
+	for _, m := range models {
+		if m.ID == sc.Model && m.MaxContextTokens > 0 {
+			sc.MaxContextTokens = m.MaxContextTokens
+			caps.MaxContextTokens, caps.MaxContextSource = m.MaxContextTokens, artifact.S(stream.WindowFromModels)
+			return caps, nil
 		}
-		if len(models) > 0 {
-			sc.MaxContextTokens = models[0].MaxContextTokens
-		}
+	}
+	if w, err := client.NativeWindow(ctx, sc.Model); err == nil {
+		sc.MaxContextTokens = w.Tokens
+		caps.MaxContextTokens, caps.MaxContextSource, caps.MaxContextNote = w.Tokens, artifact.S(w.Source), w.Note
 	}
 	return caps, nil
 }
+
+// WindowConfigured is the window source of a scenario that set MaxContextTokens.
+const WindowConfigured = "configured"
 
 // run is the state of one Run. outcomes[i] is written only by the worker of index i.
 type run struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
@@ -149,5 +150,29 @@ func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), Target{}, validScenario()); err == nil || !strings.Contains(err.Error(), "base_url") {
 		t.Errorf("an empty target: %v", err)
+	}
+}
+
+// What the run never asked stays unknown (null), not false.
+func TestCapabilitiesNotAskedAreNull(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	sc := validScenario()
+	sc.Model, sc.MaxContextTokens = refengine.DefaultModel, 65536
+	b := mustRun(t, target(s), sc)
+	c := b.Extension.Capabilities
+	if c.ModelsEndpoint != nil || c.Tokenize != nil || c.MaxContextSource == nil || *c.MaxContextSource != WindowConfigured {
+		t.Errorf("model and window configured, no calibration: %+v", c)
+	}
+	if c.StreamUsage == nil || !*c.StreamUsage || c.ReasoningStream == nil || *c.ReasoningStream {
+		t.Errorf("observed from the streams: %+v", c)
+	}
+
+	sc = validScenario()
+	sc.Calibrate = true
+	b = mustRun(t, target(s), sc)
+	c = b.Extension.Capabilities
+	if c.ModelsEndpoint == nil || !*c.ModelsEndpoint || c.Tokenize == nil || !*c.Tokenize || c.MaxContextSource == nil || *c.MaxContextSource != "/v1/models" {
+		t.Errorf("discovered: %+v", c)
 	}
 }

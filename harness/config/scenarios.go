@@ -179,6 +179,7 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	p = append(p, render(gate.validate(), name)...)
 	sc.Name = g.Name
 	g.Scenario, g.GateMetrics, g.GateBy, g.AllowMismatch = sc, gate.metrics(), gate.GateBy, gate.AllowMismatch
+	g.ContextTolerance = gate.ContextTolerance
 	return g, p
 }
 

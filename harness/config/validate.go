@@ -78,6 +78,9 @@ func (g Gate) validate() error {
 	if math.IsNaN(g.GateBy) || g.GateBy <= 0 || g.GateBy >= 1 {
 		errs = append(errs, &capacity.FieldError{Field: "gate_by", Value: g.GateBy, Problem: "out of range (want a fraction in (0, 1), e.g. 0.05 for 5%)"})
 	}
+	if math.IsNaN(g.ContextTolerance) || g.ContextTolerance <= 0 || g.ContextTolerance >= 1 {
+		errs = append(errs, &capacity.FieldError{Field: "context_tolerance", Value: g.ContextTolerance, Problem: "out of range (want a fraction in (0, 1), e.g. 0.02 for 2%)"})
+	}
 	return errors.Join(errs...)
 }
 

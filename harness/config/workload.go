@@ -93,6 +93,9 @@ type Gate struct {
 	GateBy float64 `env:"GATE_BY" envDefault:"0.05" json:"gate_by"`
 	// AllowMismatch (ANVIL_ALLOW_MISMATCH) compares with a baseline of another workload anyway.
 	AllowMismatch bool `env:"ALLOW_MISMATCH" envDefault:"false" json:"allow_mismatch"`
+	// ContextTolerance (ANVIL_CONTEXT_TOLERANCE) is how far, relative, the prompt tokens the
+	// engine counted may be from each request's plan before the context spec fails, (0, 1).
+	ContextTolerance float64 `env:"CONTEXT_TOLERANCE" envDefault:"0.02" json:"context_tolerance"`
 }
 
 // APIs accepted by ANVIL_API.
@@ -177,6 +180,8 @@ type GatedScenario struct {
 	GateMetrics   []string
 	GateBy        float64
 	AllowMismatch bool
+	// ContextTolerance bounds each request's counted prompt tokens relative to its plan.
+	ContextTolerance float64
 }
 
 // ConfiguredName names the configured scenario.
@@ -190,14 +195,15 @@ func (c Config) Configured() (GatedScenario, error) {
 		return GatedScenario{}, err
 	}
 	return GatedScenario{
-		Name:          ConfiguredName,
-		Scenario:      sc,
-		Budgets:       c.ParsedBudgets(),
-		BaselinePath:  c.Baseline,
-		Baseline:      c.baseline,
-		GateMetrics:   c.metrics(),
-		GateBy:        c.GateBy,
-		AllowMismatch: c.AllowMismatch,
+		Name:             ConfiguredName,
+		Scenario:         sc,
+		Budgets:          c.ParsedBudgets(),
+		BaselinePath:     c.Baseline,
+		Baseline:         c.baseline,
+		GateMetrics:      c.metrics(),
+		GateBy:           c.GateBy,
+		AllowMismatch:    c.AllowMismatch,
+		ContextTolerance: c.ContextTolerance,
 	}, nil
 }
 

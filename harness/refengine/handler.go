@@ -15,6 +15,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(false))
 	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
 	mux.HandleFunc("/tokenize", s.handleTokenize)
+	s.nativeRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNoRoute(r.URL.Path))
 	})
@@ -36,7 +37,7 @@ type modelCard struct {
 	Object      string `json:"object"`
 	Created     int64  `json:"created"`
 	OwnedBy     string `json:"owned_by"`
-	MaxModelLen int    `json:"max_model_len"`
+	MaxModelLen int    `json:"max_model_len,omitempty"`
 }
 
 type modelList struct {
@@ -56,7 +57,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := json.Marshal(modelList{Object: "list", Data: []modelCard{{
 		ID: s.opts.Model, Object: "model", Created: s.started.Unix(),
-		OwnedBy: "anvilbench", MaxModelLen: s.opts.MaxModelLen,
+		OwnedBy: "anvilbench", MaxModelLen: s.statedWindow(),
 	}}})
 	if err != nil {
 		writeError(w, &apiError{http.StatusInternalServerError, "InternalServerError", err.Error()})

@@ -32,6 +32,13 @@ const (
 	OverflowTimeslice = "timeslice"
 )
 
+// Native endpoints (Options.NativeInfo).
+const (
+	NativeLlamaCpp = "llamacpp"
+	NativeOllama   = "ollama"
+	NativeSGLang   = "sglang"
+)
+
 // Reasoning fields (Options.ReasoningField): the delta and message member carrying reasoning.
 const (
 	// ReasoningContentField is vLLM's and DeepSeek's "reasoning_content".
@@ -124,6 +131,17 @@ type Options struct {
 	// and SGLang) do.
 	DisableTokenize bool
 
+	// HideWindow leaves the context window out of /v1/models and /tokenize, as llama.cpp's
+	// and Ollama's OpenAI endpoints do; NativeInfo then may state it the engine's own way.
+	HideWindow bool
+	// TruncatePrompts cuts a prompt longer than MaxModelLen to MaxModelLen tokens, silently
+	// (usage.prompt_tokens says MaxModelLen), instead of answering 400: llama.cpp's and
+	// Ollama's behaviour.
+	TruncatePrompts bool
+	// NativeInfo serves one engine's own endpoint stating the window: NativeLlamaCpp (GET
+	// /props), NativeOllama (POST /api/show) or NativeSGLang (GET /server_info); "" none.
+	NativeInfo string
+
 	// Faults is the misbehaviour applied to every request, unless a request carries its own in
 	// the FaultsHeader header.
 	Faults Faults
@@ -203,6 +221,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ReasoningField != ReasoningContentField && o.ReasoningField != ReasoningField {
 		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, ReasoningContentField, ReasoningField))
+	}
+	switch o.NativeInfo {
+	case "", NativeLlamaCpp, NativeOllama, NativeSGLang:
+	default:
+		errs = append(errs, fmt.Errorf("NativeInfo %q: want %q, %q, %q or empty", o.NativeInfo, NativeLlamaCpp, NativeOllama, NativeSGLang))
 	}
 	if err := o.Faults.validate(); err != nil {
 		errs = append(errs, err)

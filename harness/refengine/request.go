@@ -172,22 +172,28 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 		maxTokens = &n
 	}
 	limit := s.opts.MaxModelLen
+	truncate := s.opts.TruncatePrompts
+	if truncate && j.promptTokens > limit {
+		j.promptTokens = limit // silently, as llama.cpp and Ollama do
+	}
 	switch {
 	case maxTokens != nil && *maxTokens < 1:
 		return nil, errBadRequest("max_tokens must be at least 1, got %d.", *maxTokens)
+	case truncate && maxTokens != nil:
+		j.maxTokens = *maxTokens
 	case maxTokens != nil && j.promptTokens+*maxTokens > limit:
 		return nil, errBadRequest("This model's maximum context length is %d tokens. However, you "+
 			"requested %d tokens (%d in the messages, %d in the completion). Please reduce the "+
 			"length of the messages or completion.",
 			limit, j.promptTokens+*maxTokens, j.promptTokens, *maxTokens)
-	case maxTokens == nil && j.promptTokens >= limit:
+	case !truncate && maxTokens == nil && j.promptTokens >= limit:
 		return nil, errBadRequest("This model's maximum context length is %d tokens. However, your "+
 			"request has %d input tokens. Please reduce the length of the input messages.",
 			limit, j.promptTokens)
 	case maxTokens != nil:
 		j.maxTokens = *maxTokens
 	default:
-		j.maxTokens = limit - j.promptTokens
+		j.maxTokens = max(limit-j.promptTokens, 1)
 	}
 	sp := planSpec{instruction: instruction, own: requestMarker(instruction), faults: faults, maxTokens: j.maxTokens, other: s.markers.other}
 	switch {

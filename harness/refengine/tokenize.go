@@ -19,7 +19,7 @@ type tokenizeRequest struct {
 
 type tokenizeResponse struct {
 	Count       int   `json:"count"`
-	MaxModelLen int   `json:"max_model_len"`
+	MaxModelLen int   `json:"max_model_len,omitempty"`
 	Tokens      []int `json:"tokens"`
 }
 
@@ -63,7 +63,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 		}
 		text, count = p, s.opts.Tokenizer(p)
 	}
-	out, err := json.Marshal(tokenizeResponse{Count: count, MaxModelLen: s.opts.MaxModelLen,
+	out, err := json.Marshal(tokenizeResponse{Count: count, MaxModelLen: s.statedWindow(),
 		Tokens: placeholderTokens(text, count)})
 	if err != nil {
 		writeError(w, &apiError{http.StatusInternalServerError, "InternalServerError", err.Error()})

@@ -76,6 +76,8 @@ func DescribeScenarios() bool {
 //
 //   - every request completed (kind:requests);
 //   - every response was exactly the requested words, under the strict policy (kind:output);
+//   - the engine counted each request's planned prompt tokens within the context
+//     tolerance (kind:context): a truncated prompt is named as such;
 //   - one spec per budget (kind:budget);
 //   - with a baseline, that it ran the same workload (kind:comparable) and one spec per
 //     gated metric that it did not regress (kind:regression).
@@ -105,6 +107,13 @@ func describeGated(title, dir string, g config.GatedScenario, labels ...string) 
 				Skip("the controlled-output policy is observe: adherence is recorded, not gated")
 			}
 			Expect(run).To(matchers.AdhereToControlledOutput())
+		})
+
+		It(fmt.Sprintf("is served the planned context within %.1f%%", 100*g.ContextTolerance), Label(LabelKindContext), func() {
+			if run.Extension != nil && run.Extension.ContextAccuracy.Samples == 0 {
+				Skip("the engine reported no usage.prompt_tokens: what context it saw cannot be checked")
+			}
+			Expect(run).To(matchers.HitPlannedContext(g.ContextTolerance))
 		})
 
 		for _, b := range g.Budgets {

@@ -30,5 +30,6 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 
 		Expect(run).To(HaveNoFailedRequests())
 		Expect(run).To(AdhereToControlledOutput())
+		Expect(run).To(HitPlannedContext(env.Config.ContextTolerance), "the engine must see the planned (window-clamped) context")
 	})
 })

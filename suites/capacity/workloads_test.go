@@ -57,8 +57,42 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 			run := anvil.Run(ctx, "context-sizing-uncalibrated", target, sc)
 
 			Expect(failuresOf(func() { Expect(run).To(HitPlannedContext(0.01)) })).To(ConsistOf(
-				MatchRegexp(`^prompt tokens are 2\d\.\d\d% off their planned size at worst \(request \d\) over 4 requests, calibration none \(tolerance 1\.00%\)$`)))
+				MatchRegexp(`^the engine counted 1\d{4} prompt tokens for a 16000-token plan on every request: prompts were sized from an estimate .*; prompt tokens are 2\d\.\d\d% off their planned size at worst \(request \d\) over 4 requests, calibration none \(tolerance 1\.00%\)$`)))
 		})
+
+		// A llama.cpp-like engine: a 16,384-token window it does not report, and prompts beyond
+		// it cut silently. The run must say the engine never saw the planned context.
+		It("names a truncated prompt, and fits the plan to the window once it is set", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
+			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 16384, HideWindow: true, TruncatePrompts: true, Tokenizer: refengine.CountTokensBPE}))
+			sc := strictWords(4, 2, 64000)
+			run := anvil.Run(ctx, "context-truncated", target, sc)
+
+			Expect(run.Extension.Capabilities.MaxContextSource).To(BeNil(), "no source stated the window")
+			Expect(run.Extension.ContextAccuracy.TruncatedAt).To(HaveValue(Equal(16384)))
+			Expect(failuresOf(func() { Expect(run).To(HitPlannedContext(0.02)) })).To(ConsistOf(HavePrefix(
+				"the engine counted 16384 prompt tokens for a 64000-token plan on every request: it truncated the prompt; its window is probably 16384 (set ANVIL_MAX_CONTEXT_TOKENS")))
+
+			sc.MaxContextTokens = 16384
+			fitted := anvil.Run(ctx, "context-window-set", target, sc)
+			Expect(fitted).To(HaveNoFailedRequests())
+			Expect(fitted.ContextDistribution).To(Equal(map[string]int{"15296": 4}), "16384 - max_tokens 64 - margin 1024")
+			Expect(fitted).To(HitPlannedContext(0.02))
+		})
+
+		DescribeTable("finds the window where the engine states it",
+			func(ctx SpecContext, native, source string) {
+				_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 16384, HideWindow: true, TruncatePrompts: true, NativeInfo: native}))
+				run := anvil.Run(ctx, "context-window-"+native, target, strictWords(2, 1, 64000))
+
+				Expect(run).To(HaveNoFailedRequests())
+				Expect(run.Extension.Capabilities.MaxContextSource).To(HaveValue(Equal(source)))
+				Expect(*run.MaxContextTokens).To(Equal(16384))
+				Expect(run).To(HitPlannedContext(0.02))
+			},
+			Entry("llama.cpp", refengine.NativeLlamaCpp, "llama.cpp GET /props", SpecTimeout(time.Minute)),
+			Entry("Ollama", refengine.NativeOllama, "ollama POST /api/show", SpecTimeout(time.Minute)),
+			Entry("SGLang", refengine.NativeSGLang, "sglang GET /server_info", SpecTimeout(time.Minute)),
+		)
 
 		It("samples each request's context from the bucket distribution, fixed before sending", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 65536}))
