@@ -7,7 +7,7 @@ import "github.com/anvilbench/anvilbench/harness/artifact"
 // claims a method it was not produced by.
 var Methodology = artifact.TimingMethodology{
 	ArtifactTimestamps:    "Go time.Now Unix nanoseconds read together with the monotonic start and end of the request phase; independent artifacts may align them only when the operator supplied the same explicit clock_domain_id",
-	Clock:                 "client Go monotonic clock; each streamed event is stamped when the socket read that delivered its bytes returns, before the event is parsed or decoded",
+	Clock:                 "client Go monotonic clock; each streamed event is stamped when the socket read that delivered its bytes returned (the read of the response headers when the engine sent the first event with them), before the event is parsed or decoded",
 	ControlledOutput:      "ANVIL_RESPONSE_WORDS adherence is recorded by counting whitespace-separated words equal to the lowercase word code against all other words; observe keeps every response while strict rejects non-exact or truncated completions; visible response capture is capped at 8192 characters",
 	Decode:                "usage completion tokens after the first output chunk's tokens (one token unless the engine reported usage in every chunk) divided by client-observed generation time; completion tokens may include reasoning tokens",
 	Distributions:         "request-level mean of the exactly summed values, sample standard deviation (n-1, exact, rounded once), normal-approximation 95% confidence interval for the mean (mean +- 1.96 * stddev / sqrt(n)), min, p25, p50, p75, p90, p95, p99, and max using the nearest-rank percentile method (the ceil(p/100*n)-th smallest value)",

@@ -82,8 +82,9 @@ type Faults struct {
 	// InvalidUTF8 puts the raw bytes 0xff 0xfe inside the JSON string of the first content
 	// chunk, as broken servers do. Header key invalid_utf8.
 	InvalidUTF8 bool
-	// HeadersWithFirstToken holds the response headers back until the first token is ready,
-	// as Ollama does (by default they go out at once, as vLLM's do). Header key
+	// HeadersWithFirstToken holds the response headers back until the first token is ready
+	// and flushes them with the role chunk and the first token at once, as Ollama and
+	// llama.cpp do (by default they go out at once, as vLLM's do). Header key
 	// headers_with_first_token.
 	HeadersWithFirstToken bool
 	// NoUsage drops every usage object even when one was asked for: no final usage chunk, no

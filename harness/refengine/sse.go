@@ -16,13 +16,19 @@ func (g *run) writeHeaders() {
 
 // send writes and flushes one event, headers first if they are still held back.
 func (g *run) send(b []byte) error {
-	if !g.headersSent {
-		g.writeHeaders()
-	}
-	if _, err := g.w.Write(b); err != nil {
+	if err := g.write(b); err != nil {
 		return err
 	}
 	return g.rc.Flush()
+}
+
+// write writes one event without flushing it, headers first if they are still held back.
+func (g *run) write(b []byte) error {
+	if !g.headersSent {
+		g.writeHeaders()
+	}
+	_, err := g.w.Write(b)
+	return err
 }
 
 // chunkUsage is the usage object of a chunk after n tokens: the cumulative counts with
@@ -40,7 +46,13 @@ func (g *run) emit(n int, reasoning bool, text []byte, finish string) error {
 	f := &g.j.faults
 	if !g.roleSent && !g.j.legacy {
 		g.roleSent = true
-		if err := g.send(g.enc.role(g.chunkUsage(0))); err != nil {
+		// With the headers held back, headers, role and first token go out in one flush,
+		// as Ollama's and llama.cpp's first bytes do.
+		write := g.send
+		if f.HeadersWithFirstToken && !g.headersSent {
+			write = g.write
+		}
+		if err := write(g.enc.role(g.chunkUsage(0))); err != nil {
 			return err
 		}
 	}

@@ -72,7 +72,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 	_, contEvents := recordStream(true)
 	s := &settings{timeout: time.Hour, stall: time.Hour, maxEvent: DefaultMaxEventSize}
 	consume := func(r io.Reader, res *Result) error {
-		return s.consume(context.Background(), r, res, 0, func() {})
+		return s.consume(context.Background(), r, res, 0, func() {}, nil)
 	}
 	legacy := func(r io.Reader, res *Result) error {
 		return legacyConsume(context.Background(), s, r, res, 0)
@@ -146,7 +146,7 @@ func TestStreamEventAllocations(t *testing.T) {
 	allocs := testing.AllocsPerRun(20, func() {
 		r = eventReads{events: slices.Clone(events)}
 		res := &Result{Start: time.Now(), Arrivals: make([]time.Duration, 0, recordedEvents+2)}
-		if err := s.consume(context.Background(), &r, res, 0, func() {}); err != nil {
+		if err := s.consume(context.Background(), &r, res, 0, func() {}, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

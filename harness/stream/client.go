@@ -53,9 +53,11 @@ type settings struct {
 	maxEvent       int
 
 	// Test hooks: jsonOnly decodes every event with encoding/json; now replaces time.Now
-	// at the read.
-	jsonOnly bool
-	now      func() time.Time
+	// at the read; afterHeaders runs between the response headers and the first body read
+	// (a client busy elsewhere).
+	jsonOnly     bool
+	now          func() time.Time
+	afterHeaders func()
 }
 
 // Client sends streamed requests to one endpoint. It is safe for concurrent use; one
@@ -78,7 +80,7 @@ func New(opts Options) *Client {
 	}
 	transport := &http.Transport{
 		Proxy:               nil, // a proxy between client and engine would be measured too
-		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dialStamped(&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}),
 		MaxIdleConns:        opts.Connections + 4,
 		MaxIdleConnsPerHost: opts.Connections + 4,
 		IdleConnTimeout:     90 * time.Second,
@@ -163,7 +165,8 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	defer cancel(nil)
 
 	res := &Result{Arrivals: make([]time.Duration, 0, maxTokens+2)}
-	req, err := c.newRequest(ctx, http.MethodPost, c.base+path, body)
+	var conn *stampConn
+	req, err := c.newRequest(withConnTrace(ctx, &conn), http.MethodPost, c.base+path, body)
 	if err != nil {
 		return res, err
 	}
@@ -183,18 +186,29 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 		return res, &Error{Kind: KindContentType, Message: fmt.Sprintf("response is %q, not an event stream (does the endpoint support stream: true?)", mt)}
 	}
 	res.Streamed = true
-	return res, c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) })
+	if c.s.afterHeaders != nil {
+		c.s.afterHeaders()
+	}
+	var stamps stamper
+	if conn != nil {
+		stamps = conn.lastRead
+	}
+	return res, c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, stamps)
 }
 
+// stamper returns the arrival of the bytes a read just returned.
+type stamper func() time.Time
+
 // consume reads the event stream of body to its end into res, stamping every read that
-// delivers bytes on the monotonic clock before anything of it is parsed. stall, when not
-// nil, is called after s.stall without bytes once the first event arrived (it must make
-// the next read fail, e.g. by cancelling the request context). maxChunks (0: none) bounds
-// the output chunks. The error is nil or an *Error.
+// delivers bytes on the monotonic clock before anything of it is parsed: with the arrival
+// of those bytes at the socket (stamps, the connection's) or, reading from anything else,
+// when the read returned. stall, when not nil, is called after s.stall without bytes once
+// the first event arrived (it must make the next read fail, e.g. by cancelling the request
+// context). maxChunks (0: none) bounds the output chunks. The error is nil or an *Error.
 //
 // It is the whole per-event path of Stream, so it can be measured on any io.Reader.
-func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func()) error {
-	sr := stampReader{r: body, now: s.now}
+func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper) error {
+	sr := stampReader{r: body, now: s.now, stamps: stamps}
 	defer sr.stop()
 	var ch chunk
 	events := 0
@@ -451,18 +465,22 @@ func (c *Client) seal(err error) error {
 // complete event is buffered, so the event being processed was completed by the latest
 // read: its arrival is last.
 type stampReader struct {
-	r     io.Reader
-	now   func() time.Time // nil: time.Now (a test hook)
-	last  time.Time
-	watch *stallWatch
+	r      io.Reader
+	now    func() time.Time // nil: time.Now (a test hook)
+	stamps stamper          // the socket's arrival stamps; nil: when the read returned
+	last   time.Time
+	watch  *stallWatch
 }
 
 func (s *stampReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	if n > 0 {
-		if s.now != nil {
+		switch {
+		case s.now != nil:
 			s.last = s.now()
-		} else {
+		case s.stamps != nil:
+			s.last = s.stamps()
+		default:
 			s.last = time.Now()
 		}
 		if w := s.watch; w != nil {

@@ -1,0 +1,63 @@
+package stream
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+)
+
+// epoch is the origin of the connections' read stamps: they are stored as monotonic
+// offsets from it, in an atomic, so a read costs no allocation and no lock.
+var epoch = time.Now()
+
+// stampConn records when each socket read that delivered bytes returned. The HTTP client
+// reads the response through it: the headers and, when an engine sends them together, the
+// first event in one read. A stream's events are then stamped by the socket read that
+// delivered their bytes, not by the later read of the response body, so TTFT does not
+// include the time between the client parsing the headers and the caller reading the body.
+type stampConn struct {
+	net.Conn
+	last atomic.Int64 // offset from epoch of the latest read that delivered bytes
+}
+
+func (c *stampConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.last.Store(int64(time.Since(epoch)))
+	}
+	return n, err
+}
+
+// lastRead is the arrival of the latest bytes read from the socket.
+func (c *stampConn) lastRead() time.Time { return epoch.Add(time.Duration(c.last.Load())) }
+
+// dialStamped wraps every connection the transport dials.
+func dialStamped(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &stampConn{Conn: conn}, nil
+	}
+}
+
+// connOf returns the stampConn under a connection the transport handed out (beneath TLS
+// for https), or nil.
+func connOf(c net.Conn) *stampConn {
+	if t, ok := c.(*tls.Conn); ok {
+		c = t.NetConn()
+	}
+	sc, _ := c.(*stampConn)
+	return sc
+}
+
+// withConnTrace makes the transport report the connection it uses for a request to *conn.
+func withConnTrace(ctx context.Context, conn **stampConn) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { *conn = connOf(info.Conn) },
+	})
+}
