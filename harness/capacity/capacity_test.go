@@ -421,9 +421,11 @@ func TestProgressIsReported(t *testing.T) {
 	sc.Requests, sc.Concurrency, sc.ContextTokens = 6, 1, 500
 	var out strings.Builder
 	sc.Progress, sc.ProgressInterval = &syncWriter{w: &out}, 20*time.Millisecond
+	sc.Name = "six"
 	mustRun(t, target(s), sc)
-	lines := strings.Count(out.String(), "progress: ")
-	if lines < 3 || !strings.Contains(out.String(), "progress: 6/6 requests done, 0 failed; running ttft p50") {
+	lines := strings.Count(out.String(), "[six] progress: ")
+	if lines < 3 || !strings.Contains(out.String(), "[six] progress: 6/6 requests done, 0 failed; running ttft p50") ||
+		!strings.Contains(out.String(), "elapsed ") || !strings.Contains(out.String(), ", left about ") || !strings.HasSuffix(out.String(), ", left none\n") {
 		t.Fatalf("%d progress lines:\n%s", lines, out.String())
 	}
 }

@@ -16,6 +16,8 @@ type progress struct {
 	done, fail int
 	ttft, tpot []float64
 	total      int
+	name       string
+	began      time.Time
 }
 
 // start begins printing to sc.Progress (nothing when nil); the returned func stops it and
@@ -24,7 +26,7 @@ func (p *progress) start(sc Scenario) (stop func()) {
 	if sc.Progress == nil {
 		return func() {}
 	}
-	p.total = sc.Requests
+	p.total, p.name, p.began = sc.Requests, sc.Name, time.Now()
 	every := sc.ProgressInterval
 	if every <= 0 {
 		every = defaultProgressInterval
@@ -68,8 +70,28 @@ func (p *progress) record(o outcome) {
 func (p *progress) line() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return fmt.Sprintf("progress: %d/%d requests done, %d failed; running ttft p50 %s, tpot p50 %s",
-		p.done, p.total, p.fail, median(p.ttft), median(p.tpot))
+	elapsed := time.Since(p.began)
+	left := "unknown"
+	if p.done == p.total {
+		left = "none"
+	} else if p.done > 0 {
+		// At the rate so far: requests end at a steady pace once the loop is full.
+		left = "about " + round(elapsed*time.Duration(p.total-p.done)/time.Duration(p.done)).String()
+	}
+	name := ""
+	if p.name != "" {
+		name = "[" + p.name + "] "
+	}
+	return fmt.Sprintf("%sprogress: %d/%d requests done, %d failed; running ttft p50 %s, tpot p50 %s; elapsed %s, left %s",
+		name, p.done, p.total, p.fail, median(p.ttft), median(p.tpot), round(elapsed), left)
+}
+
+// round shortens a duration for a progress line.
+func round(d time.Duration) time.Duration {
+	if d >= 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // median is the nearest-rank p50 of values, as text.

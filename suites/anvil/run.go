@@ -3,10 +3,13 @@ package anvil
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
@@ -28,7 +31,7 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	GinkgoHelper()
 	sc.Name = spec
 	if sc.Progress == nil {
-		sc.Progress = GinkgoWriter
+		sc.Progress = progressWriter()
 		if sc.ProgressInterval == 0 {
 			sc.ProgressInterval = Current().Config.ProgressInterval
 		}
@@ -40,6 +43,33 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	recordIn(dir, spec, run)
 	AddReportEntry("summary", Summarize(run))
 	return run
+}
+
+// progressWriter is where a running scenario's progress lines go: the spec's GinkgoWriter,
+// which -v streams and JUnit keeps for a failed spec, and without -v the console as well,
+// so a long run is never silent.
+func progressWriter() io.Writer {
+	_, reporter := GinkgoConfiguration()
+	if reporter.Verbosity().GTE(types.VerbosityLevelVerbose) {
+		return GinkgoWriter
+	}
+	return io.MultiWriter(GinkgoWriter, &console{w: os.Stdout})
+}
+
+// console starts the first progress line on a line of its own, after the reporter's dots.
+type console struct {
+	w       io.Writer
+	started bool
+}
+
+func (c *console) Write(p []byte) (int, error) {
+	if !c.started {
+		c.started = true
+		if _, err := io.WriteString(c.w, "\n"); err != nil {
+			return 0, err
+		}
+	}
+	return c.w.Write(p)
 }
 
 // Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
