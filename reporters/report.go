@@ -746,11 +746,66 @@ func (r *runView) Details() []identityItem {
 		{"measurement_protocol", orDash(b.MeasurementProtocol)}, {"prompt_cache_mode", orDash(b.PromptCacheMode)},
 		{"performance_eligible", strconv.FormatBool(b.PerformanceEligible)},
 	}
+	if x := b.Extension; x != nil {
+		items = append(items, contextItems(x)...)
+		items = append(items, engineMetricItems(b, x.EngineMetrics)...)
+	}
 	if r.Source != "" {
 		items = append(items, identityItem{"source", r.Source})
 	}
 	if r.Interrupted {
 		items = append(items, identityItem{"complete", "false: the run was interrupted"})
+	}
+	return items
+}
+
+// contextItems say what context the engine saw and where the window came from.
+func contextItems(x *artifact.Extension) []identityItem {
+	var items []identityItem
+	if src := x.Capabilities.MaxContextSource; src != nil {
+		items = append(items, identityItem{"window source", fmt.Sprintf("%s (%s tokens)", *src, fmtInt(x.Capabilities.MaxContextTokens))})
+	}
+	acc := x.ContextAccuracy
+	switch {
+	case acc.Diagnosis != "":
+		items = append(items, identityItem{"context served", acc.Diagnosis})
+	case acc.Samples > 0 && acc.MeanErrorPct != nil && acc.MaxAbsErrorPct != nil:
+		items = append(items, identityItem{"context served", fmt.Sprintf("prompt tokens %+.2f%% of plan on average, %.2f%% off at worst, over %d requests",
+			float64(*acc.MeanErrorPct), float64(*acc.MaxAbsErrorPct), acc.Samples)})
+	}
+	return items
+}
+
+// engineMetricItems set the engine's own figures beside the client's.
+func engineMetricItems(b *artifact.Benchmark, m artifact.EngineMetrics) []identityItem {
+	if !m.Scraped {
+		if m.Error == "" {
+			return nil
+		}
+		return []identityItem{{"engine metrics", "not scraped: " + m.Error}}
+	}
+	items := []identityItem{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
+	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
+		bucket := ""
+		if len(t.P50BucketMs) == 2 {
+			bucket = fmt.Sprintf(" (bucket %s to %s)", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1])))
+		}
+		items = append(items, identityItem{"ttft p50, client vs server", fmt.Sprintf("%s vs %s%s over %d server samples",
+			fmtMsPtr(b.Metrics.TTFT.P50), fmtMs(float64(*t.P50Ms)), bucket, t.Count)})
+	}
+	if t := m.InterTokenMs; t != nil && t.P50Ms != nil {
+		items = append(items, identityItem{"inter-token p50, server", fmtMs(float64(*t.P50Ms))})
+	}
+	if t := m.QueueMs; t != nil && t.P50Ms != nil {
+		items = append(items, identityItem{"queue time p50, server", fmtMs(float64(*t.P50Ms))})
+	}
+	for _, f := range []struct {
+		name string
+		v    *artifact.Float
+	}{{"preemptions", m.Preemptions}, {"kv cache usage peak", m.KVCacheUsagePeak}, {"prefix cache hit rate", m.PrefixCacheHitRate}} {
+		if f.v != nil {
+			items = append(items, identityItem{f.name, fmtNumber(float64(*f.v), 3)})
+		}
 	}
 	return items
 }

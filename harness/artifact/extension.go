@@ -34,6 +34,50 @@ type Extension struct {
 	// Arrival is how requests were started and, for an open loop, their latency from the
 	// intended start (free of coordinated omission).
 	Arrival Arrival `json:"arrival"`
+	// EngineMetrics is what the engine's own Prometheus metrics said over the run.
+	EngineMetrics EngineMetrics `json:"engine_metrics"`
+}
+
+// EngineMetrics holds the engine's own view of the run, from its Prometheus metrics scraped
+// before, during (for peaks) and after it: increases of counters and histograms over the
+// run, peaks of gauges. A figure the engine does not export is null.
+type EngineMetrics struct {
+	// URL is where they were scraped; Scraped is false when they could not be, Error why
+	// (e.g. "no metrics served (HTTP 404)").
+	URL     string `json:"url"`
+	Scraped bool   `json:"scraped"`
+	Error   string `json:"error"`
+	Scrapes int    `json:"scrapes"`
+	// The server's own latency histograms (vLLM's time_to_first_token, inter_token_latency,
+	// e2e_request_latency and request_queue_time, or SGLang's, TGI's).
+	TTFTMs       *ServerLatency `json:"ttft_ms"`
+	InterTokenMs *ServerLatency `json:"inter_token_ms"`
+	E2EMs        *ServerLatency `json:"e2e_ms"`
+	QueueMs      *ServerLatency `json:"queue_ms"`
+	// Preemptions (requests preempted or swapped), and prompt and generation tokens counted.
+	Preemptions      *Float `json:"preemptions"`
+	PromptTokens     *Float `json:"prompt_tokens"`
+	GenerationTokens *Float `json:"generation_tokens"`
+	// PrefixCacheHitRate is prefix-cache hits over queries, in tokens.
+	PrefixCacheHitRate *Float `json:"prefix_cache_hit_rate"`
+	// Peaks seen by the scrapes: KV-cache usage (1 = full), running and waiting requests.
+	KVCacheUsagePeak *Float `json:"kv_cache_usage_peak"`
+	RunningPeak      *Float `json:"running_peak"`
+	WaitingPeak      *Float `json:"waiting_peak"`
+}
+
+// ServerLatency summarizes the observations one server histogram gained over a run, in
+// milliseconds. Quantiles are interpolated inside buckets as Prometheus's
+// histogram_quantile does, so they are only as precise as the buckets: P50BucketMs holds the
+// bounds of the bucket of the median.
+type ServerLatency struct {
+	Metric      string  `json:"metric"`
+	Count       int     `json:"count"`
+	MeanMs      *Float  `json:"mean_ms"`
+	P50Ms       *Float  `json:"p50_ms"`
+	P90Ms       *Float  `json:"p90_ms"`
+	P99Ms       *Float  `json:"p99_ms"`
+	P50BucketMs []Float `json:"p50_bucket_ms"`
 }
 
 // Arrival models.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/enginemetrics"
 	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/harness/workload"
@@ -72,10 +74,12 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	}
 	r.outcomes = make([]outcome, sc.Requests)
 
+	watch := r.watchEngine(ctx, target)
 	cpu := cpuTime()
 	started, finished := r.execute(ctx)
 	b := r.assemble(target, started, finished)
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu)
+	b.Extension.EngineMetrics = watch()
 	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
 	// incomplete; the requests it cut are failures of type cancelled.
 	b.Extension.Complete = ctx.Err() == nil
@@ -174,6 +178,32 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 		caps.MaxContextTokens, caps.MaxContextSource, caps.MaxContextNote = w.Tokens, artifact.S(w.Source), w.Note
 	}
 	return caps, nil
+}
+
+// metricsInterval is how often the engine's metrics are scraped during a run, for peaks.
+const metricsInterval = 2 * time.Second
+
+// watchEngine starts scraping the engine's Prometheus metrics (see enginemetrics) and
+// returns the function that stops and summarizes them. The last scrape happens even after
+// an interrupt, bounded by a few seconds.
+func (r *run) watchEngine(ctx context.Context, target Target) func() artifact.EngineMetrics {
+	url := target.MetricsURL
+	switch url {
+	case MetricsOff:
+		return func() artifact.EngineMetrics { return artifact.EngineMetrics{Error: "not scraped (off)"} }
+	case "":
+		url = enginemetrics.URL(target.BaseURL)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	w := enginemetrics.Start(ctx, client, url, metricsInterval)
+	return func() artifact.EngineMetrics {
+		final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		m := w.Finish(final)
+		m.URL = recordedURL(m.URL)
+		m.Error = r.san.clean(m.Error)
+		return m
+	}
 }
 
 // WindowConfigured is the window source of a scenario that set MaxContextTokens.

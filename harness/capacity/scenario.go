@@ -20,7 +20,13 @@ type Target struct {
 	// Timeout bounds each request (0: DefaultTimeout); StallTimeout the silence inside a
 	// started stream (0: DefaultStallTimeout, or Timeout when that is shorter).
 	Timeout, StallTimeout time.Duration
+	// MetricsURL is where the engine serves Prometheus metrics, scraped before, during and
+	// after the run; empty means /metrics at the root of BaseURL, MetricsOff none.
+	MetricsURL string
 }
+
+// MetricsOff as a Target's MetricsURL scrapes no metrics.
+const MetricsOff = "off"
 
 // Defaults of a Target's zero timeouts.
 const (

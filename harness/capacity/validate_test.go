@@ -176,3 +176,32 @@ func TestCapabilitiesNotAskedAreNull(t *testing.T) {
 		t.Errorf("discovered: %+v", c)
 	}
 }
+
+// The engine's own metrics are scraped around the run: against the reference engine's
+// vLLM-named /metrics, the client's TTFT p50 must agree with the server's histogram within
+// the width of the median's bucket.
+func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{PrefillOverhead: 30 * time.Millisecond, ITL: 2 * time.Millisecond})
+	sc := validScenario()
+	sc.Requests, sc.Concurrency = 12, 4
+	b := mustRun(t, target(s), sc)
+	m := b.Extension.EngineMetrics
+	if !m.Scraped || m.TTFTMs == nil || m.TTFTMs.Count != 12 || m.InterTokenMs == nil || m.E2EMs == nil || m.QueueMs == nil {
+		t.Fatalf("engine metrics %+v", m)
+	}
+	if m.GenerationTokens == nil || int(*m.GenerationTokens) != *b.Metrics.OutputTokens || m.PromptTokens == nil || int(*m.PromptTokens) != *b.Metrics.PromptTokens {
+		t.Errorf("token counters %v %v, client %v %v", m.GenerationTokens, m.PromptTokens, *b.Metrics.OutputTokens, *b.Metrics.PromptTokens)
+	}
+	client, server := float64(*b.Metrics.TTFT.P50), float64(*m.TTFTMs.P50Ms)
+	width := float64(m.TTFTMs.P50BucketMs[1] - m.TTFTMs.P50BucketMs[0])
+	if math.Abs(client-server) > width {
+		t.Errorf("client ttft p50 %.2fms, server %.2fms in bucket %v", client, server, m.TTFTMs.P50BucketMs)
+	}
+
+	off := target(s)
+	off.MetricsURL = MetricsOff
+	if b := mustRun(t, off, sc); b.Extension.EngineMetrics.Scraped {
+		t.Error("metrics scraped although off")
+	}
+}

@@ -47,6 +47,10 @@ type Config struct {
 	// judged against its baseline.
 	Gate
 
+	// MetricsURL (ANVIL_METRICS_URL) is where the engine serves Prometheus metrics, scraped
+	// around each scenario; empty means /metrics at the root of the endpoint, "off" none.
+	MetricsURL string `env:"METRICS_URL"`
+
 	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
 	// progress.
 	ProgressInterval time.Duration `env:"PROGRESS_INTERVAL" envDefault:"10s"`

@@ -15,6 +15,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(false))
 	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
 	mux.HandleFunc("/tokenize", s.handleTokenize)
+	mux.HandleFunc("/metrics", s.handleMetrics)
 	s.nativeRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNoRoute(r.URL.Path))

@@ -1,0 +1,351 @@
+// Package enginemetrics reads what an engine says about itself: its Prometheus metrics
+// (vLLM's, SGLang's, llama.cpp's --metrics, TGI's), scraped before, during and after a run,
+// turned into the deltas that explain a client-side figure: the server's own TTFT and
+// inter-token histograms, queue time, preemptions, the KV-cache peak, the prefix-cache hit
+// rate. It parses the text format with the Prometheus project's own parser.
+package enginemetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// maxBytes bounds one scrape; a vLLM server exposes some hundred kilobytes.
+const maxBytes = 16 << 20
+
+// ErrNotServed is returned by Scrape when the endpoint answers 404: it serves no metrics.
+var ErrNotServed = errors.New("no metrics served (HTTP 404)")
+
+// Snapshot is one scrape: metric families by name.
+type Snapshot map[string]*dto.MetricFamily
+
+// Scrape fetches and parses url with client.
+func Scrape(ctx context.Context, client *http.Client, url string) (Snapshot, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("metrics request: %w", err)
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, ErrNotServed
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET metrics: HTTP %d", resp.StatusCode)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, maxBytes))
+	if err != nil {
+		return nil, fmt.Errorf("parse metrics: %w", err)
+	}
+	return families, nil
+}
+
+// URL is where an OpenAI-compatible endpoint's engine serves its metrics: /metrics at the
+// root of the base URL (without /v1), user information removed.
+func URL(baseURL string) string {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil {
+		return ""
+	}
+	u.User = nil
+	u.Path = strings.TrimSuffix(u.Path, "/v1") + "/metrics"
+	return u.String()
+}
+
+// The names engines give each quantity, in order of preference.
+var (
+	ttftNames       = []string{"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"}
+	interTokenNames = []string{"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds", "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"}
+	e2eNames        = []string{"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds", "tgi_request_duration"}
+	queueNames      = []string{"vllm:request_queue_time_seconds", "sglang:queue_time_seconds", "tgi_request_queue_duration"}
+	preemptNames    = []string{"vllm:num_preemptions_total", "vllm:num_preemptions", "sglang:num_retracted_reqs"}
+	kvUsageNames    = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
+	runningNames    = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing"}
+	waitingNames    = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred"}
+	promptNames     = []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total", "llamacpp:prompt_tokens_total"}
+	generationNames = []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total"}
+	cacheQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"}
+	cacheHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"}
+)
+
+// find returns the first family of names present, and its name.
+func (s Snapshot) find(names []string) (*dto.MetricFamily, string) {
+	for _, n := range names {
+		for _, key := range []string{n, strings.TrimSuffix(n, "_total")} {
+			if f, ok := s[key]; ok {
+				return f, n
+			}
+		}
+	}
+	return nil, ""
+}
+
+// total sums a counter's or gauge's samples over every label set (engines, data-parallel
+// ranks); ok is false when the family is absent.
+func (s Snapshot) total(names []string) (float64, bool) {
+	f, _ := s.find(names)
+	if f == nil {
+		return 0, false
+	}
+	sum := 0.0
+	for _, m := range f.GetMetric() {
+		switch {
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Untyped != nil:
+			sum += m.Untyped.GetValue()
+		}
+	}
+	return sum, true
+}
+
+// peak is the largest sample of a gauge over every label set.
+func (s Snapshot) peak(names []string) (float64, bool) {
+	f, _ := s.find(names)
+	if f == nil {
+		return 0, false
+	}
+	top, found := math.Inf(-1), false
+	for _, m := range f.GetMetric() {
+		if m.Gauge != nil {
+			top, found = math.Max(top, m.Gauge.GetValue()), true
+		}
+	}
+	return top, found
+}
+
+// buckets is a histogram's cumulative buckets summed over label sets.
+type buckets struct {
+	bounds []float64
+	counts []float64 // cumulative
+	sum    float64
+	count  float64
+}
+
+func (s Snapshot) histogram(names []string) (buckets, string, bool) {
+	f, name := s.find(names)
+	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
+		return buckets{}, "", false
+	}
+	var b buckets
+	for _, m := range f.GetMetric() {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		if b.bounds == nil {
+			for _, bk := range h.GetBucket() {
+				b.bounds = append(b.bounds, bk.GetUpperBound())
+			}
+			b.counts = make([]float64, len(b.bounds))
+		}
+		for i, bk := range h.GetBucket() {
+			if i < len(b.counts) && bk.GetUpperBound() == b.bounds[i] {
+				b.counts[i] += float64(bk.GetCumulativeCount())
+			}
+		}
+		b.sum += h.GetSampleSum()
+		b.count += float64(h.GetSampleCount())
+	}
+	return b, name, b.bounds != nil
+}
+
+// minus is the histogram of the observations between two scrapes.
+func (b buckets) minus(before buckets) buckets {
+	out := buckets{bounds: b.bounds, counts: make([]float64, len(b.counts)), sum: b.sum - before.sum, count: b.count - before.count}
+	for i := range b.counts {
+		out.counts[i] = b.counts[i]
+		if i < len(before.counts) && before.bounds[i] == b.bounds[i] {
+			out.counts[i] -= before.counts[i]
+		}
+	}
+	return out
+}
+
+// quantile estimates the q-quantile as Prometheus's histogram_quantile does, by linear
+// interpolation inside the bucket that holds it, and returns that bucket's bounds.
+func (b buckets) quantile(q float64) (v, low, high float64, ok bool) {
+	if b.count <= 0 {
+		return 0, 0, 0, false
+	}
+	rank := q * b.count
+	low = 0
+	prev := 0.0
+	for i, bound := range b.bounds {
+		if math.IsInf(bound, 1) {
+			break
+		}
+		if b.counts[i] >= rank {
+			inBucket := b.counts[i] - prev
+			frac := 1.0
+			if inBucket > 0 {
+				frac = (rank - prev) / inBucket
+			}
+			return low + (bound-low)*frac, low, bound, true
+		}
+		low, prev = bound, b.counts[i]
+	}
+	// Above the last finite bound: the lower edge is all that is known.
+	return low, low, math.Inf(1), true
+}
+
+// Watch scrapes the engine's metrics for the length of a run: once before, every interval
+// during and once after, so that peaks (KV cache, queue) are seen and counters and
+// histograms can be differenced.
+type Watch struct {
+	client   *http.Client
+	url      string
+	first    Snapshot
+	kvPeak   float64
+	runPeak  float64
+	waitPeak float64
+	scrapes  int
+	err      error
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+// Start scrapes url once and, when it answers, keeps scraping every interval until
+// Finish. A failed first scrape (no metrics served, a 404) makes Finish report why.
+func Start(ctx context.Context, client *http.Client, url string, interval time.Duration) *Watch {
+	w := &Watch{client: client, url: url, kvPeak: math.Inf(-1), runPeak: math.Inf(-1), waitPeak: math.Inf(-1)}
+	first, err := Scrape(ctx, client, url)
+	if err != nil {
+		w.err = err
+		return w
+	}
+	w.first = first
+	w.note(first)
+	w.stop, w.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if s, err := Scrape(ctx, client, url); err == nil {
+					w.note(s)
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// note keeps the peaks of one scrape; only the watch goroutine calls it after Start.
+func (w *Watch) note(s Snapshot) {
+	w.scrapes++
+	if v, ok := s.peak(kvUsageNames); ok {
+		w.kvPeak = math.Max(w.kvPeak, v)
+	}
+	if v, ok := s.total(runningNames); ok {
+		w.runPeak = math.Max(w.runPeak, v)
+	}
+	if v, ok := s.total(waitingNames); ok {
+		w.waitPeak = math.Max(w.waitPeak, v)
+	}
+}
+
+// Finish stops the watch, scrapes once more and returns the run's deltas.
+func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
+	out := artifact.EngineMetrics{URL: w.url}
+	if w.err != nil {
+		out.Error = w.err.Error()
+		return out
+	}
+	close(w.stop)
+	<-w.done
+	last, err := Scrape(ctx, w.client, w.url)
+	if err != nil {
+		out.Error = "final scrape: " + err.Error()
+		return out
+	}
+	w.note(last)
+	out.Scraped, out.Scrapes = true, w.scrapes
+	out.TTFTMs = latency(w.first, last, ttftNames)
+	out.InterTokenMs = latency(w.first, last, interTokenNames)
+	out.E2EMs = latency(w.first, last, e2eNames)
+	out.QueueMs = latency(w.first, last, queueNames)
+	out.Preemptions = delta(w.first, last, preemptNames)
+	out.PromptTokens = delta(w.first, last, promptNames)
+	out.GenerationTokens = delta(w.first, last, generationNames)
+	if q, h := delta(w.first, last, cacheQueryNames), delta(w.first, last, cacheHitNames); q != nil && h != nil && *q > 0 {
+		out.PrefixCacheHitRate = artifact.F(float64(*h) / float64(*q))
+	}
+	out.KVCacheUsagePeak = finite(w.kvPeak)
+	out.RunningPeak = finite(w.runPeak)
+	out.WaitingPeak = finite(w.waitPeak)
+	return out
+}
+
+func finite(v float64) *artifact.Float {
+	if math.IsInf(v, 0) {
+		return nil
+	}
+	return artifact.F(v)
+}
+
+// delta is a counter's increase over the run; nil when the engine does not export it.
+func delta(before, after Snapshot, names []string) *artifact.Float {
+	a, ok := after.total(names)
+	if !ok {
+		return nil
+	}
+	b, _ := before.total(names)
+	return artifact.F(a - b)
+}
+
+// latency summarizes a seconds histogram's observations over the run, in milliseconds.
+func latency(before, after Snapshot, names []string) *artifact.ServerLatency {
+	a, name, ok := after.histogram(names)
+	if !ok {
+		return nil
+	}
+	b, _, _ := before.histogram(names)
+	d := a
+	if b.bounds != nil {
+		d = a.minus(b)
+	}
+	out := &artifact.ServerLatency{Metric: name, Count: int(math.Round(d.count))}
+	if d.count <= 0 {
+		return out
+	}
+	out.MeanMs = artifact.F(1000 * d.sum / d.count)
+	for _, q := range []struct {
+		q    float64
+		into **artifact.Float
+	}{{0.5, &out.P50Ms}, {0.9, &out.P90Ms}, {0.99, &out.P99Ms}} {
+		if v, _, _, ok := d.quantile(q.q); ok {
+			*q.into = artifact.F(1000 * v)
+		}
+	}
+	if _, low, high, ok := d.quantile(0.5); ok && !math.IsInf(high, 1) {
+		out.P50BucketMs = []artifact.Float{artifact.Float(1000 * low), artifact.Float(1000 * high)}
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package refengine
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Bucket bounds, in seconds, of vLLM's latency histograms.
+var (
+	ttftBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560}
+	itlBuckets  = []float64{0.001, 0.0025, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80}
+	e2eBuckets  = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
+)
+
+// histogram is a cumulative Prometheus histogram being filled.
+type histogram struct {
+	bounds []float64
+	counts []uint64 // per bound, not cumulative; the last slot is +Inf
+	sum    float64
+	count  uint64
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(d time.Duration) {
+	v := d.Seconds()
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i]++
+	h.sum += v
+	h.count++
+}
+
+// handleMetrics serves GET /metrics in the Prometheus text format under vLLM's metric names,
+// computed from the request traces kept since Start (ResetTraces starts them over): the
+// server-side truth a client can set its own figures beside.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		writeError(w, errMethod(r.Method))
+		return
+	}
+	ttft, itl, e2e, queue := newHistogram(ttftBuckets), newHistogram(itlBuckets), newHistogram(e2eBuckets), newHistogram(e2eBuckets)
+	var prompt, generation, cached, success, running, waiting, liveTokens float64
+	for _, t := range s.Traces() {
+		if !t.Admitted.IsZero() {
+			queue.observe(t.Admitted.Sub(t.Arrived))
+		}
+		if !t.FirstToken.IsZero() {
+			ttft.observe(t.FirstToken.Sub(t.Arrived))
+		}
+		for k := 1; k < len(t.ChunkTimes); k++ {
+			itl.observe(t.ChunkTimes[k].Sub(t.ChunkTimes[k-1]))
+		}
+		prompt += float64(t.PromptTokens)
+		cached += float64(t.CachedTokens)
+		generation += float64(t.CompletionTokens)
+		switch {
+		case !t.Finished.IsZero():
+			e2e.observe(t.Finished.Sub(t.Arrived))
+			if t.FinishReason != "" {
+				success++
+			}
+		case t.Admitted.IsZero():
+			waiting++
+		default:
+			running++
+			liveTokens += float64(t.PromptTokens + t.CompletionTokens)
+		}
+	}
+	// KV-cache usage: the live sequences' tokens over room for MaxBatch full windows.
+	capacity := float64(s.opts.MaxModelLen * max(s.opts.MaxBatch, 1))
+
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	b := bufio.NewWriter(w)
+	labels := `{model_name="` + s.opts.Model + `",engine="0"}`
+	scalar := func(name, kind, help string, v float64) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s%s %s\n", name, help, name, kind, name, labels, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	hist := func(name, help string, h *histogram) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+		cum := uint64(0)
+		for i, bound := range h.bounds {
+			cum += h.counts[i]
+			fmt.Fprintf(b, "%s_bucket{model_name=%q,engine=\"0\",le=%q} %d\n", name, s.opts.Model, strconv.FormatFloat(bound, 'g', -1, 64), cum)
+		}
+		fmt.Fprintf(b, "%s_bucket{model_name=%q,engine=\"0\",le=\"+Inf\"} %d\n", name, s.opts.Model, h.count)
+		fmt.Fprintf(b, "%s_sum%s %s\n%s_count%s %d\n", name, labels, strconv.FormatFloat(h.sum, 'g', -1, 64), name, labels, h.count)
+	}
+	scalar("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", running)
+	scalar("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", waiting)
+	scalar("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", min(liveTokens/capacity, 1))
+	scalar("vllm:num_preemptions_total", "counter", "Cumulative number of preemptions from the engine.", 0)
+	scalar("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", prompt)
+	scalar("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", generation)
+	scalar("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", prompt)
+	scalar("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", cached)
+	scalar("vllm:request_success_total", "counter", "Count of successfully processed requests.", success)
+	hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttft)
+	hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itl)
+	hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e)
+	hist("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", queue)
+	_ = b.Flush()
+}
