@@ -149,6 +149,9 @@ type ClientOverhead struct {
 	EventLagMaxUs  *Float `json:"event_lag_max_us"`
 	// CPUSharePct is the process's CPU time over the wall time of all cores, in percent.
 	CPUSharePct *Float `json:"cpu_share_pct"`
+	// GCCycles counts the garbage collections during the request phase; the collector is
+	// held off then (up to a memory limit), so it is 0 unless the run allocated a lot.
+	GCCycles *int `json:"gc_cycles"`
 	// Bottleneck is set when the client, not the engine, may have limited the figures
 	// (CPU share above 80% or an event lag above 1 ms); Reason says which.
 	Bottleneck bool   `json:"bottleneck"`

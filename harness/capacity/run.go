@@ -75,10 +75,14 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	r.outcomes = make([]outcome, sc.Requests)
 
 	watch := r.watchEngine(ctx, target)
-	cpu := cpuTime()
+	cpu, gcs := cpuTime(), gcCycles()
+	restore := quietCollector()
 	started, finished := r.execute(ctx)
+	restore()
+	gcs = gcCycles() - gcs
 	b := r.assemble(target, started, finished)
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu)
+	b.Extension.ClientOverhead.GCCycles = artifact.I(int(gcs))
 	b.Extension.EngineMetrics = watch()
 	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
 	// incomplete; the requests it cut are failures of type cancelled.

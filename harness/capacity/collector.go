@@ -1,0 +1,56 @@
+package capacity
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// collectorHeadroom is the memory a request phase may allocate before the collector runs at
+// all: a cap, so a long or huge run is still collected, only rarely.
+const collectorHeadroom = 1 << 30
+
+// quietCollector keeps the garbage collector out of the request phase, where a collection
+// stalls the process while chunks wait in the socket and every stamp taken after the stall
+// is late: the collector is off, bounded by a memory limit of the live heap plus
+// collectorHeadroom (past it the runtime collects anyway). Overlapping runs share one
+// setting; the last to finish restores the caller's. It returns the restore function.
+func quietCollector() (restore func()) {
+	quiet.mu.Lock()
+	defer quiet.mu.Unlock()
+	if quiet.depth == 0 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		limit := int64(min(m.HeapAlloc+collectorHeadroom, math.MaxInt64/2))
+		quiet.percent = debug.SetGCPercent(-1)
+		quiet.limit = debug.SetMemoryLimit(limit)
+	}
+	quiet.depth++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			quiet.mu.Lock()
+			defer quiet.mu.Unlock()
+			quiet.depth--
+			if quiet.depth == 0 {
+				debug.SetMemoryLimit(quiet.limit)
+				debug.SetGCPercent(quiet.percent)
+			}
+		})
+	}
+}
+
+var quiet struct {
+	mu      sync.Mutex
+	depth   int
+	percent int
+	limit   int64
+}
+
+// gcCycles is the number of collections the process has completed.
+func gcCycles() uint32 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.NumGC
+}
