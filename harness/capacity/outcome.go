@@ -79,6 +79,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte
 	}
 	res, err := r.client.Stream(ctx, r.path, body, r.sc.MaxTokens)
 	o := r.judge(i, r.plan[i], began, res, err)
+	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
 	if !res.Start.IsZero() {

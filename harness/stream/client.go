@@ -14,9 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
-
-	"github.com/tmaxmax/go-sse"
 
 	"github.com/anvilbench/anvilbench/harness/secret"
 )
@@ -208,26 +205,31 @@ type stamper func() time.Time
 //
 // It is the whole per-event path of Stream, so it can be measured on any io.Reader.
 func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper) error {
-	sr := stampReader{r: body, now: s.now, stamps: stamps}
-	defer sr.stop()
-	var ch chunk
-	events := 0
-	for ev, err := range sse.Read(&sr, &sse.ReadConfig{MaxEventSize: s.maxEvent}) {
+	st := streamStates.Get().(*streamState)
+	defer st.release()
+	sr, events, ch := &st.sr, &st.events, &st.ch
+	*sr = stampReader{r: body, now: s.now, stamps: stamps}
+	events.reset(sr, s.maxEvent)
+	n := 0
+	for {
+		ev, err, ok := events.next()
 		if err != nil {
-			return classify(ctx, err, "read stream", s, events)
+			return classify(ctx, err, "read stream", s, n)
+		}
+		if !ok {
+			break
 		}
 		at := sr.last.Sub(res.Start)
-		if events == 0 && stall != nil {
-			sr.arm(s.stall, stall)
+		if n == 0 && stall != nil {
+			st.watch.arm(s.stall, stall, sr.last)
+			sr.watch = &st.watch
 		}
-		events++
-		res.Events = events
-		if ev.Type == "error" {
-			return &Error{Kind: KindServerError, Message: "server sent an error event: " + clip(ev.Data)}
+		n++
+		res.Events = n
+		data := ev.Data
+		if string(ev.Type) == "error" {
+			return &Error{Kind: KindServerError, Message: "server sent an error event: " + clip(string(data))}
 		}
-		// A read-only view of the event's string: the decoders never write to it and keep
-		// nothing of it, so the copy []byte(ev.Data) would make is not needed.
-		data := unsafe.Slice(unsafe.StringData(ev.Data), len(ev.Data))
 		if string(data) == "[DONE]" {
 			res.Terminal = true
 			res.End = at
@@ -237,7 +239,7 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 			continue
 		}
 		if !utf8.Valid(data) {
-			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", events)}
+			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", n)}
 		}
 		if s.jsonOnly {
 			err = ch.decodeJSON(data)
@@ -245,12 +247,12 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 			err = ch.decode(data)
 		}
 		if err != nil {
-			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", events, err), Err: err}
+			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", n, err), Err: err}
 		}
 		if msg, ok := ch.errorMessage(); ok {
 			return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
 		}
-		res.observe(&ch, at)
+		res.observe(ch, at)
 		res.lag(sr.last)
 		if maxChunks > 0 && len(res.Arrivals) > maxChunks {
 			return &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}
@@ -260,10 +262,10 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 	// this is a close by the server: complete only if a finish_reason was seen.
 	res.End = time.Since(res.Start)
 	if cause := context.Cause(ctx); cause != nil {
-		return classify(ctx, cause, "read stream", s, events)
+		return classify(ctx, cause, "read stream", s, n)
 	}
 	if !res.Complete() {
-		return &Error{Kind: KindTruncated, Message: fmt.Sprintf("stream closed after %d events without [DONE] or a finish_reason", events)}
+		return &Error{Kind: KindTruncated, Message: fmt.Sprintf("stream closed after %d events without [DONE] or a finish_reason", n)}
 	}
 	return nil
 }
@@ -277,6 +279,9 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
 		if c.FinishReason != nil {
+			if res.FinishReasons == nil {
+				res.FinishReasons = res.finishBuf[:0]
+			}
 			res.FinishReasons = append(res.FinishReasons, finishReason(*c.FinishReason))
 		}
 		reasoning := c.Delta.ReasoningContent
@@ -354,6 +359,23 @@ func (res *Result) attribute(u *wireUsage) {
 	}
 }
 
+// captures recycles content captures between results (see Result.Release).
+var captures = sync.Pool{New: func() any {
+	b := make([]byte, 0, captureStart)
+	return &b
+}}
+
+// Release gives the result's content capture back for reuse by the next stream: call it
+// once Content has been judged; Content is invalid after.
+func (res *Result) Release() {
+	if res.contentBox == nil {
+		return
+	}
+	*res.contentBox = res.content[:0]
+	captures.Put(res.contentBox)
+	res.contentBox, res.content, res.Content = nil, nil, ""
+}
+
 // captureStart is the first capacity of the capture: a 32-word answer fits.
 const captureStart = 256
 
@@ -364,7 +386,8 @@ func (res *Result) capture(s string) {
 		return
 	}
 	if res.content == nil {
-		res.content = make([]byte, 0, max(captureStart, len(s)))
+		res.contentBox = captures.Get().(*[]byte)
+		res.content = (*res.contentBox)[:0]
 	}
 	n := utf8.RuneCountInString(s)
 	if res.contentRunes+n > CaptureLimit {
@@ -460,6 +483,28 @@ func (c *Client) seal(err error) error {
 	return e
 }
 
+// streamState is what one stream's read loop needs, recycled between streams so that the
+// steady state allocates nothing: the event reader and its buffer, the stamping reader, the
+// chunk decoder and the stall watchdog with its timer.
+type streamState struct {
+	events eventReader
+	sr     stampReader
+	ch     chunk
+	watch  stallWatch
+}
+
+var streamStates = sync.Pool{New: func() any { return new(streamState) }}
+
+// release stops the watchdog and recycles the state, unless a watchdog callback may still
+// be running: then it is left to the collector.
+func (st *streamState) release() {
+	if !st.watch.stop() {
+		return
+	}
+	st.sr, st.events.r = stampReader{}, nil
+	streamStates.Put(st)
+}
+
 // stampReader records when each read that delivered bytes returned, and keeps the stall
 // watchdog from firing while bytes keep arriving. The event reader only reads when no
 // complete event is buffered, so the event being processed was completed by the latest
@@ -490,35 +535,45 @@ func (s *stampReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// arm starts the watchdog: fire is called once no bytes arrived for after.
-func (s *stampReader) arm(after time.Duration, fire func()) {
-	w := &stallWatch{after: after, fire: fire, origin: s.last}
-	w.mu.Lock()
-	w.timer = time.AfterFunc(after, w.check)
-	w.mu.Unlock()
-	s.watch = w
-}
-
-func (s *stampReader) stop() {
-	if w := s.watch; w != nil {
-		w.done.Store(true)
-		w.mu.Lock()
-		w.timer.Stop()
-		w.mu.Unlock()
-	}
-}
-
 // stallWatch fires when no read delivered bytes for after. A read only stores its time (an
 // atomic store, no timer operation); the timer, when it expires, re-arms itself for the
-// rest of the silence measured from the latest read.
+// rest of the silence measured from the latest read. The timer is kept across streams.
 type stallWatch struct {
 	after    time.Duration
 	fire     func()
 	origin   time.Time
 	lastRead atomic.Int64 // the latest read, as an offset from origin
 	done     atomic.Bool
-	mu       sync.Mutex // orders the timer's creation before its use by check
+	armed    bool
+	mu       sync.Mutex // orders arming before check's use of the timer
 	timer    *time.Timer
+}
+
+// arm starts the watchdog: fire is called once no bytes arrived for after since origin.
+func (w *stallWatch) arm(after time.Duration, fire func(), origin time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.after, w.fire, w.origin, w.armed = after, fire, origin, true
+	w.lastRead.Store(0)
+	w.done.Store(false)
+	if w.timer == nil {
+		w.timer = time.AfterFunc(after, w.check)
+	} else {
+		w.timer.Reset(after)
+	}
+}
+
+// stop ends the watch. It reports whether the watch can be armed again: not when its
+// callback has started, as it may still be reading it.
+func (w *stallWatch) stop() (reusable bool) {
+	if !w.armed {
+		return true
+	}
+	w.done.Store(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.armed = false
+	return w.timer.Stop()
 }
 
 func (w *stallWatch) check() {

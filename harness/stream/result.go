@@ -61,9 +61,13 @@ type Result struct {
 
 	noPerChunkUsage bool
 	// content backs Content, which is a view of it: bytes below its length never change, so
-	// every Content handed out stays valid while capture appends without copying.
+	// every Content handed out stays valid while capture appends without copying. It comes
+	// from contentBox, recycled by Release.
 	content      []byte
+	contentBox   *[]byte
 	contentRunes int
+	// finishBuf backs FinishReasons: one finish reason per stream costs no allocation.
+	finishBuf [2]string
 	// usage backs Usage, so a chunk's usage costs no allocation.
 	usage struct {
 		u      Usage
