@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/stream"
@@ -59,25 +61,49 @@ func (r *run) one(ctx context.Context, i int) outcome {
 	return r.send(ctx, i, began, began, body)
 }
 
-// prepare builds request i's body; a prompt that cannot be built is its outcome.
-func (r *run) prepare(i int, began time.Time) ([]byte, *outcome) {
-	prompt, err := r.prompts.Prompt(i, r.plan[i])
+// Prompts and bodies are built in recycled buffers: at a 64k-token context each is some
+// 200 KB per request, garbage the request phase would otherwise pile up.
+var prompts, bodies = sync.Pool{New: newBuffer}, sync.Pool{New: newBuffer}
+
+func newBuffer() any {
+	b := make([]byte, 0, 16<<10)
+	return &b
+}
+
+func recycle(pool *sync.Pool, buf *[]byte) {
+	*buf = (*buf)[:0]
+	pool.Put(buf)
+}
+
+// prepare builds request i's body in a recycled buffer, which send gives back; a prompt
+// that cannot be built is its outcome.
+func (r *run) prepare(i int, began time.Time) (*[]byte, *outcome) {
+	promptBuf := prompts.Get().(*[]byte)
+	defer recycle(&prompts, promptBuf)
+	prompt, err := r.prompts.AppendPrompt((*promptBuf)[:0], i, r.plan[i])
+	*promptBuf = prompt
 	if err == nil {
-		var body []byte
-		if body, err = r.sc.request(prompt).Body(); err == nil {
+		body := bodies.Get().(*[]byte)
+		// The request reads the prompt through a view: AppendBody copies it before the
+		// prompt's buffer goes back.
+		*body, err = r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt))).AppendBody((*body)[:0])
+		if err == nil {
 			return body, nil
 		}
+		recycle(&bodies, body)
 	}
 	o := r.requestError(i, r.plan[i], began, kindPrompt, err.Error())
 	return nil, &o
 }
 
-// send streams a prepared request and judges it. due is when it should have started.
-func (r *run) send(ctx context.Context, i int, began, due time.Time, body []byte) outcome {
+// send streams a prepared request and judges it. due is when it should have started. The
+// body's buffer is recycled once the transport is done with it.
+func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byte) outcome {
 	if err := ctx.Err(); err != nil {
+		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.Stream(ctx, r.path, body, r.sc.MaxTokens)
+	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.sc.MaxTokens, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i], began, res, err)
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0

@@ -119,21 +119,21 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 		})
 		return started, time.Now()
 	}
-	bodies := make([][]byte, r.sc.Requests)
+	prepared := make([]*[]byte, r.sc.Requests)
 	began := make([]time.Time, r.sc.Requests)
 	schedule.Burst(ctx, r.sc.Requests, func(_ context.Context, i int) {
 		began[i] = time.Now()
 		if body, failed := r.prepare(i, began[i]); failed != nil {
 			r.outcomes[i] = *failed
 		} else {
-			bodies[i] = body
+			prepared[i] = body
 		}
 		if i == r.sc.Requests-1 {
 			started = time.Now()
 		}
 	}, func(ctx context.Context, i int) {
-		if bodies[i] != nil {
-			r.outcomes[i] = r.send(ctx, i, began[i], started, bodies[i])
+		if prepared[i] != nil {
+			r.outcomes[i] = r.send(ctx, i, began[i], started, prepared[i])
 		}
 		r.progress.record(r.outcomes[i])
 	})

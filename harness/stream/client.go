@@ -101,13 +101,28 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 // newRequest builds a request to url with a JSON body (nil for none) and, when a key is
 // set, its bearer header: the one place the key is revealed.
 func (c *Client) newRequest(ctx context.Context, method, url string, body []byte) (*http.Request, error) {
+	return c.newRequestReleasing(ctx, method, url, body, nil)
+}
+
+// newRequestReleasing is newRequest whose body, when release is not nil, calls release
+// once the transport has closed it: done reading, perhaps after the response arrived.
+func (c *Client) newRequestReleasing(ctx context.Context, method, url string, body []byte, release func()) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
+		if release != nil {
+			r = &releasingBody{Reader: bytes.NewReader(body), release: release}
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
+		if release != nil {
+			release()
+		}
 		return nil, &Error{Kind: KindTransport, Message: "build request: invalid endpoint URL", Err: err}
+	}
+	if release != nil && body != nil {
+		req.ContentLength = int64(len(body)) // unknown to NewRequest for this reader
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -116,6 +131,18 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 		req.Header.Set("Authorization", "Bearer "+c.apiKey.Reveal())
 	}
 	return req, nil
+}
+
+// releasingBody calls release when the transport closes it, once.
+type releasingBody struct {
+	*bytes.Reader
+	release func()
+	once    sync.Once
+}
+
+func (b *releasingBody) Close() error {
+	b.once.Do(b.release)
+	return nil
 }
 
 // withDeadline bounds ctx by d with the cause errDeadline, which classify reports as a
@@ -149,11 +176,19 @@ func (c *Client) probe(req *http.Request) (*http.Response, error) {
 // no bound. The Result is returned even with an error, holding whatever arrived before it;
 // the error is an *Error.
 func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
-	res, err := c.stream(ctx, path, body, maxTokens)
+	res, err := c.stream(ctx, path, body, maxTokens, nil)
 	return res, c.seal(err)
 }
 
-func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
+// StreamRecycled is Stream for a body in a buffer the caller recycles: release is called
+// once, when the transport is done reading body, which may be after StreamRecycled
+// returned; until then body must not change.
+func (c *Client) StreamRecycled(ctx context.Context, path string, body []byte, maxTokens int, release func()) (*Result, error) {
+	res, err := c.stream(ctx, path, body, maxTokens, release)
+	return res, c.seal(err)
+}
+
+func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens int, release func()) (*Result, error) {
 	maxChunks := 0
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
@@ -163,7 +198,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 
 	res := &Result{Arrivals: make([]time.Duration, 0, maxTokens+2)}
 	var conn *stampConn
-	req, err := c.newRequest(withConnTrace(ctx, &conn), http.MethodPost, c.base+path, body)
+	req, err := c.newRequestReleasing(withConnTrace(ctx, &conn), http.MethodPost, c.base+path, body, release)
 	if err != nil {
 		return res, err
 	}

@@ -3,6 +3,11 @@ package stream
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Paths under the base URL.
@@ -43,43 +48,110 @@ type wireMessage struct {
 	Content string `json:"content"`
 }
 
-type wireRequest struct {
-	Model              string         `json:"model"`
-	Messages           []wireMessage  `json:"messages,omitempty"`
-	Prompt             string         `json:"prompt,omitempty"`
-	MaxTokens          int            `json:"max_tokens"`
-	Temperature        *float64       `json:"temperature,omitempty"`
-	TopP               *float64       `json:"top_p,omitempty"`
-	Stream             bool           `json:"stream"`
-	StreamOptions      map[string]any `json:"stream_options"`
-	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
-	ReasoningEffort    string         `json:"reasoning_effort,omitempty"`
-}
-
 // Body encodes the request with stream: true and stream_options.include_usage, so the
 // final chunk carries the server's token counts.
-func (r ChatRequest) Body() ([]byte, error) {
-	w := wireRequest{
-		Model:              r.Model,
-		MaxTokens:          r.MaxTokens,
-		Temperature:        r.Temperature,
-		TopP:               r.TopP,
-		Stream:             true,
-		StreamOptions:      map[string]any{"include_usage": true},
-		ChatTemplateKwargs: r.ChatTemplateKwargs,
-		ReasoningEffort:    r.ReasoningEffort,
-	}
-	if r.ContinuousUsage {
-		w.StreamOptions["continuous_usage_stats"] = true
-	}
+func (r ChatRequest) Body() ([]byte, error) { return r.AppendBody(nil) }
+
+// AppendBody appends the JSON body (see Body) to dst, so a caller can encode requests
+// into a recycled buffer: a 64k-token prompt is some 200 KB each time. It writes what
+// json.Marshal of the request would mean, key for key, without its intermediate copies.
+func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
+	dst = slices.Grow(dst, len(r.Prompt)+len(r.Prompt)/16+256)
+	dst = append(dst, `{"model":`...)
+	dst = appendJSONString(dst, r.Model)
 	if r.Legacy {
-		w.Prompt = r.Prompt
+		if r.Prompt != "" {
+			dst = append(dst, `,"prompt":`...)
+			dst = appendJSONString(dst, r.Prompt)
+		}
 	} else {
-		w.Messages = []wireMessage{{Role: "user", Content: r.Prompt}}
+		dst = append(dst, `,"messages":[{"role":"user","content":`...)
+		dst = appendJSONString(dst, r.Prompt)
+		dst = append(dst, "}]"...)
 	}
-	b, err := json.Marshal(w)
-	if err != nil {
-		return nil, fmt.Errorf("encode chat request: %w", err)
+	dst = append(dst, `,"max_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{`,"temperature":`, r.Temperature}, {`,"top_p":`, r.TopP}} {
+		if f.v == nil {
+			continue
+		}
+		if math.IsNaN(*f.v) || math.IsInf(*f.v, 0) {
+			return nil, fmt.Errorf("encode chat request: %s is not a finite number", strings.Trim(f.key, `,":`))
+		}
+		dst = append(dst, f.key...)
+		dst = strconv.AppendFloat(dst, *f.v, 'g', -1, 64)
 	}
-	return b, nil
+	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true`...)
+	if r.ContinuousUsage {
+		dst = append(dst, `,"continuous_usage_stats":true`...)
+	}
+	dst = append(dst, '}')
+	if len(r.ChatTemplateKwargs) > 0 {
+		kwargs, err := json.Marshal(r.ChatTemplateKwargs)
+		if err != nil {
+			return nil, fmt.Errorf("encode chat request: %w", err)
+		}
+		dst = append(dst, `,"chat_template_kwargs":`...)
+		dst = append(dst, kwargs...)
+	}
+	if r.ReasoningEffort != "" {
+		dst = append(dst, `,"reasoning_effort":`...)
+		dst = appendJSONString(dst, r.ReasoningEffort)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and control characters
+// escaped, invalid UTF-8 replaced by U+FFFD, as encoding/json does (it also escapes <, >
+// and &, which means the same).
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

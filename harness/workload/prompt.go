@@ -6,6 +6,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -63,18 +64,36 @@ func (p Prompts) Chars(tokens int) int {
 // filler of one request in another's; HaveColdPrefixCache catches such an engine when it
 // reports cached tokens.
 func (p Prompts) Prompt(index, tokens int) (string, error) {
+	buf, err := p.AppendPrompt(nil, index, tokens)
+	return string(buf), err
+}
+
+// AppendPrompt appends request index's prompt (see Prompt) to dst, so that a caller can
+// build prompts in a recycled buffer.
+func (p Prompts) AppendPrompt(dst []byte, index, tokens int) ([]byte, error) {
 	total := p.Chars(tokens)
 	tail := p.Instruction(index)
-	head := p.SharedPrefix + "# anvil request " + strconv.FormatInt(p.Seed, 10) + ":" + strconv.Itoa(index) + "\n"
-	if total < len(head)+len(tail) {
-		return "", fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, len(head)+len(tail))
+	var lineBuf [64]byte
+	line := append(lineBuf[:0], requestLine...)
+	line = strconv.AppendInt(line, p.Seed, 10)
+	line = append(line, ':')
+	line = strconv.AppendInt(line, int64(index), 10)
+	line = append(line, '\n')
+	if envelope := len(p.SharedPrefix) + len(line) + len(tail); total < envelope {
+		return dst, fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, envelope)
 	}
-	buf := make([]byte, 0, total+len(fillerLine)) // room for the last filler line before it is cut
-	buf = append(buf, head...)
-	buf = appendFiller(buf, total-len(tail))
-	buf = append(buf[:total-len(tail)], tail...)
-	return string(buf), nil
+	base := len(dst)
+	dst = slices.Grow(dst, total+len(fillerLine)) // room for the last filler line before it is cut
+	dst = append(dst, p.SharedPrefix...)
+	dst = append(dst, line...)
+	for len(dst)-base < total-len(tail) {
+		dst = append(dst, fillerLine...)
+	}
+	return append(dst[:base+total-len(tail)], tail...), nil
 }
+
+// requestLine starts the line that makes a prompt unique: "# anvil request <seed>:<index>".
+const requestLine = "# anvil request "
 
 // SharedPrefixText is the byte-identical prefix of a shared-prefix run: tokens planned
 // tokens of filler (0 gives ""), unique to the seed, ending in a newline.

@@ -111,3 +111,22 @@ func TestFillerLinesHaveTheSameShapeForEveryIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendPromptAppendsThePrompt(t *testing.T) {
+	t.Parallel()
+	p := Prompts{Seed: 3, CharsPerToken: DefaultCharsPerToken, ResponseWords: 32, Canaries: true}
+	p.SharedPrefix = p.SharedPrefixText(100)
+	for _, tokens := range []int{200, 2000} {
+		want, err := p.Prompt(7, tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.AppendPrompt([]byte("kept"), 7, tokens)
+		if err != nil || string(got) != "kept"+want {
+			t.Fatalf("%d tokens: %v, prompt differs", tokens, err)
+		}
+	}
+	if got, err := p.AppendPrompt([]byte("kept"), 7, 10); err == nil || string(got) != "kept" {
+		t.Fatalf("too small: %q, %v", got, err)
+	}
+}
