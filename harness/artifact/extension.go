@@ -36,6 +36,17 @@ type Extension struct {
 	Arrival Arrival `json:"arrival"`
 	// EngineMetrics is what the engine's own Prometheus metrics said over the run.
 	EngineMetrics EngineMetrics `json:"engine_metrics"`
+	// Clock is how the events were stamped (timing_methodology.clock says it in a sentence).
+	Clock Clock `json:"clock"`
+}
+
+// Clock records how a run's events were stamped: Source is "kernel-receive" (the kernel's
+// receive timestamp of the bytes, SO_TIMESTAMPNS), "user-space-read" (when the read that
+// delivered them returned) or "mixed", with the reads of response bodies stamped each way.
+type Clock struct {
+	Source             string `json:"source"`
+	KernelStampedReads int    `json:"kernel_stamped_reads"`
+	UserStampedReads   int    `json:"user_stamped_reads"`
 }
 
 // EngineMetrics holds the engine's own view of the run, from its Prometheus metrics scraped

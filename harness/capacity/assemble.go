@@ -14,6 +14,7 @@ import (
 // assemble builds the artifact from the outcomes, in request-index order.
 func (r *run) assemble(target Target, started, finished time.Time) *artifact.Benchmark {
 	sc := r.sc
+	clock := r.clock()
 	wall := finished.Sub(started).Seconds()
 	b := &artifact.Benchmark{
 		BaseURL:                  recordedURL(target.BaseURL),
@@ -44,7 +45,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		StartedAtUnixNs:          started.UnixNano(),
 		Tier:                     optional(sc.Tier),
 		TimestampPrecision:       artifact.TimestampPrecision,
-		TimingMethodology:        Methodology,
+		TimingMethodology:        methodology(clock.Source),
 		WallClockMs:              artifact.Float(wall * 1000),
 	}
 	if sc.ContextTokens > 0 {
@@ -105,8 +106,27 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Capabilities:    caps,
 		ITL:             r.itl(),
 		Arrival:         r.arrival(wall),
+		Clock:           clock,
 	}
 	return b
+}
+
+// clock says how the run's events were stamped, from the reads of every response.
+func (r *run) clock() artifact.Clock {
+	var c artifact.Clock
+	for _, o := range r.outcomes {
+		c.KernelStampedReads += o.kernelReads
+		c.UserStampedReads += o.userReads
+	}
+	switch {
+	case c.UserStampedReads == 0 && c.KernelStampedReads > 0:
+		c.Source = ClockKernel
+	case c.KernelStampedReads == 0:
+		c.Source = ClockUserSpace
+	default:
+		c.Source = ClockMixed
+	}
+	return c
 }
 
 // Context shortfalls: a request counted more than truncationShortfall below its plan is

@@ -30,6 +30,8 @@ type outcome struct {
 	// the client's per-event processing (see stream.Result).
 	dispatch, lag, lagMax time.Duration
 	events                int
+	// kernelReads and userReads count the body's reads stamped by the kernel or on return.
+	kernelReads, userReads int
 	// arrivals and arrivalTokens of a success feed the pooled ITL.
 	arrivals      []time.Duration
 	arrivalTokens []int
@@ -108,6 +110,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
+	o.kernelReads, o.userReads = res.KernelStampedReads, res.UserStampedReads
 	if !res.Start.IsZero() {
 		o.dispatch = res.Start.Sub(due)
 	}

@@ -26,11 +26,12 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	}
 	sc, target = sc.withDefaults(), target.withDefaults()
 	client := stream.New(stream.Options{
-		BaseURL:      target.BaseURL,
-		APIKey:       target.APIKey,
-		Timeout:      target.Timeout,
-		StallTimeout: target.StallTimeout,
-		Connections:  sc.Concurrency,
+		BaseURL:         target.BaseURL,
+		APIKey:          target.APIKey,
+		Timeout:         target.Timeout,
+		StallTimeout:    target.StallTimeout,
+		Connections:     sc.Concurrency,
+		UserSpaceStamps: target.UserSpaceStamps,
 	})
 	defer client.Close()
 	san := newSanitizer(target)

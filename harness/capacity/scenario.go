@@ -23,6 +23,9 @@ type Target struct {
 	// MetricsURL is where the engine serves Prometheus metrics, scraped before, during and
 	// after the run; empty means /metrics at the root of BaseURL, MetricsOff none.
 	MetricsURL string
+	// UserSpaceStamps stamps events when the read returns even where the kernel stamps
+	// their arrival (Linux).
+	UserSpaceStamps bool
 }
 
 // MetricsOff as a Target's MetricsURL scrapes no metrics.

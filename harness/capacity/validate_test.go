@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -199,9 +200,17 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 		t.Errorf("client ttft p50 %.2fms, server %.2fms in bucket %v", client, server, m.TTFTMs.P50BucketMs)
 	}
 
+	if runtime.GOOS == "linux" && (b.Extension.Clock.Source != ClockKernel || b.TimingMethodology.Clock != clockKernel) {
+		t.Errorf("on Linux the kernel stamps: %+v", b.Extension.Clock)
+	}
+
 	off := target(s)
-	off.MetricsURL = MetricsOff
-	if b := mustRun(t, off, sc); b.Extension.EngineMetrics.Scraped {
+	off.MetricsURL, off.UserSpaceStamps = MetricsOff, true
+	b = mustRun(t, off, sc)
+	if b.Extension.EngineMetrics.Scraped {
 		t.Error("metrics scraped although off")
+	}
+	if c := b.Extension.Clock; c.Source != ClockUserSpace || c.KernelStampedReads != 0 || c.UserStampedReads == 0 || b.TimingMethodology.Clock != clockUserSpace {
+		t.Errorf("user-space stamps asked for: %+v", c)
 	}
 }

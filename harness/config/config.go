@@ -51,6 +51,10 @@ type Config struct {
 	// around each scenario; empty means /metrics at the root of the endpoint, "off" none.
 	MetricsURL string `env:"METRICS_URL"`
 
+	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
+	// timestamp of its bytes where the platform has one (Linux), else when the read returns.
+	KernelTimestamps bool `env:"KERNEL_TIMESTAMPS" envDefault:"true"`
+
 	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
 	// progress.
 	ProgressInterval time.Duration `env:"PROGRESS_INTERVAL" envDefault:"10s"`

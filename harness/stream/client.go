@@ -43,6 +43,9 @@ type Options struct {
 	// Connections is the number of streams expected in flight; the transport keeps that many
 	// idle connections so no request pays for a new TCP handshake inside its TTFT.
 	Connections int
+	// UserSpaceStamps stamps events when the read returns even where the kernel can stamp
+	// their arrival (Linux), e.g. to compare the two clocks.
+	UserSpaceStamps bool
 }
 
 type settings struct {
@@ -50,11 +53,12 @@ type settings struct {
 	maxEvent       int
 
 	// Test hooks: jsonOnly decodes every event with encoding/json; now replaces time.Now
-	// at the read; afterHeaders runs between the response headers and the first body read
-	// (a client busy elsewhere).
+	// at the read; afterHeaders runs between the response headers and the first body read,
+	// afterEvent after each event (a client busy elsewhere).
 	jsonOnly     bool
 	now          func() time.Time
 	afterHeaders func()
+	afterEvent   func(n int)
 }
 
 // Client sends streamed requests to one endpoint. It is safe for concurrent use; one
@@ -77,7 +81,7 @@ func New(opts Options) *Client {
 	}
 	transport := &http.Transport{
 		Proxy:               nil, // a proxy between client and engine would be measured too
-		DialContext:         dialStamped(&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}),
+		DialContext:         dialStamped(&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}, opts.UserSpaceStamps),
 		MaxIdleConns:        opts.Connections + 4,
 		MaxIdleConnsPerHost: opts.Connections + 4,
 		IdleConnTimeout:     90 * time.Second,
@@ -224,6 +228,11 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	var stamps stamper
 	if conn != nil {
 		stamps = conn.lastRead
+		kernel, user := conn.kernelReads.Load(), conn.userReads.Load()
+		defer func() {
+			res.KernelStampedReads = int(conn.kernelReads.Load() - kernel)
+			res.UserStampedReads = int(conn.userReads.Load() - user)
+		}()
 	}
 	return res, c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, stamps)
 }
@@ -289,6 +298,9 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		}
 		res.observe(ch, at)
 		res.lag(sr.last)
+		if s.afterEvent != nil {
+			s.afterEvent(n)
+		}
 		if maxChunks > 0 && len(res.Arrivals) > maxChunks {
 			return &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}
 		}

@@ -18,15 +18,38 @@ var epoch = time.Now()
 // first event in one read. A stream's events are then stamped by the socket read that
 // delivered their bytes, not by the later read of the response body, so TTFT does not
 // include the time between the client parsing the headers and the caller reading the body.
+//
+// On Linux the kernel stamps the data as it reaches the socket (SO_TIMESTAMPNS), and that
+// stamp is taken instead: the process may be late to read (a collection, a busy core), the
+// bytes were not. One read can deliver several events that queued while the process was
+// late; they share the stamp of the read's last bytes, with either clock.
 type stampConn struct {
 	net.Conn
 	last atomic.Int64 // offset from epoch of the latest read that delivered bytes
+	// kernel reads with the kernel's stamps; nil for user-space stamps.
+	kernel *kernelReader
+	// kernelReads and userReads count the reads stamped each way.
+	kernelReads, userReads atomic.Int64
 }
 
 func (c *stampConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
+	if c.kernel == nil {
+		n, err := c.Conn.Read(p)
+		if n > 0 {
+			c.last.Store(int64(time.Since(epoch)))
+			c.userReads.Add(1)
+		}
+		return n, err
+	}
+	n, at, err := c.kernel.read(p)
 	if n > 0 {
-		c.last.Store(int64(time.Since(epoch)))
+		if at.IsZero() {
+			at = time.Now()
+			c.userReads.Add(1)
+		} else {
+			c.kernelReads.Add(1)
+		}
+		c.last.Store(int64(at.Sub(epoch)))
 	}
 	return n, err
 }
@@ -34,14 +57,19 @@ func (c *stampConn) Read(p []byte) (int, error) {
 // lastRead is the arrival of the latest bytes read from the socket.
 func (c *stampConn) lastRead() time.Time { return epoch.Add(time.Duration(c.last.Load())) }
 
-// dialStamped wraps every connection the transport dials.
-func dialStamped(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialStamped wraps every connection the transport dials, with kernel stamps unless
+// userSpace.
+func dialStamped(d *net.Dialer, userSpace bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return &stampConn{Conn: conn}, nil
+		sc := &stampConn{Conn: conn}
+		if !userSpace && kernelStamps {
+			sc.kernel = newKernelReader(conn)
+		}
+		return sc, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -53,4 +54,86 @@ func TestFirstEventReadWithTheHeadersIsStampedOnArrival(t *testing.T) {
 		t.Errorf("median first-token error %v, want under 1ms (all: %v)", errs[len(errs)/2], errs)
 	}
 	t.Logf("first-token stamp minus the engine's flush, sorted: %v", errs)
+}
+
+// perITLErrors streams one request through c and returns, per gap between consecutive
+// output chunks, the client's gap minus the engine's.
+func perITLErrors(t *testing.T, c *Client, engine *refengine.Server, body []byte) []time.Duration {
+	t.Helper()
+	res, err := c.Stream(context.Background(), ChatPath, body, 64)
+	if err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	traces := engine.Traces()
+	// The engine's last chunk carries only the finish reason: not an output arrival.
+	flushed := traces[len(traces)-1].ChunkTimes
+	if len(flushed) != len(res.Arrivals)+1 {
+		t.Fatalf("%d chunks flushed, %d output chunks arrived", len(flushed), len(res.Arrivals))
+	}
+	var errs []time.Duration
+	for k := 1; k < len(res.Arrivals); k++ {
+		errs = append(errs, (res.Arrivals[k]-res.Arrivals[k-1])-flushed[k].Sub(flushed[k-1]))
+	}
+	return errs
+}
+
+// A client stalled (a forced collection, then a busy loop) for 12 ms after every other
+// chunk of a 10 ms stream reads the next chunk 2 ms after it arrived. Stamped when the read
+// returns, that gap is off by 2 ms; stamped by the kernel on arrival, it is not.
+func TestKernelStampsSurviveAStalledClient(t *testing.T) {
+	if !kernelStamps || raceEnabled {
+		t.Skip("no kernel receive stamps on this platform, or real-time scheduling under the race detector")
+	}
+	t.Parallel()
+	engine, err := refengine.Start(refengine.Options{PrefillOverhead: 5 * time.Millisecond, ITL: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	body, _ := json.Marshal(map[string]any{
+		"model": refengine.DefaultModel, "stream": true, "max_tokens": 64,
+		"messages": []map[string]string{{"role": "user", "content": "Reply with exactly 16 words, each the lowercase word \"code\", separated by single spaces, and nothing else."}},
+	})
+	stall := func(n int) {
+		if n%2 == 0 {
+			return
+		}
+		until := time.Now().Add(12 * time.Millisecond)
+		runtime.GC()
+		for time.Now().Before(until) {
+		}
+	}
+	worst := func(errs []time.Duration) time.Duration {
+		w := time.Duration(0)
+		for _, e := range errs {
+			w = max(w, e, -e)
+		}
+		return w
+	}
+	late := func(errs []time.Duration) int {
+		n := 0
+		for _, e := range errs {
+			if e > time.Millisecond || e < -time.Millisecond {
+				n++
+			}
+		}
+		return n
+	}
+	kernel := New(Options{BaseURL: engine.BaseURL(), Timeout: 10 * time.Second, StallTimeout: 5 * time.Second})
+	kernel.s.afterEvent = stall
+	defer kernel.Close()
+	user := New(Options{BaseURL: engine.BaseURL(), Timeout: 10 * time.Second, StallTimeout: 5 * time.Second, UserSpaceStamps: true})
+	user.s.afterEvent = stall
+	defer user.Close()
+
+	// The engine records a flush after its write returns: on a loaded machine one of its
+	// records may itself be late, so one gap off by a millisecond is allowed.
+	k, u := perITLErrors(t, kernel, engine, body), perITLErrors(t, user, engine, body)
+	if n := late(k); n > 1 {
+		t.Errorf("kernel stamps: %d of %d gaps off by more than 1ms: %v", n, len(k), k)
+	}
+	if n := late(u); n < len(u)/4 {
+		t.Errorf("user-space stamps: only %d of %d gaps off by more than 1ms; the stall did not show: %v", n, len(u), u)
+	}
+	t.Logf("worst per-ITL error: kernel %v, user space %v (%d of %d gaps off by more than 1ms)", worst(k), worst(u), late(u), len(u))
 }

@@ -58,6 +58,9 @@ type Result struct {
 	EventLag, EventLagMax time.Duration
 	// Events counts every event read, keep-alives and usage chunks included.
 	Events int
+	// KernelStampedReads and UserStampedReads count the socket reads of the response body
+	// whose bytes were stamped by the kernel on arrival, or when the read returned.
+	KernelStampedReads, UserStampedReads int
 
 	noPerChunkUsage bool
 	// content backs Content, which is a view of it: bytes below its length never change, so
