@@ -30,6 +30,7 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.StringVar(&o.ReasoningField, "reasoning-field", refengine.ReasoningContentField, "delta member of reasoning text: reasoning_content or reasoning")
 	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")
 	fs.BoolVar(&o.DisableTokenize, "disable-tokenize", false, "POST /tokenize answers 404")
+	fs.BoolVar(&o.ServeTraces, "serve-traces", false, "serve GET /ref/traces: arrival and chunk flush times (Unix ns) of every request")
 	fs.BoolVar(&o.HideWindow, "hide-window", false, "leave the context window out of /v1/models and /tokenize (llama.cpp, Ollama)")
 	fs.BoolVar(&o.TruncatePrompts, "truncate-prompts", false, "cut prompts over -max-model-len silently instead of answering 400 (llama.cpp, Ollama)")
 	fs.StringVar(&o.NativeInfo, "native-info", "", "serve one engine's own window endpoint: llamacpp (GET /props), ollama (POST /api/show) or sglang (GET /server_info)")

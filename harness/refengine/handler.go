@@ -16,6 +16,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
 	mux.HandleFunc("/tokenize", s.handleTokenize)
 	mux.HandleFunc("/metrics", s.handleMetrics)
+	if s.opts.ServeTraces {
+		mux.HandleFunc("GET /ref/traces", s.handleTraces)
+	}
 	s.nativeRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errNoRoute(r.URL.Path))
@@ -110,6 +113,7 @@ func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
 		tr.set(func(t *RequestTrace) {
 			t.Stream = j.stream
 			t.PromptTokens = j.promptTokens
+			t.PromptHead = j.promptHead
 			t.Thinking = j.think
 		})
 		s.generate(r.Context(), w, j, tr)

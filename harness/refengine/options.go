@@ -138,6 +138,9 @@ type Options struct {
 	// (usage.prompt_tokens says MaxModelLen), instead of answering 400: llama.cpp's and
 	// Ollama's behaviour.
 	TruncatePrompts bool
+	// ServeTraces serves GET /ref/traces: every request's arrival and chunk flush times in
+	// wall-clock Unix nanoseconds, to measure a client in another process against them.
+	ServeTraces bool
 	// NativeInfo serves one engine's own endpoint stating the window: NativeLlamaCpp (GET
 	// /props), NativeOllama (POST /api/show) or NativeSGLang (GET /server_info); "" none.
 	NativeInfo string

@@ -83,6 +83,7 @@ type job struct {
 	includeUsage    bool // stream_options.include_usage: a final usage chunk
 	continuousUsage bool // stream_options.continuous_usage_stats: usage on every chunk
 	promptTokens    int
+	promptHead      string // the instruction's first line, for joining traces with clients
 	maxTokens       int
 	think           bool
 	plan            plan
@@ -159,6 +160,8 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 		}
 		j.think = think
 	}
+
+	j.promptHead = firstLine(instruction)
 
 	if err := validateSampling(req.Temperature, req.TopP); err != nil {
 		return nil, err
@@ -255,4 +258,15 @@ func validateSampling(temperature, topP *float64) error {
 		return errBadRequest("top_p must be in (0, 1], got %g.", *topP)
 	}
 	return nil
+}
+
+// firstLine is s up to its first newline, at most 128 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return strings.Clone(s)
 }

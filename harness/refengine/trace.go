@@ -1,6 +1,8 @@
 package refengine
 
 import (
+	"encoding/json"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -19,6 +21,10 @@ type RequestTrace struct {
 	Stream bool
 	// PromptTokens is usage.prompt_tokens: tokenizer count plus chat-template overhead.
 	PromptTokens int
+	// PromptHead is the first line of the request's instruction (the last user message, or
+	// the prompt): anvilbench's "# anvil request <seed>:<index>", which joins a trace to the
+	// client's request.
+	PromptHead string
 	// CachedTokens is usage.prompt_tokens_details.cached_tokens: prompt tokens the prefix
 	// cache served (0 without Options.PrefixCache), known once admitted.
 	CachedTokens int
@@ -117,4 +123,40 @@ func (s *Server) ResetTraces() {
 	s.mu.Lock()
 	s.traces = nil
 	s.mu.Unlock()
+}
+
+// wireTrace is a trace as GET /ref/traces serves it: wall-clock Unix nanoseconds, which
+// another process on the host reads from the same clock.
+type wireTrace struct {
+	Index         int     `json:"index"`
+	Status        int     `json:"status"`
+	PromptHead    string  `json:"prompt_head"`
+	PromptTokens  int     `json:"prompt_tokens"`
+	ArrivedUnixNs int64   `json:"arrived_unix_ns"`
+	FirstTokenNs  int64   `json:"first_token_unix_ns"`
+	ChunkUnixNs   []int64 `json:"chunk_unix_ns"`
+	FinishedNs    int64   `json:"finished_unix_ns"`
+}
+
+// handleTraces serves the traces (Options.ServeTraces), so a client in another process can
+// join its figures to the engine's own flush times.
+func (s *Server) handleTraces(w http.ResponseWriter, _ *http.Request) {
+	traces := s.Traces()
+	out := make([]wireTrace, len(traces))
+	unix := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.UnixNano()
+	}
+	for i, t := range traces {
+		out[i] = wireTrace{Index: t.Index, Status: t.Status, PromptHead: t.PromptHead, PromptTokens: t.PromptTokens,
+			ArrivedUnixNs: unix(t.Arrived), FirstTokenNs: unix(t.FirstToken), FinishedNs: unix(t.Finished),
+			ChunkUnixNs: make([]int64, len(t.ChunkTimes))}
+		for k, c := range t.ChunkTimes {
+			out[i].ChunkUnixNs[k] = c.UnixNano()
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -86,6 +87,7 @@ func New(opts Options) *Client {
 		MaxIdleConnsPerHost: opts.Connections + 4,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
+		WriteBufferSize:     64 << 10, // a request's headers and a typical body in one write
 		ForceAttemptHTTP2:   false,
 	}
 	return &Client{
@@ -234,7 +236,29 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 			res.UserStampedReads = int(conn.userReads.Load() - user)
 		}()
 	}
-	return res, c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, stamps)
+	err = c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, stamps)
+	if err == nil && res.Terminal {
+		drain(resp.Body, func() { cancel(errDrain) })
+	}
+	return res, err
+}
+
+// drainLimit and drainTimeout bound what is read after [DONE].
+const (
+	drainLimit   = 64 << 10
+	drainTimeout = time.Second
+)
+
+var errDrain = errors.New("response not ended after [DONE]")
+
+// drain reads a finished stream's body to its end (the chunked encoding's last chunk
+// follows [DONE]): only a body read to EOF gives its connection back to the transport, so
+// the next request does not pay a new connection inside its TTFT. A body that does not
+// end soon is abandoned (abandon makes the read fail); its connection is then closed.
+func drain(body io.Reader, abandon func()) {
+	t := time.AfterFunc(drainTimeout, abandon)
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
 }
 
 // stamper returns the arrival of the bytes a read just returned.

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptrace"
 	"runtime"
 	"sort"
 	"testing"
@@ -136,4 +137,40 @@ func TestKernelStampsSurviveAStalledClient(t *testing.T) {
 		t.Errorf("user-space stamps: only %d of %d gaps off by more than 1ms; the stall did not show: %v", n, len(u), u)
 	}
 	t.Logf("worst per-ITL error: kernel %v, user space %v (%d of %d gaps off by more than 1ms)", worst(k), worst(u), late(u), len(u))
+}
+
+// A connection goes back to the transport after each stream, so no request but the first
+// pays for a TCP handshake inside its TTFT: the body is read to its end after [DONE].
+func TestConnectionsAreReusedAcrossStreams(t *testing.T) {
+	t.Parallel()
+	s := serve(t, 200, "text/event-stream", time.Millisecond, roleChunk, contentChunk, finishChunk, usageChunk, done)
+	c := client(s)
+	defer c.Close()
+	var reused []bool
+	for range 3 {
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = append(reused, info.Reused) },
+		})
+		if _, err := c.Stream(ctx, ChatPath, []byte(`{}`), 16); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(reused) != 3 || reused[0] || !reused[1] || !reused[2] {
+		t.Errorf("connection reused per request: %v, want [false true true]", reused)
+	}
+}
+
+// A server that keeps the response open after [DONE] costs at most the drain bound, and
+// the stream still counts as complete.
+func TestAResponseLeftOpenAfterDoneIsAbandoned(t *testing.T) {
+	t.Parallel()
+	s := serve(t, 200, "text/event-stream", 5*time.Second, contentChunk+finishChunk+done, ": still here\n\n")
+	began := time.Now()
+	res, err := stream(t, client(s))
+	if err != nil || !res.Terminal {
+		t.Fatalf("stream: %v, terminal %v", err, res.Terminal)
+	}
+	if took := time.Since(began); took > drainTimeout+time.Second {
+		t.Errorf("Stream took %v after [DONE]", took)
+	}
 }

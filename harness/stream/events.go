@@ -169,18 +169,24 @@ func nextLine(s []byte) (line, rest []byte, newline bool) {
 	return s[:i], s[i+n:], n != 0
 }
 
-// newlineIndex is the index and length of the first end-of-line of s, or len(s) and 0.
+// newlineIndex is the index and length of the first end-of-line of s, or len(s) and 0. It
+// finds \n and \r with the vectorized byte search: a stream's lines are hundreds of bytes.
 func newlineIndex(s []byte) (index, length int) {
-	for ; index < len(s); index++ {
-		if b := s[index]; b == '\n' || b == '\r' {
-			length = 1
-			if b == '\r' && index+1 < len(s) && s[index+1] == '\n' {
-				length = 2
-			}
-			return index, length
-		}
+	lf := bytes.IndexByte(s, '\n')
+	before := s
+	if lf >= 0 {
+		before = s[:lf]
 	}
-	return index, 0
+	if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+		if cr+1 < len(s) && s[cr+1] == '\n' {
+			return cr, 2
+		}
+		return cr, 1
+	}
+	if lf >= 0 {
+		return lf, 1
+	}
+	return len(s), 0
 }
 
 // split finds the next event in data: its lines up to and including the blank line that
