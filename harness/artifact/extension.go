@@ -38,6 +38,37 @@ type Extension struct {
 	EngineMetrics EngineMetrics `json:"engine_metrics"`
 	// Clock is how the events were stamped (timing_methodology.clock says it in a sentence).
 	Clock Clock `json:"clock"`
+	// Shard is the segment of a sharded run this artifact holds; null for a whole run.
+	// MergedFrom lists the shards a merged artifact was recomputed from; null otherwise.
+	Shard      *Shard        `json:"shard"`
+	MergedFrom []MergedShard `json:"merged_from"`
+}
+
+// Shard is one segment of a run split across processes or hosts: the requests whose index
+// modulo Count is Index. Its v1 figures are the segment's own; the run's throughput, which
+// no segment can know alone, is null.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// TotalRequests and TotalConcurrency are the whole run's; Indices the request indices
+	// this segment ran.
+	TotalRequests    int   `json:"total_requests"`
+	TotalConcurrency int   `json:"total_concurrency"`
+	Indices          []int `json:"indices"`
+	// StartAt is the instant every shard waited for (RFC 3339 with milliseconds), and
+	// StartSkewMs how long after it this shard's request phase began.
+	StartAt     *string `json:"start_at"`
+	StartSkewMs *Float  `json:"start_skew_ms"`
+}
+
+// MergedShard is what a merged artifact keeps of one shard.
+type MergedShard struct {
+	Index       int    `json:"index"`
+	Requests    int    `json:"requests"`
+	Concurrency int    `json:"concurrency"`
+	RunID       string `json:"run_id"`
+	StartSkewMs *Float `json:"start_skew_ms"`
+	Complete    bool   `json:"complete"`
 }
 
 // Clock records how a run's events were stamped: Source is "kernel-receive" (the kernel's
@@ -245,6 +276,8 @@ type RequestSpan struct {
 	// engine counted (usage.prompt_tokens), null when it reported none.
 	PlannedContextTokens int  `json:"planned_context_tokens"`
 	PromptTokens         *int `json:"prompt_tokens"`
+	// CachedTokens is usage.prompt_tokens_details.cached_tokens, null when not reported.
+	CachedTokens *int `json:"cached_tokens"`
 	// FirstChunkTokens is how many completion tokens the first output chunk carried, when
 	// the engine reported usage in every chunk; TPOT and decode then count the tokens after
 	// it instead of after one token. Null otherwise.

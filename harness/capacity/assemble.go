@@ -19,7 +19,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	b := &artifact.Benchmark{
 		BaseURL:                  recordedURL(target.BaseURL),
 		ClockDomainID:            optional(sc.ClockDomainID),
-		Concurrency:              sc.Concurrency,
+		Concurrency:              r.concurrency,
 		ConfigurationFingerprint: optional(sc.ConfigurationFingerprint),
 		ContextDistribution:      map[string]int{},
 		ContextSeed:              sc.ContextSeed,
@@ -35,7 +35,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		PromptCacheMode:          string(sc.PromptCacheMode),
 		RequestCanaries:          sc.RequestCanaries,
 		RequestTimings:           []artifact.RequestTiming{},
-		Requests:                 sc.Requests,
+		Requests:                 len(r.indices),
 		ResponseWords:            sc.ResponseWords,
 		RunID:                    "benchmark-" + time.Unix(started.UnixNano()/1e9, 0).UTC().Format("20060102T150405") + "Z",
 		Sampling:                 sampling(sc),
@@ -57,8 +57,8 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	if sc.MaxContextTokens > 0 {
 		b.MaxContextTokens = artifact.I(sc.MaxContextTokens)
 	}
-	for _, planned := range r.plan {
-		b.ContextDistribution[strconv.Itoa(planned)]++
+	for _, i := range r.indices {
+		b.ContextDistribution[strconv.Itoa(r.plan[i])]++
 	}
 	var cached []cachedRatio
 	caps := r.caps
@@ -84,7 +84,8 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		caps.StreamUsage, caps.CachedTokensReported, caps.ReasoningStream = artifact.B(usage), artifact.B(cachedTokens), artifact.B(reasoning)
 	}
 	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
-	b.Metrics = buildMetrics(b.RequestTimings, cached, wall, b.PerformanceEligible)
+	// A shard cannot know the run's throughput alone: its wall clock is not the run's.
+	b.Metrics = buildMetrics(b.RequestTimings, cached, wall, b.PerformanceEligible && !sc.Shard.sharded())
 	if b.Metrics.ReasoningChunks > 0 {
 		b.MeasurementProtocol = artifact.ProtocolReasoning
 	}
@@ -107,9 +108,28 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		ITL:             r.itl(),
 		Arrival:         r.arrival(wall),
 		Clock:           clock,
+		Shard:           r.shard(started),
 	}
 	return b
 }
+
+// shard describes the segment a sharded run holds; nil for a whole run.
+func (r *run) shard(started time.Time) *artifact.Shard {
+	sh := r.sc.Shard
+	if !sh.sharded() {
+		return nil
+	}
+	out := &artifact.Shard{Index: sh.Index, Count: sh.Count, TotalRequests: r.sc.Requests,
+		TotalConcurrency: r.sc.Concurrency, Indices: r.indices}
+	if at := r.sc.StartAt; !at.IsZero() {
+		out.StartAt = artifact.S(at.UTC().Format(StartAtLayout))
+		out.StartSkewMs = artifact.F(started.Sub(at).Seconds() * 1000)
+	}
+	return out
+}
+
+// StartAtLayout is how a shared start instant is written: RFC 3339 with milliseconds.
+const StartAtLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // clock says how the run's events were stamped, from the reads of every response.
 func (r *run) clock() artifact.Clock {
@@ -234,9 +254,10 @@ func serveFlags(sc Scenario) artifact.ServeFlags {
 // timeline places every request on the run's clock, failures included.
 func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 	spans := make([]artifact.RequestSpan, len(r.outcomes))
-	for i, o := range r.outcomes {
+	for k, o := range r.outcomes {
+		i := r.indices[k]
 		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens,
-			PlannedContextTokens: r.plan[i], PromptTokens: o.promptTokens}
+			PlannedContextTokens: r.plan[i], PromptTokens: o.promptTokens, CachedTokens: o.cachedTokens}
 		if !o.sent.IsZero() {
 			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
 		}
@@ -251,7 +272,7 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		if row != nil {
 			s.TTFTMs, s.E2EMs = artifact.F(float64(row.TTFTMs)), artifact.F(float64(row.E2EMs))
 		}
-		spans[i] = s
+		spans[k] = s
 	}
 	return spans
 }

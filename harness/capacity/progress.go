@@ -22,11 +22,11 @@ type progress struct {
 
 // start begins printing to sc.Progress (nothing when nil); the returned func stops it and
 // prints a last line.
-func (p *progress) start(sc Scenario) (stop func()) {
+func (p *progress) start(sc Scenario, requests int) (stop func()) {
 	if sc.Progress == nil {
 		return func() {}
 	}
-	p.total, p.name, p.began = sc.Requests, sc.Name, time.Now()
+	p.total, p.name, p.began = requests, sc.Name, time.Now()
 	every := sc.ProgressInterval
 	if every <= 0 {
 		every = defaultProgressInterval

@@ -67,13 +67,19 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if sc.Calibrate {
 		caps.Tokenize = artifact.B(cal.Method == CalibrationTokenize)
 	}
-	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path()}
+	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path(),
+		indices: sc.Shard.indices(sc.Requests), concurrency: sc.Shard.concurrency(sc.Concurrency)}
 	if sc.RequestRate > 0 {
-		if r.offsets, err = schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed); err != nil {
+		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed)
+		if err != nil {
 			return nil, err
 		}
+		// A shard keeps its requests' places in the run's schedule.
+		for _, i := range r.indices {
+			r.offsets = append(r.offsets, all[i])
+		}
 	}
-	r.outcomes = make([]outcome, sc.Requests)
+	r.outcomes = make([]outcome, len(r.indices))
 
 	watch := r.watchEngine(ctx, target)
 	cpu, gcs := cpuTime(), gcCycles()
@@ -91,15 +97,18 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	return b, nil
 }
 
-// execute sends every request, closed-loop or as one burst, and returns the bounds of the
-// request phase. One time.Now gives both the Unix reading and the monotonic origin.
+// execute sends the run's requests (every one, or the shard's), closed-loop, open-loop or as
+// one burst, and returns the bounds of the request phase. Outcome k is request
+// r.indices[k]'s. One time.Now gives both the Unix reading and the monotonic origin.
 func (r *run) execute(ctx context.Context) (started, finished time.Time) {
-	stop := r.progress.start(r.sc)
+	r.waitStart(ctx)
+	stop := r.progress.start(r.sc, len(r.indices))
 	defer stop()
+	n := len(r.indices)
 	if r.sc.RequestRate > 0 {
 		started = time.Now()
-		schedule.OpenLoop(ctx, started, r.offsets, r.sc.Concurrency, func(ctx context.Context, i int, due time.Time) {
-			began := time.Now()
+		schedule.OpenLoop(ctx, started, r.offsets, r.concurrency, func(ctx context.Context, k int, due time.Time) {
+			i, began := r.indices[k], time.Now()
 			var o outcome
 			if body, failed := r.prepare(i, began); failed != nil {
 				o = *failed
@@ -107,38 +116,54 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 				o = r.send(ctx, i, began, due, body)
 			}
 			o.due = due
-			r.outcomes[i] = o
+			r.outcomes[k] = o
 			r.progress.record(o)
 		})
 		return started, time.Now()
 	}
 	if !r.sc.Burst {
 		started = time.Now()
-		schedule.ClosedLoop(ctx, r.sc.Requests, r.sc.Concurrency, func(ctx context.Context, i int) {
-			r.outcomes[i] = r.one(ctx, i)
-			r.progress.record(r.outcomes[i])
+		schedule.ClosedLoop(ctx, n, r.concurrency, func(ctx context.Context, k int) {
+			r.outcomes[k] = r.one(ctx, r.indices[k])
+			r.progress.record(r.outcomes[k])
 		})
 		return started, time.Now()
 	}
-	prepared := make([]*[]byte, r.sc.Requests)
-	began := make([]time.Time, r.sc.Requests)
-	schedule.Burst(ctx, r.sc.Requests, func(_ context.Context, i int) {
-		began[i] = time.Now()
-		if body, failed := r.prepare(i, began[i]); failed != nil {
-			r.outcomes[i] = *failed
+	prepared := make([]*[]byte, n)
+	began := make([]time.Time, n)
+	schedule.Burst(ctx, n, func(_ context.Context, k int) {
+		began[k] = time.Now()
+		if body, failed := r.prepare(r.indices[k], began[k]); failed != nil {
+			r.outcomes[k] = *failed
 		} else {
-			prepared[i] = body
+			prepared[k] = body
 		}
-		if i == r.sc.Requests-1 {
+		if k == n-1 {
 			started = time.Now()
 		}
-	}, func(ctx context.Context, i int) {
-		if prepared[i] != nil {
-			r.outcomes[i] = r.send(ctx, i, began[i], started, prepared[i])
+	}, func(ctx context.Context, k int) {
+		if prepared[k] != nil {
+			r.outcomes[k] = r.send(ctx, r.indices[k], began[k], started, prepared[k])
 		}
-		r.progress.record(r.outcomes[i])
+		r.progress.record(r.outcomes[k])
 	})
 	return started, time.Now()
+}
+
+// waitStart holds the request phase until the scenario's StartAt, everything before it
+// (discovery, calibration, the plan) done, so that shards on several hosts start together.
+func (r *run) waitStart(ctx context.Context) {
+	if r.sc.StartAt.IsZero() {
+		return
+	}
+	if d := time.Until(r.sc.StartAt); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // discover fills in the model and the context window when the scenario leaves them open:
@@ -224,7 +249,11 @@ type run struct {
 	calibration Calibration
 	caps        artifact.Capabilities
 	path        string
-	offsets     []time.Duration // open-loop intended starts
+	offsets     []time.Duration // open-loop intended starts, per outcome
 	progress    progress
+	// indices are the request indices the run sends (all, or a shard's), concurrency its
+	// share of the streams; outcomes[k] is request indices[k]'s.
+	indices     []int
+	concurrency int
 	outcomes    []outcome
 }

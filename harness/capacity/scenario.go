@@ -28,6 +28,46 @@ type Target struct {
 	UserSpaceStamps bool
 }
 
+// Shard is one segment of a scenario split across Count processes or hosts: request index
+// i belongs to segment i mod Count, so every segment holds the same mix of planned
+// contexts, each request keeps its prompt and its open-loop arrival time, and the segments
+// together are exactly the unsharded run. The concurrency is split as evenly as possible.
+// The zero value (or Count 1) is the whole scenario.
+type Shard struct {
+	Index, Count int
+}
+
+// sharded reports whether s splits the scenario.
+func (s Shard) sharded() bool { return s.Count > 1 }
+
+// indices are the request indices of the segment, of requests in all.
+func (s Shard) indices(requests int) []int {
+	if !s.sharded() {
+		out := make([]int, requests)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	var out []int
+	for i := s.Index; i < requests; i += s.Count {
+		out = append(out, i)
+	}
+	return out
+}
+
+// concurrency is the segment's share of concurrency.
+func (s Shard) concurrency(concurrency int) int {
+	if !s.sharded() {
+		return concurrency
+	}
+	c := concurrency / s.Count
+	if s.Index < concurrency%s.Count {
+		c++
+	}
+	return c
+}
+
 // MetricsOff as a Target's MetricsURL scrapes no metrics.
 const MetricsOff = "off"
 
@@ -93,6 +133,11 @@ type Scenario struct {
 	// ContinuousUsage asks for usage in every chunk (vLLM continuous_usage_stats), so
 	// tokens are attributed to chunks when an engine sends several per chunk.
 	ContinuousUsage bool
+
+	// Shard, with Count above 1, runs one segment of the scenario (see Shard); StartAt, when
+	// set, is when the request phase starts, so that shards on several hosts start together.
+	Shard   Shard
+	StartAt time.Time
 
 	// Model is sent with every request; empty takes the first served model.
 	Model                                                      string

@@ -192,6 +192,19 @@ func (sc Scenario) Validate() error {
 	if sc.ClockDomainID != "" && !clockDomainPattern.MatchString(sc.ClockDomainID) {
 		add("clock_domain_id", sc.ClockDomainID, "want 1 to 64 of A-Z a-z 0-9 . _ -")
 	}
+	if sh := sc.Shard; sh.Count < 0 || (sh.Count > 1 && (sh.Index < 0 || sh.Index >= sh.Count)) || (sh.Count <= 1 && sh.Index != 0) {
+		add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "want i/N with 0 <= i < N")
+	} else if sh.sharded() {
+		if sc.Requests < sh.Count {
+			add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "more shards than the %d requests", sc.Requests)
+		}
+		if !sc.Burst && sc.Concurrency < sh.Count {
+			add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "more shards than the concurrency %d: every shard needs a stream", sc.Concurrency)
+		}
+		if sc.ClockDomainID == "" {
+			add("clock_domain_id", nil, "required when sharding: merged timestamps compare across hosts only within one clock domain")
+		}
+	}
 	if sc.ConfigurationFingerprint != "" && !fingerprintPattern.MatchString(sc.ConfigurationFingerprint) {
 		add("configuration_fingerprint", sc.ConfigurationFingerprint, "want sha256:<64 lowercase hex digits>")
 	}

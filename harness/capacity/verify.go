@@ -26,13 +26,24 @@ func Verify(b *artifact.Benchmark) error {
 	for _, f := range b.Failures {
 		seen[f.RequestIndex]++
 	}
-	for i := range b.Requests {
+	// A whole run holds indices 0..requests-1; a shard its own.
+	indices := make([]int, b.Requests)
+	for i := range indices {
+		indices[i] = i
+	}
+	if b.Extension != nil && b.Extension.Shard != nil {
+		indices = b.Extension.Shard.Indices
+		if len(indices) != b.Requests {
+			bad("shard holds %d indices for %d requests", len(indices), b.Requests)
+		}
+	}
+	for _, i := range indices {
 		if seen[i] != 1 {
 			bad("request %d appears %d times in request_timings and failures", i, seen[i])
 		}
 	}
-	if len(seen) != b.Requests {
-		bad("request indices outside 0..%d", b.Requests-1)
+	if len(seen) != len(indices) {
+		bad("request indices outside the run's %d", len(indices))
 	}
 
 	firstChunk := map[int]int{}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
@@ -90,6 +92,21 @@ type Config struct {
 	// against private engines even when ANVIL_BASE_URL names an engine under test.
 	SelfTest bool `env:"SELFTEST" envDefault:"false"`
 
+	// Shard (ANVIL_SHARD) runs segment i of N of every scenario against the endpoint under
+	// test ("i/N", 0 <= i < N): the requests whose index modulo N is i, with 1/N of the
+	// concurrency; Shards (ANVIL_SHARDS) is N when the index comes from JOB_COMPLETION_INDEX,
+	// which a Kubernetes Indexed Job sets. Sharding needs ANVIL_CLOCK_DOMAIN_ID.
+	Shard  string `env:"SHARD"`
+	Shards int    `env:"SHARDS" envDefault:"0"`
+	// shard is Shard or Shards parsed by Load.
+	shard capacity.Shard
+	// StartAt (ANVIL_START_AT) makes every scenario's request phase wait for that instant,
+	// RFC 3339 with milliseconds, e.g. 2026-12-03T10:00:00.000Z: shards on several hosts then
+	// start together.
+	StartAt string `env:"START_AT"`
+	// startAt is StartAt parsed by Load.
+	startAt time.Time
+
 	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
 	// one host clock; [A-Za-z0-9._-]{1,64}.
 	ClockDomainID string `env:"CLOCK_DOMAIN_ID"`
@@ -106,7 +123,7 @@ func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
 func Load(environ map[string]string) (Config, error) {
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
 	if err == nil {
-		if err := cfg.complete(); err != nil {
+		if err := cfg.complete(environ); err != nil {
 			return Config{}, err
 		}
 		return cfg, nil
@@ -122,7 +139,7 @@ func Load(environ map[string]string) (Config, error) {
 	}
 	if cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: rest}); err == nil {
 		var more Problems
-		if errors.As(cfg.complete(), &more) {
+		if errors.As(cfg.complete(rest), &more) {
 			problems = append(problems, more...)
 		}
 	}
@@ -219,10 +236,11 @@ func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
 
 // complete resolves the input files, reads each once (so what is judged is what was
 // validated, whatever happens to the files later) and validates the whole.
-func (c *Config) complete() error {
+func (c *Config) complete(environ map[string]string) error {
 	c.resolveInputs()
 	var p Problems
 	var err error
+	p = append(p, c.parseSharding(environ)...)
 	if c.BudgetsFile != "" {
 		if c.fileBudgets, err = budget.ReadFile(c.BudgetsFile); err != nil {
 			p = append(p, fmt.Sprintf("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err))
@@ -282,6 +300,54 @@ func (c Config) ResolveOutDir() (string, error) {
 	}
 	return dir, nil
 }
+
+// JobCompletionIndex is the variable a Kubernetes Indexed Job sets to each pod's index.
+const JobCompletionIndex = "JOB_COMPLETION_INDEX"
+
+// parseSharding reads ANVIL_SHARD or ANVIL_SHARDS with JOB_COMPLETION_INDEX, and
+// ANVIL_START_AT. The shard's own constraints (more requests and streams than shards, a
+// clock domain) are the scenario's to check.
+func (c *Config) parseSharding(environ map[string]string) Problems {
+	var p Problems
+	switch {
+	case c.Shard != "" && c.Shards != 0:
+		p = append(p, fmt.Sprintf("%sSHARD and %sSHARDS: set one (i/N, or N with %s)", Prefix, Prefix, JobCompletionIndex))
+	case c.Shard != "":
+		var i, n int
+		if _, err := fmt.Sscanf(c.Shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != c.Shard || n < 1 || i < 0 || i >= n {
+			p = append(p, fmt.Sprintf("%sSHARD=%q: want i/N with 0 <= i < N, e.g. 0/4", Prefix, c.Shard))
+		} else {
+			c.shard = capacity.Shard{Index: i, Count: n}
+		}
+	case c.Shards < 0:
+		p = append(p, fmt.Sprintf("%sSHARDS=%d: want the number of shards", Prefix, c.Shards))
+	case c.Shards > 0:
+		raw, ok := environ[JobCompletionIndex]
+		i, err := strconv.Atoi(raw)
+		switch {
+		case !ok:
+			p = append(p, fmt.Sprintf("%sSHARDS=%d needs %s (an Indexed Job sets it), or use %sSHARD=i/%d", Prefix, c.Shards, JobCompletionIndex, Prefix, c.Shards))
+		case err != nil || i < 0 || i >= c.Shards:
+			p = append(p, fmt.Sprintf("%s=%q: want 0..%d for %sSHARDS=%d", JobCompletionIndex, raw, c.Shards-1, Prefix, c.Shards))
+		default:
+			c.shard = capacity.Shard{Index: i, Count: c.Shards}
+		}
+	}
+	if c.StartAt != "" {
+		at, err := time.Parse(time.RFC3339Nano, c.StartAt)
+		if err != nil {
+			p = append(p, fmt.Sprintf("%sSTART_AT=%q: want RFC 3339 with milliseconds, e.g. 2026-12-03T10:00:00.000Z", Prefix, c.StartAt))
+		} else {
+			c.startAt = at
+		}
+	}
+	return p
+}
+
+// Sharding is the shard this process runs of every scenario against the endpoint under
+// test (the zero Shard for all of it) and the instant its request phases wait for (zero
+// for none).
+func (c Config) Sharding() (capacity.Shard, time.Time) { return c.shard, c.startAt }
 
 // OutDirFromEnvironment is ANVIL_OUT_DIR (default "artifacts") resolved like ResolveOutDir
 // without loading the rest of the configuration, so a run that fails on a bad variable

@@ -221,3 +221,40 @@ func TestBudgetsFileAddsToBudgets(t *testing.T) {
 		t.Errorf("message lacks %q:\n%v", want, err)
 	}
 }
+
+func TestSharding(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(map[string]string{"ANVIL_SHARD": "1/4", "ANVIL_CLOCK_DOMAIN_ID": "rack-7", "ANVIL_START_AT": "2026-12-03T10:00:00.250Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard, at := cfg.Sharding()
+	if shard.Index != 1 || shard.Count != 4 || at.UnixMilli()%1000 != 250 {
+		t.Errorf("shard %+v at %v", shard, at)
+	}
+	if g, _ := cfg.Configured(); g.Scenario.Shard != shard || !g.Scenario.StartAt.Equal(at) {
+		t.Errorf("the configured scenario is not the shard's: %+v", g.Scenario.Shard)
+	}
+	cfg, err = Load(map[string]string{"ANVIL_SHARDS": "3", JobCompletionIndex: "2", "ANVIL_CLOCK_DOMAIN_ID": "rack-7"})
+	if shard, _ := cfg.Sharding(); err != nil || shard.Index != 2 || shard.Count != 3 {
+		t.Errorf("an Indexed Job's pod: %+v %v", shard, err)
+	}
+	_, err = Load(map[string]string{"ANVIL_SHARD": "4/4", "ANVIL_START_AT": "10:00", "ANVIL_SHARDS": "2"})
+	for _, want := range []string{"ANVIL_SHARD and ANVIL_SHARDS: set one", `ANVIL_START_AT="10:00": want RFC 3339`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v lacks %q", err, want)
+		}
+	}
+	_, err = Load(map[string]string{"ANVIL_SHARD": "4/4"})
+	if err == nil || !strings.Contains(err.Error(), `ANVIL_SHARD="4/4": want i/N`) {
+		t.Errorf("an index past the count: %v", err)
+	}
+	_, err = Load(map[string]string{"ANVIL_SHARDS": "3"})
+	if err == nil || !strings.Contains(err.Error(), "ANVIL_SHARDS=3 needs JOB_COMPLETION_INDEX") {
+		t.Errorf("no index: %v", err)
+	}
+	_, err = Load(map[string]string{"ANVIL_SHARD": "0/2"})
+	if err == nil || !strings.Contains(err.Error(), "ANVIL_CLOCK_DOMAIN_ID: required when sharding") {
+		t.Errorf("no clock domain: %v", err)
+	}
+}

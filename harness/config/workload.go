@@ -218,6 +218,7 @@ func (c Config) scenario(w Workload) (capacity.Scenario, error) {
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
 	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
 	sc.ProgressInterval = c.ProgressInterval
+	sc.Shard, sc.StartAt = c.shard, c.startAt
 	return sc, errors.Join(err, sc.Validate())
 }
 

@@ -39,14 +39,16 @@ const EmbeddedEngineName = "anvilbench-refengine"
 
 // WithIdentity fills a scenario built in code with what the configuration says of the
 // endpoint: model (empty discovers it), engine, GPU, tier, clock domain and fingerprint,
-// the context window and margin, whether to calibrate prompt sizes, and the progress
-// interval. Against the embedded engine an unnamed engine is EmbeddedEngineName.
+// the context window and margin, whether to calibrate prompt sizes, the progress interval,
+// and the shard and start instant of a sharded run. Against the embedded engine an
+// unnamed engine is EmbeddedEngineName.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	c := e.Config
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
 	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
 	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
 	sc.Calibrate, sc.ProgressInterval = c.Calibrate, c.ProgressInterval
+	sc.Shard, sc.StartAt = c.Sharding()
 	return e.named(sc)
 }
 

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	engine, err := refengine.Start(refengine.Options{PrefillOverhead: time.Millisecond, ITL: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	dir := t.TempDir()
+	var paths []string
+	for i := range 2 {
+		sc := capacity.Scenario{Requests: 6, Concurrency: 2, ContextTokens: 500, MaxTokens: 64, ResponseWords: 32,
+			ClockDomainID: "host", Shard: capacity.Shard{Index: i, Count: 2}}
+		b, err := capacity.Run(context.Background(), capacity.Target{BaseURL: engine.BaseURL()}, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		if err := artifact.Write(path, b); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	out := filepath.Join(dir, "merged.json")
+	code, stdout, stderr := invoke("", append([]string{"merge", "-o", out}, paths...)...)
+	if code != exitOK || !strings.Contains(stdout, "merged 2 shards: 6 requests, 6 completed") {
+		t.Fatalf("merge exited %d: %s%s", code, stdout, stderr)
+	}
+	merged, err := artifact.Read(out)
+	if err != nil || merged.Requests != 6 || capacity.Verify(merged) != nil {
+		t.Fatalf("merged artifact: %v", err)
+	}
+	// The merged artifact is judged like any other.
+	if code, _, stderr := invoke("", "compare", out, out); code != exitOK {
+		t.Errorf("compare of the merged artifact with itself exited %d: %s", code, stderr)
+	}
+
+	code, _, stderr = invoke("", "merge", "-o", out, paths[0])
+	if code != exitUnjudged || !strings.Contains(stderr, "shard 1 of 2 missing") {
+		t.Errorf("a missing shard: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := invoke("", "merge", paths[0]); code != exitUnjudged {
+		t.Errorf("no -o: exit %d", code)
+	}
+}
