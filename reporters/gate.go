@@ -110,6 +110,31 @@ func SummarizeGate(report types.Report) (GateSummary, bool) {
 	return s, found
 }
 
+// GateCheck is one check of a gate judged outside Ginkgo (anvilbench judge), with the kind
+// a gate spec would carry.
+type GateCheck struct {
+	Name, Kind string
+	Passed     bool
+	Message    string
+}
+
+// SummarizeChecks judges checks as SummarizeGate judges gate specs, in suite.
+func SummarizeChecks(suite string, checks []GateCheck) GateSummary {
+	s := GateSummary{Failed: []GateFailed{}, SuiteSpecs: map[string]int{suite: len(checks)}, Specs: len(checks)}
+	for _, c := range checks {
+		if c.Passed {
+			continue
+		}
+		outcome, ok := gateKinds[c.Kind]
+		if !ok {
+			outcome = GateRunFailed
+		}
+		s.Failed = append(s.Failed, GateFailed{Suite: suite, Spec: c.Name, Kind: c.Kind, State: types.SpecStateFailed.String(), Message: c.Message, Outcome: outcome})
+	}
+	s.judge()
+	return s
+}
+
 // judge sets the outcome and exit code from the failures.
 func (s *GateSummary) judge() {
 	s.Outcome = GatePass

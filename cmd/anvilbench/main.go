@@ -3,6 +3,7 @@
 //	anvilbench compare [flags] OLD.json NEW.json
 //	anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
 //	anvilbench merge -o OUT.json SHARD.json...
+//	anvilbench judge [flags] ARTIFACT.json
 //
 // compare judges a current artifact against a baseline of the same workload and exits 0
 // when no metric regressed, 1 when one did, and 2 when the two cannot be compared or an
@@ -12,7 +13,8 @@
 // pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed.
 //
 // merge recomputes one artifact of a sharded run from its shards' artifacts, and exits 2
-// when they are not one run's.
+// when they are not one run's. judge gates an artifact (a merged one) as the gated specs
+// gate a run, with gate-status's exit codes.
 package main
 
 import (
@@ -35,12 +37,15 @@ const (
 const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
        anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
        anvilbench merge -o OUT.json SHARD.json...
+       anvilbench judge [flags] ARTIFACT.json
 
 Commands:
   compare      judge NEW.json against the baseline OLD.json metric by metric
   gate-status  print the suites' gate outcome and exit with its code
                (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed)
   merge        merge the shard artifacts of a sharded run into one artifact
+  judge        gate an artifact (a merged one) on budgets and a baseline, with
+               gate-status's exit codes
 `
 
 // run is the whole command with its environment passed in, so tests can drive it.
@@ -56,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runGateStatus(args[1:], stdout, stderr)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
+	case "judge":
+		return runJudge(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

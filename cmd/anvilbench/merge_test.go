@@ -57,3 +57,27 @@ func TestMerge(t *testing.T) {
 		t.Errorf("no -o: exit %d", code)
 	}
 }
+
+func TestJudge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// The original tool sized the reference run's prompts 5% short of their plan.
+	code, stdout, _ := invoke("", "judge", reference)
+	if code != 4 || !strings.Contains(stdout, "[context] is served the planned context within 2.0%: FAIL: prompt tokens are 5.05% off") {
+		t.Errorf("the reference run's context: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, stderr := invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-o", dir, reference)
+	if code != exitOK || !strings.Contains(stdout, "[budget] meets the budget ttft_p50_ms<=100000: pass") || !strings.Contains(stdout, "gate: pass") {
+		t.Fatalf("judge of the reference against itself exited %d:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "tpot_p50_ms<=1", "-o", dir, reference)
+	if code != 3 || !strings.Contains(stdout, "gate: budget_broken") {
+		t.Errorf("a broken budget: exit %d:\n%s", code, stdout)
+	}
+	if code, stdout, _ := invoke("", "gate-status", dir); code != 3 || !strings.Contains(stdout, "tpot p50") {
+		t.Errorf("gate-status of judge's gate.json: exit %d: %s", code, stdout)
+	}
+	if code, _, _ := invoke("", "judge", "-budgets", "nonsense", reference); code != 4 {
+		t.Errorf("bad budgets: exit %d", code)
+	}
+}

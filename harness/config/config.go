@@ -292,14 +292,22 @@ func (c *Config) resolveInputs() {
 }
 
 // ResolveOutDir returns OutDir as an absolute path: a relative OutDir is taken from the
-// module root found by walking up from the working directory to go.mod.
+// module root found by walking up from the working directory to go.mod. A shard writes
+// into its own directory below it, shard-<i>-of-<N>, so the shards of a run can share one
+// volume.
 func (c Config) ResolveOutDir() (string, error) {
 	dir, err := fromModuleRoot(c.OutDir)
 	if err != nil {
 		return "", fmt.Errorf("resolve %sOUT_DIR %q: %w", Prefix, c.OutDir, err)
 	}
+	if c.shard.Count > 1 {
+		dir = filepath.Join(dir, ShardDir(c.shard))
+	}
 	return dir, nil
 }
+
+// ShardDir is the directory below ANVIL_OUT_DIR a shard writes into.
+func ShardDir(s capacity.Shard) string { return fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count) }
 
 // JobCompletionIndex is the variable a Kubernetes Indexed Job sets to each pod's index.
 const JobCompletionIndex = "JOB_COMPLETION_INDEX"
@@ -357,7 +365,13 @@ func OutDirFromEnvironment() (string, error) {
 	if dir == "" {
 		dir = "artifacts"
 	}
-	return Config{OutDir: dir}.ResolveOutDir()
+	c := Config{OutDir: dir}
+	c.Shard, c.Shards = os.Getenv(Prefix+"SHARD"), 0
+	if n, err := strconv.Atoi(os.Getenv(Prefix + "SHARDS")); err == nil {
+		c.Shards = n
+	}
+	_ = c.parseSharding(env.ToMap(os.Environ()))
+	return c.ResolveOutDir()
 }
 
 // fromModuleRoot joins a relative path to the module root and returns an absolute one as is.

@@ -258,3 +258,16 @@ func TestSharding(t *testing.T) {
 		t.Errorf("no clock domain: %v", err)
 	}
 }
+
+// Shards of a run can share one volume: each writes below ANVIL_OUT_DIR in its own
+// directory.
+func TestAShardWritesInItsOwnDirectory(t *testing.T) {
+	t.Parallel()
+	cfg, err := Load(map[string]string{"ANVIL_SHARD": "2/4", "ANVIL_CLOCK_DOMAIN_ID": "c", "ANVIL_OUT_DIR": "/results"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir, _ := cfg.ResolveOutDir(); dir != "/results/shard-2-of-4" {
+		t.Errorf("out dir %s", dir)
+	}
+}
