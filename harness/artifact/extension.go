@@ -42,6 +42,36 @@ type Extension struct {
 	// MergedFrom lists the shards a merged artifact was recomputed from; null otherwise.
 	Shard      *Shard        `json:"shard"`
 	MergedFrom []MergedShard `json:"merged_from"`
+	// SelfTest marks a run that proves the harness itself against a private engine: it is
+	// not a result of the endpoint under test, and reports keep it apart.
+	SelfTest bool `json:"self_test"`
+	// Baseline is the artifact the run was gated against, with its headline figures, so a
+	// report can show the deltas without the file; null when there was none.
+	Baseline *BaselineRef `json:"baseline"`
+}
+
+// BaselineRef names a gate's baseline and keeps the figures a report compares.
+type BaselineRef struct {
+	// Source is the baseline's file as configured; RunID and StartedAt are its own.
+	Source    string `json:"source"`
+	RunID     string `json:"run_id"`
+	StartedAt string `json:"started_at"`
+	// Metrics are the baseline's values of BaselineMetrics that it records.
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// BaselineMetrics are the v1 metrics keys a BaselineRef keeps: the headline figures.
+var BaselineMetrics = []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "throughput_tok_s"}
+
+// NewBaselineRef is the reference to baseline, read from source.
+func NewBaselineRef(source string, baseline *Benchmark) *BaselineRef {
+	ref := &BaselineRef{Source: source, RunID: baseline.RunID, StartedAt: baseline.StartedAt, Metrics: map[string]float64{}}
+	for _, key := range BaselineMetrics {
+		if v, _, ok := baseline.Metrics.Lookup(key); ok && v != nil {
+			ref.Metrics[key] = *v
+		}
+	}
+	return ref
 }
 
 // Shard is one segment of a run split across processes or hosts: the requests whose index

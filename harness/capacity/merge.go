@@ -47,6 +47,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent,
 		Capabilities: first.Extension.Capabilities, ITL: artifact.ITLSummary{Basis: ITLMerged},
+		SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
 	for _, s := range shards {
 		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)

@@ -95,7 +95,11 @@ func describeGated(title, dir string, g config.GatedScenario, labels ...string) 
 			if into == "" {
 				into = env.Suite
 			}
-			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario))
+			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), func(run *artifact.Benchmark) {
+				if g.Baseline != nil && run.Extension != nil {
+					run.Extension.Baseline = artifact.NewBaselineRef(g.BaselinePath, g.Baseline)
+				}
+			})
 		}, NodeTimeout(time.Hour))
 
 		It("completes every request", Label(LabelKindRequests), func() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -23,11 +24,12 @@ import (
 // scenario, an unreachable endpoint) fails the spec with the reason.
 func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
 	GinkgoHelper()
-	return runIn(ctx, Current().Suite, spec, target, sc)
+	return runIn(ctx, Current().Suite, spec, target, sc, nil)
 }
 
-// runIn is Run with the artifact written to $ANVIL_OUT_DIR/<dir>/<spec>.json.
-func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
+// runIn is Run with the artifact written to $ANVIL_OUT_DIR/<dir>/<spec>.json, after
+// annotate (when not nil) has added to it what the run was judged against.
+func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, annotate func(*artifact.Benchmark)) *artifact.Benchmark {
 	GinkgoHelper()
 	sc.Name = spec
 	if sc.Progress == nil {
@@ -39,6 +41,9 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	run, err := capacity.Run(ctx, target, sc)
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
+	}
+	if annotate != nil {
+		annotate(run)
 	}
 	recordIn(dir, spec, run)
 	AddReportEntry("summary", Summarize(run))
@@ -74,7 +79,9 @@ func (c *console) Write(p []byte) (int, error) {
 
 // Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
 // invariants (capacity.Verify: a violation is a harness bug, not an engine result) and
-// returns the path relative to the output directory.
+// returns the path relative to the output directory. A run recorded by a spec labelled
+// LabelSelfTest is marked so (the extension's self_test), and reports keep it apart from
+// the engine's results.
 func Record(spec string, run *artifact.Benchmark) string {
 	GinkgoHelper()
 	return recordIn(Current().Suite, spec, run)
@@ -83,6 +90,9 @@ func Record(spec string, run *artifact.Benchmark) string {
 func recordIn(dir, spec string, run *artifact.Benchmark) string {
 	GinkgoHelper()
 	env := Current()
+	if run.Extension != nil {
+		run.Extension.SelfTest = slices.Contains(CurrentSpecReport().Labels(), LabelSelfTest)
+	}
 	path, err := reporters.ArtifactPath(env.OutDir, dir, spec)
 	if err != nil {
 		Fail(err.Error())
