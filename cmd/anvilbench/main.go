@@ -4,6 +4,7 @@
 //	anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
 //	anvilbench merge -o OUT.json SHARD.json...
 //	anvilbench judge [flags] ARTIFACT.json
+//	anvilbench report [flags] OUT_DIR
 //
 // compare judges a current artifact against a baseline of the same workload and exits 0
 // when no metric regressed, 1 when one did, and 2 when the two cannot be compared or an
@@ -14,7 +15,8 @@
 //
 // merge recomputes one artifact of a sharded run from its shards' artifacts, and exits 2
 // when they are not one run's. judge gates an artifact (a merged one) as the gated specs
-// gate a run, with gate-status's exit codes.
+// gate a run, with gate-status's exit codes. report writes an output directory's
+// report.html and report.md, as the suites do at the end of a run.
 package main
 
 import (
@@ -38,6 +40,7 @@ const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
        anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
        anvilbench merge -o OUT.json SHARD.json...
        anvilbench judge [flags] ARTIFACT.json
+       anvilbench report [flags] OUT_DIR
 
 Commands:
   compare      judge NEW.json against the baseline OLD.json metric by metric
@@ -46,6 +49,7 @@ Commands:
   merge        merge the shard artifacts of a sharded run into one artifact
   judge        gate an artifact (a merged one) on budgets and a baseline, with
                gate-status's exit codes
+  report       write OUT_DIR/report.html and report.md from its artifacts
 `
 
 // run is the whole command with its environment passed in, so tests can drive it.
@@ -63,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runMerge(args[1:], stdout, stderr)
 	case "judge":
 		return runJudge(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

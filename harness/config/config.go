@@ -81,6 +81,10 @@ type Config struct {
 	Baseline string `env:"BASELINE"`
 	// baseline is Baseline's artifact, read once by Load.
 	baseline *artifact.Benchmark
+	// BaselineDir (ANVIL_BASELINE_DIR) is the ANVIL_OUT_DIR of an earlier run: the report
+	// gives each scenario its change from the artifact at the same path there and draws
+	// that run's ladders beside this run's; a relative path is taken from the module root.
+	BaselineDir string `env:"BASELINE_DIR"`
 
 	// ScenariosFile (ANVIL_SCENARIOS_FILE) is a JSON file of named scenarios, each gated like
 	// the configured one (see ReadScenarios); a relative path is taken from the module root.
@@ -251,6 +255,13 @@ func (c *Config) complete(environ map[string]string) error {
 			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
 		}
 	}
+	if c.BaselineDir != "" {
+		if info, err := os.Stat(c.BaselineDir); err != nil {
+			p = append(p, fmt.Sprintf("%sBASELINE_DIR=%q: %v", Prefix, c.BaselineDir, err))
+		} else if !info.IsDir() {
+			p = append(p, fmt.Sprintf("%sBASELINE_DIR=%q: not a directory (the output directory of an earlier run)", Prefix, c.BaselineDir))
+		}
+	}
 	var more Problems
 	if errors.As(c.Validate(), &more) {
 		p = append(p, more...)
@@ -275,13 +286,13 @@ func (c *Config) complete(environ map[string]string) error {
 	return nil
 }
 
-// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BUDGETS_FILE,
-// ANVIL_SCENARIOS_FILE) absolute: a
+// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BASELINE_DIR,
+// ANVIL_BUDGETS_FILE, ANVIL_SCENARIOS_FILE) absolute: a
 // relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs
 // in its own package directory while users name files from where they run ginkgo. Without
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
-	for _, p := range []*string{&c.Baseline, &c.BudgetsFile, &c.ScenariosFile} {
+	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile} {
 		if *p == "" {
 			continue
 		}

@@ -179,6 +179,14 @@ func TestInputFilesAreTakenFromTheModuleRoot(t *testing.T) {
 	if b := cfg.BaselineArtifact(); b == nil || b.Requests != 6 {
 		t.Errorf("baseline artifact as loaded: %+v", b)
 	}
+	if cfg, err = Load(map[string]string{"ANVIL_BASELINE_DIR": "testdata"}); err != nil || cfg.BaselineDir != filepath.Join(root, "testdata") {
+		t.Errorf("a baseline directory relative to the module root: %v, %s", err, cfg.BaselineDir)
+	}
+	for dir, want := range map[string]string{"no/such/dir": "no such file", "testdata/reference/benchmark-v1-example.json": "not a directory"} {
+		if _, err := Load(map[string]string{"ANVIL_BASELINE_DIR": dir}); err == nil || !strings.Contains(err.Error(), "ANVIL_BASELINE_DIR=") || !strings.Contains(err.Error(), want) {
+			t.Errorf("ANVIL_BASELINE_DIR=%s: %v, want %q", dir, err, want)
+		}
+	}
 	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": "no/such/budgets.json"})
 	if want := fmt.Sprintf("ANVIL_BUDGETS_FILE=%q: read budgets: open", filepath.Join(root, "no", "such", "budgets.json")); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("missing budgets file: %v, want %q", err, want)

@@ -15,6 +15,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
 // Env is what a spec needs of the suite's setup.
@@ -163,7 +164,7 @@ func Bootstrap(suite string) bool {
 
 // writeRunOutputs merges the suite into the run's JUnit file and gate summary and rewrites
 // the report from every artifact of the output directory.
-func writeRunOutputs(report types.Report) {
+func writeRunOutputs(suiteReport types.Report) {
 	// Loaded again: on a config error BeforeSuite failed and current is nil, yet the failure
 	// still belongs in the JUnit file under ANVIL_OUT_DIR.
 	cfg, _ := config.FromEnvironment()
@@ -172,25 +173,17 @@ func writeRunOutputs(report types.Report) {
 		outDir = "artifacts"
 	}
 	dst := filepath.Join(outDir, "junit.xml")
-	if err := reporters.WriteJUnit(report, dst, reporters.JUnitOptions{Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
+	if err := reporters.WriteJUnit(suiteReport, dst, reporters.JUnitOptions{Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
 		Fail(fmt.Sprintf("write %s: %v", dst, err))
 	}
-	if err := reporters.WriteGateSummary(report, filepath.Join(outDir, reporters.GateFileName), ""); err != nil {
+	if err := reporters.WriteGateSummary(suiteReport, filepath.Join(outDir, reporters.GateFileName), ""); err != nil {
 		Fail(err.Error())
 	}
-	var budgets []reporters.ReportBudget
-	for _, b := range cfg.ParsedBudgets() {
-		budgets = append(budgets, reporters.ReportBudget{Metric: b.Metric, Op: b.Op, Limit: b.Limit})
-	}
-	curve, err := reporters.LoadCurve(outDir)
-	if err != nil {
-		GinkgoWriter.Println("report:", err)
-	}
-	notes, err := reporters.ReportDir(outDir, reporters.ReportOptions{Budgets: budgets, Curve: curve})
+	m, err := report.WriteDir(outDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, Invocation: reporters.ParentInvocation()})
 	if err != nil {
 		Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
 	}
-	for _, n := range notes {
+	for _, n := range m.Notes {
 		GinkgoWriter.Println("report:", n)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/reporters/report"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
@@ -38,7 +38,7 @@ var _ = Describe("knee search", Serial, anvil.SelfTest, Label("knee"), func() {
 			},
 		})
 		Expect(err).NotTo(HaveOccurred())
-		path := filepath.Join(env.OutDir, env.Suite, "knee"+reporters.CurveFileSuffix)
+		path := filepath.Join(env.OutDir, env.Suite, "knee"+report.CurveFileSuffix)
 		Expect(artifact.WriteJSON(path, curve)).To(Succeed())
 		AddReportEntry("knee", curve.Knee)
 

@@ -1,0 +1,165 @@
+package report
+
+// report.md: the verdict and the tables in GitHub-flavoured Markdown, for
+// $GITHUB_STEP_SUMMARY. Its first line is the verdict. GitHub renders raw HTML inside
+// Markdown, so every string taken from an artifact is escaped: HTML-significant
+// characters become entities, Markdown punctuation is backslash-escaped, and a pipe or
+// line break cannot leave its table cell.
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown; its first line says pass
+// or fail and names the first failed check with its figure.
+func (m *Model) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	icon := map[string]string{"pass": "✅", "fail": "❌", "ungated": "➖"}[m.Verdict.Class()]
+	fmt.Fprintf(&b, "# %s %s\n\n", icon, mdText(m.Verdict.Headline()))
+	fmt.Fprintf(&b, "**%s** · verdict from %s\n\n", mdText(m.Title), mdText(m.Verdict.Basis))
+	for i, c := range m.Verdict.Failed {
+		if i == MaxFailuresMarkdown {
+			fmt.Fprintf(&b, "- … and %d more failed checks (see report.html)\n", len(m.Verdict.Failed)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- ❌ %s: **%s**: %s\n", mdText(OutcomeText(c.Outcome)), mdText(c.Name), mdText(c.FirstLine()))
+	}
+	if len(m.Verdict.Failed) > 0 {
+		b.WriteString("\n")
+	}
+	for _, f := range m.UnderTest {
+		fmt.Fprintf(&b, "- **%s**: %s\n", mdText(f.Label), mdText(f.Value))
+	}
+	if m.Generated != "" {
+		fmt.Fprintf(&b, "- **generated**: %s\n", mdText(m.Generated))
+	}
+
+	b.WriteString("\n## Scenarios of the endpoint under test\n\n")
+	if len(m.Scenarios) == 0 {
+		b.WriteString("No run of an endpoint under test was found.\n")
+	} else {
+		head := []string{"scenario", "requests × concurrency at context", "completed / failed"}
+		align := []string{"l", "r", "r"}
+		if m.Endpoints {
+			head, align = slices.Insert(head, 1, "endpoint"), slices.Insert(align, 1, "l")
+		}
+		head = append(head, m.HeadlineNames()...)
+		for range m.HeadlineNames() {
+			align = append(align, "r")
+		}
+		mdRow(&b, mdTextAll(head)...)
+		mdAlign(&b, align...)
+		for _, r := range m.Scenarios {
+			name := mdText(r.Name)
+			if r.Interrupted {
+				name += " (interrupted)"
+			}
+			cells := []string{name, mdText(r.Workload), fmt.Sprintf("%d / %d", r.B.Completed, r.B.Failed)}
+			if m.Endpoints {
+				cells = slices.Insert(cells, 1, mdText(r.Host()))
+			}
+			for _, f := range r.Figures {
+				cell := mdText(f.Text)
+				if f.Delta != "" {
+					cell += " (" + mdText(f.Delta) + ")"
+					if f.DeltaClass == "worse" {
+						cell = "**" + cell + "**"
+					}
+				}
+				cells = append(cells, cell)
+			}
+			mdRow(&b, cells...)
+		}
+		if m.Baselined {
+			b.WriteString("\nIn parentheses: the change from the scenario's baseline; bold is worse by more than 2%.\n")
+		}
+	}
+
+	var failed []*RunView
+	for _, r := range m.Scenarios {
+		if len(r.B.Failures) > 0 {
+			failed = append(failed, r)
+		}
+	}
+	for _, r := range failed {
+		fmt.Fprintf(&b, "\n### %s: %d of %d requests failed\n\n", mdText(r.Name), r.B.Failed, r.B.Requests)
+		mdRow(&b, mdTextAll([]string{"index", "error_type", "message"})...)
+		mdAlign(&b, "r", "l", "l")
+		for i, f := range r.B.Failures {
+			if i == MaxFailuresMarkdown {
+				fmt.Fprintf(&b, "\n… and %d more failures (see report.html or the artifact).\n", len(r.B.Failures)-i)
+				break
+			}
+			msg := f.ErrorMessage
+			if len([]rune(msg)) > 300 {
+				msg = string([]rune(msg)[:300]) + "…"
+			} else if f.ErrorMessageTruncated {
+				msg += " […truncated]"
+			}
+			mdRow(&b, fmt.Sprint(f.RequestIndex), mdText(f.ErrorType), mdText(msg))
+		}
+	}
+	if n := len(m.Charts) + len(m.Curves); n > 0 {
+		fmt.Fprintf(&b, "\n_%d charts of comparable sets are in report.html._\n", n)
+	}
+	if len(m.SelfTests) > 0 {
+		fmt.Fprintf(&b, "\n<details><summary>Self-tests of the harness: %d runs against private engines</summary>\n\n", len(m.SelfTests))
+		for _, r := range m.SelfTests {
+			fmt.Fprintf(&b, "- %s: %d / %d completed\n", mdText(r.Name), r.B.Completed, r.B.Requests)
+		}
+		b.WriteString("\n</details>\n")
+	}
+	if len(m.Notes) > 0 {
+		b.WriteString("\n## Files not included\n\n")
+		for _, n := range m.Notes {
+			fmt.Fprintf(&b, "- %s\n", mdText(n))
+		}
+	}
+	_, err := io.WriteString(w, string(xmlSafe([]byte(b.String()))))
+	return err
+}
+
+// mdRow writes a table row of cells already escaped.
+func mdRow(b *strings.Builder, cells ...string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		if c == "" {
+			c = " "
+		}
+		b.WriteString(" " + c + " |")
+	}
+	b.WriteString("\n")
+}
+
+func mdAlign(b *strings.Builder, align ...string) {
+	b.WriteString("|")
+	for _, a := range align {
+		if a == "r" {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+}
+
+func mdTextAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = mdText(s)
+	}
+	return out
+}
+
+var mdReplacer = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"|", `\|`, `\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"#", `\#`, "~", `\~`, "!", `\!`, "$", `\$`,
+	"\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// mdText escapes s for Markdown text, table cells included.
+func mdText(s string) string { return mdReplacer.Replace(s) }

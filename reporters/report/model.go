@@ -1,0 +1,286 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+)
+
+// Model is the report both renderers draw: built once from an Input by Build.
+type Model struct {
+	Title     string
+	Generated string
+	// Verdict says whether the run passed and why not.
+	Verdict Verdict
+	// UnderTest names the endpoint under test: the endpoint, model, engine and GPU of its
+	// runs (every distinct value), the period and the number of scenarios.
+	UnderTest []Field
+	// Scenarios are the runs of the endpoint under test, in path order with numbers
+	// compared as numbers; Baselined is true when any has a baseline.
+	Scenarios []*RunView
+	Baselined bool
+	// Endpoints is true when the scenarios ran against more than one endpoint, so the
+	// table names each one's.
+	Endpoints bool
+	// Charts draw the comparable sets of those runs; Curves their knee searches.
+	Charts []Chart
+	Curves []Chart
+	// SelfTests are the runs that proved the harness against private engines, and
+	// SelfTestCurves their knee searches: kept apart, collapsed.
+	SelfTests      []*RunView
+	SelfTestCurves []Chart
+	Notes          []string
+}
+
+// Field is one labelled value.
+type Field struct{ Label, Value string }
+
+// Build turns an Input into the report's Model. It fails only on input no report can
+// show: a nil artifact or a budget of an unknown metric.
+func Build(in Input) (*Model, error) {
+	m := &Model{Title: strings.TrimSpace(in.Title), Notes: in.Notes}
+	if m.Title == "" {
+		m.Title = DefaultTitle
+	}
+	if !in.Generated.IsZero() {
+		m.Generated = in.Generated.UTC().Format(time.RFC3339)
+	}
+	for i, b := range in.Budgets {
+		if _, _, ok := new(artifact.Metrics).Lookup(b.Key()); !ok {
+			return nil, fmt.Errorf("budget %d (%s): unknown metric %q", i+1, b, b.Key())
+		}
+	}
+	baseline := map[string]*artifact.Benchmark{}
+	for _, r := range in.Baseline {
+		if r.Benchmark != nil {
+			baseline[r.Path] = r.Benchmark
+		}
+	}
+	runs := slices.Clone(in.Runs)
+	slices.SortStableFunc(runs, func(a, b Run) int { return naturalLess(a.Path, b.Path) })
+	for i, r := range runs {
+		if r.Benchmark == nil {
+			return nil, fmt.Errorf("run %d (%s) is nil", i+1, r.Path)
+		}
+		v := newRunView(r, baseline[r.Path])
+		if v.SelfTest {
+			m.SelfTests = append(m.SelfTests, v)
+			continue
+		}
+		m.Scenarios = append(m.Scenarios, v)
+		m.Baselined = m.Baselined || v.Baseline != ""
+	}
+	all := append(slices.Clone(m.Scenarios), m.SelfTests...)
+	uniqueIDs(all)
+	for _, v := range all {
+		v.Timeline, v.TimelineNote = timeline(v)
+	}
+	m.UnderTest = underTest(m.Scenarios)
+	for _, v := range m.Scenarios {
+		m.Endpoints = m.Endpoints || v.B.BaseURL != m.Scenarios[0].B.BaseURL
+	}
+	m.Verdict = verdictOf(in, m.Scenarios)
+
+	var err error
+	if m.Charts, err = comparableCharts(m.Scenarios, in.Baseline, in.Budgets); err != nil {
+		return nil, err
+	}
+	selfTest := map[string]bool{}
+	for _, v := range m.SelfTests {
+		selfTest[v.Path] = true
+	}
+	endpoint := map[string]string{}
+	for _, r := range runs {
+		endpoint[r.Path] = r.BaseURL
+	}
+	for i, c := range in.Curves {
+		ch, ok, err := curveChart(i+1, c, endpoint)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if curveOfSelfTest(c, selfTest) {
+			m.SelfTestCurves = append(m.SelfTestCurves, ch)
+		} else {
+			m.Curves = append(m.Curves, ch)
+		}
+	}
+	return m, nil
+}
+
+// curveOfSelfTest reports whether a knee search probed a private engine: its probes'
+// artifacts are self-tests.
+func curveOfSelfTest(c Curve, selfTest map[string]bool) bool {
+	for _, p := range c.Probes {
+		if selfTest[p.Artifact] {
+			return true
+		}
+	}
+	return false
+}
+
+// underTest is the header: each field once when every run agrees, else every distinct
+// value.
+func underTest(runs []*RunView) []Field {
+	if len(runs) == 0 {
+		return []Field{{"endpoint", "none: no run of an endpoint under test was found"}}
+	}
+	field := func(label string, get func(*artifact.Benchmark) string) Field {
+		var vals []string
+		for _, r := range runs {
+			if v := orDash(get(r.B)); !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		return Field{label, strings.Join(vals, ", ")}
+	}
+	first, last := "", ""
+	for _, r := range runs {
+		if s := r.B.StartedAt; s != "" && (first == "" || s < first) {
+			first = s
+		}
+		if f := r.B.FinishedAt; f > last {
+			last = f
+		}
+	}
+	period := "—"
+	if first != "" || last != "" {
+		period = first + " – " + last
+	}
+	return []Field{
+		field("endpoint", func(b *artifact.Benchmark) string { return b.BaseURL }),
+		field("model", func(b *artifact.Benchmark) string { return b.Model }),
+		field("engine", func(b *artifact.Benchmark) string { return deref(b.Engine) }),
+		field("gpu", func(b *artifact.Benchmark) string { return deref(b.GPU) }),
+		{"period", period},
+		{"scenarios", fmtInt(len(runs))},
+	}
+}
+
+// uniqueIDs gives every run an anchor id of its own, from its path.
+func uniqueIDs(runs []*RunView) {
+	seen := map[string]int{}
+	for _, r := range runs {
+		id := "run-" + slug(strings.TrimSuffix(r.Path, ".json"))
+		if id == "run-" {
+			id = "run"
+		}
+		seen[id]++
+		if n := seen[id]; n > 1 {
+			id = fmt.Sprintf("%s-%d", id, n)
+		}
+		r.ID = id
+	}
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// headline are the scenarios table's figures, with the direction in which each gets worse.
+var headline = []struct {
+	key    string
+	higher bool // a higher value is worse
+}{
+	{"ttft_p50_ms", true}, {"tpot_p50_ms", true}, {"tpot_p95_ms", true}, {"e2e_p50_ms", true}, {"throughput_tok_s", false},
+}
+
+// Figure is one figure of the scenarios table and its change from the baseline.
+type Figure struct {
+	Text string
+	// Delta is the relative change from the baseline ("+3.2%"), empty without one;
+	// DeltaClass is "worse", "better" or "same" (within 2%), DeltaTitle the two values.
+	Delta, DeltaClass, DeltaTitle string
+}
+
+func figures(b *artifact.Benchmark, base map[string]float64) []Figure {
+	out := make([]Figure, len(headline))
+	for i, h := range headline {
+		v, _, _ := b.Metrics.Lookup(h.key)
+		f := Figure{Text: "—"}
+		if v != nil {
+			f.Text = fmtMetric(*v, h.key)
+		}
+		if bv, ok := base[h.key]; ok && v != nil && bv != 0 && isFinite(bv) {
+			d := (*v - bv) / bv
+			f.Delta = signedPct(d)
+			switch {
+			case math.Abs(d) <= 0.02:
+				f.DeltaClass = "same"
+			case (d > 0) == h.higher:
+				f.DeltaClass = "worse"
+			default:
+				f.DeltaClass = "better"
+			}
+			f.DeltaTitle = fmt.Sprintf("%s: %s now, %s in the baseline", describeMetric(h.key), f.Text, fmtMetric(bv, h.key))
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// HeadlineNames are the scenarios table's figure columns.
+func (m *Model) HeadlineNames() []string {
+	out := make([]string, len(headline))
+	for i, h := range headline {
+		out[i] = describeMetric(h.key)
+	}
+	return out
+}
+
+// budgetFamily is the family a budget's key charts with: "tpot" for tpot_p95_ms and its
+// twins, "ttft", "throughput".
+func budgetFamily(key string) string {
+	switch {
+	case strings.HasPrefix(key, "tpot_"), strings.HasPrefix(key, "mean_time_per_output_token"), strings.HasPrefix(key, "mean_inter_token_latency"):
+		return "tpot"
+	case strings.HasPrefix(key, "ttft_"):
+		return "ttft"
+	case key == "throughput_tok_s":
+		return "throughput"
+	}
+	return ""
+}
+
+// budgetsOf are the budgets on one family, and the key to chart for it: the budgeted key
+// when there is one, else def.
+func budgetsOf(budgets []budget.Budget, family, def string) (string, []budget.Budget) {
+	var out []budget.Budget
+	key := def
+	for _, b := range budgets {
+		if budgetFamily(b.Key()) == family {
+			if len(out) == 0 {
+				key = b.Key()
+			}
+			if b.Key() == key {
+				out = append(out, b)
+			}
+		}
+	}
+	return key, out
+}
+
+// suiteOf is the suite directory of an artifact path.
+func suiteOf(p string) string {
+	if d := path.Dir(p); d != "." {
+		return d
+	}
+	return ""
+}

@@ -1,0 +1,247 @@
+// Package report builds the report people read after a run, report.html and report.md,
+// from the artifacts of an output directory: the verdict first (from the gate summary),
+// the endpoint under test and its scenarios with their baseline deltas, charts that draw
+// one line per comparable set, the harness's self-tests apart, and a section per run.
+//
+// Load reads a directory into an Input; Build turns an Input into a Model; the Model's
+// WriteHTML and WriteMarkdown render it to any io.Writer. WriteDir does all three and
+// writes both files atomically.
+//
+// report.html is one self-contained file: inline CSS and SVG (package chart), no script,
+// nothing fetched, so it works offline, from a CI artifact or an e-mail attachment.
+// report.md holds the verdict and the tables, for $GITHUB_STEP_SUMMARY; its first line
+// says pass or fail and names the first broken check.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/reporters"
+)
+
+// File names, in the output directory.
+const (
+	HTMLFile     = "report.html"
+	MarkdownFile = "report.md"
+	// CurveFileSuffix ends the file name of a knee search's capacity curve, written beside
+	// its probes' artifacts: <outDir>/<suite>/<name>.capacity-curve.json.
+	CurveFileSuffix = ".capacity-curve.json"
+)
+
+// DefaultTitle is the title of a report whose input names none.
+const DefaultTitle = "anvilbench report"
+
+// Caps on what the report lists, so a 10,000-request run stays a readable, bounded file.
+// What is left out is counted ("… and 40 more").
+const (
+	MaxFailuresHTML     = 500  // failures listed per run in report.html
+	MaxFailuresMarkdown = 20   // failures listed per run in report.md (a step summary takes 1 MiB)
+	MaxTimelineRequests = 2000 // requests drawn in one timeline
+)
+
+// Run is one artifact and its path relative to the output directory
+// ("capacity/reference.json").
+type Run struct {
+	Path string
+	*artifact.Benchmark
+}
+
+// Curve is one capacity curve (a knee search) and its path relative to the output
+// directory.
+type Curve struct {
+	Path string
+	capacity.Curve
+}
+
+// Input is everything a report is built from.
+type Input struct {
+	// Title heads the report; empty is DefaultTitle.
+	Title string
+	// Runs are the artifacts of the run, in any order.
+	Runs []Run
+	// Gate is the gate summary of the run (gate.json); nil when no gate spec ran.
+	Gate *reporters.GateSummary
+	// Budgets are drawn on the charts of their metric and, without a gate summary, judged
+	// against the endpoint's runs for the verdict.
+	Budgets []budget.Budget
+	// Curves are the knee searches of the run.
+	Curves []Curve
+	// Baseline are the artifacts of an earlier run: each run is compared with the baseline
+	// artifact at its own path, and drawn beside it on the charts.
+	Baseline []Run
+	// Notes say what was left out (files that are not artifacts, unreadable files).
+	Notes []string
+	// Generated is printed as the report's time; zero leaves it out, so a report of the
+	// same input is byte-for-byte the same.
+	Generated time.Time
+}
+
+// Options tune WriteDir.
+type Options struct {
+	Title   string
+	Budgets []budget.Budget
+	// BaselineDir is the output directory of an earlier run to compare with; empty for none.
+	BaselineDir string
+	// Invocation, when set, is the run's (reporters.ParentInvocation): a gate summary left
+	// by another run is not this run's verdict, and is set aside with a note.
+	Invocation string
+}
+
+// WriteDir loads outDir (Load), builds the report and writes outDir/report.html and
+// outDir/report.md, each atomically, both rendered before either is written. It returns
+// the report's model, whose Verdict and Notes (what was left out) a caller can print.
+func WriteDir(outDir string, opts Options) (*Model, error) {
+	in, err := Load(outDir)
+	if err != nil {
+		return nil, err
+	}
+	in.Title, in.Budgets = opts.Title, opts.Budgets
+	if in.Gate != nil && opts.Invocation != "" && in.Gate.Invocation != opts.Invocation {
+		in.Gate = nil
+		in.Notes = append(in.Notes, reporters.GateFileName+": left by an earlier run, not this one's verdict")
+	}
+	if opts.BaselineDir != "" {
+		base, notes, err := LoadRuns(opts.BaselineDir)
+		if err != nil {
+			notes = append(notes, "not read: "+err.Error())
+		}
+		in.Baseline = base
+		for _, n := range notes {
+			in.Notes = append(in.Notes, "baseline "+opts.BaselineDir+": "+n)
+		}
+	}
+	m, err := Build(in)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var html, md bytes.Buffer
+	if err := m.WriteHTML(&html); err != nil {
+		return nil, fmt.Errorf("report: html: %w", err)
+	}
+	if err := m.WriteMarkdown(&md); err != nil {
+		return nil, fmt.Errorf("report: markdown: %w", err)
+	}
+	for name, data := range map[string][]byte{HTMLFile: html.Bytes(), MarkdownFile: md.Bytes()} {
+		if err := artifact.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// Load reads an output directory: its artifacts (LoadRuns), its gate summary
+// (reporters.GateFileName) and its capacity curves (<suite>/*.capacity-curve.json). A file
+// that cannot be read is left out with a note, never failing the load; the error is
+// reserved for a directory that cannot be listed.
+func Load(outDir string) (Input, error) {
+	runs, notes, err := LoadRuns(outDir)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Runs: runs, Notes: notes}
+	switch data, err := os.ReadFile(filepath.Join(outDir, reporters.GateFileName)); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		in.Notes = append(in.Notes, reporters.GateFileName+": not read: "+err.Error())
+	default:
+		var g reporters.GateSummary
+		if err := json.Unmarshal(data, &g); err != nil || g.Outcome == "" {
+			in.Notes = append(in.Notes, reporters.GateFileName+": not a gate summary")
+		} else {
+			in.Gate = &g
+		}
+	}
+	paths, _ := filepath.Glob(filepath.Join(outDir, "*", "*"+CurveFileSuffix))
+	for _, p := range paths {
+		rel := filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p)))
+		var c capacity.Curve
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = json.Unmarshal(data, &c)
+		}
+		if err != nil || c.Schema != capacity.CurveSchema {
+			in.Notes = append(in.Notes, rel+": not a "+capacity.CurveSchema+" summary")
+			continue
+		}
+		in.Curves = append(in.Curves, Curve{Path: rel, Curve: c})
+	}
+	return in, nil
+}
+
+// LoadRuns reads every outDir/<suite>/<name>.json that is an anvil-serving.benchmark/v1
+// artifact, in path order. One bad file never fails the load: a JSON file of another schema
+// is skipped with a note, a file that cannot be read or decoded is left out with a note
+// naming its path and error. Hidden files and directories are ignored; the error is
+// reserved for an outDir that cannot be listed.
+func LoadRuns(outDir string) ([]Run, []string, error) {
+	suites, err := os.ReadDir(outDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load runs: %w", err)
+	}
+	var runs []Run
+	var notes []string
+	for _, suite := range suites {
+		if strings.HasPrefix(suite.Name(), ".") || !isDir(outDir, suite) {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(outDir, suite.Name()))
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s/: not listed: %v", suite.Name(), err))
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || strings.HasSuffix(name, CurveFileSuffix) {
+				continue
+			}
+			rel := path.Join(suite.Name(), name)
+			if isDir(filepath.Join(outDir, suite.Name()), e) {
+				notes = append(notes, rel+": skipped: a directory")
+				continue
+			}
+			b, err := artifact.Read(filepath.Join(outDir, suite.Name(), name))
+			switch {
+			case errors.Is(err, artifact.ErrNotArtifact):
+				notes = append(notes, rel+": skipped: "+unwrapped(err))
+			case err != nil:
+				notes = append(notes, rel+": not read: "+unwrapped(err))
+			default:
+				runs = append(runs, Run{Path: rel, Benchmark: b})
+			}
+		}
+	}
+	return runs, slices.Clip(notes), nil
+}
+
+func isDir(dir string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && info.IsDir()
+}
+
+// unwrapped drops artifact.Read's "read artifact <path>: ", as the note names the path
+// already (relative, not absolute).
+func unwrapped(err error) string {
+	if inner := errors.Unwrap(err); inner != nil {
+		return inner.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,316 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/reporters/chart"
+)
+
+// RunView is one run: a row of a table and a section of its own.
+type RunView struct {
+	// ID is the run's anchor; Name its scenario; Path its artifact file.
+	ID, Name, Path string
+	B              *artifact.Benchmark
+	SelfTest       bool
+	Interrupted    bool
+	// Workload is "6 × 1 at 64,000 tok": requests, concurrency and planned context.
+	Workload string
+	// Figures are the headline figures (Model.HeadlineNames) with their baseline deltas;
+	// Baseline names where the baseline came from, empty without one.
+	Figures  []Figure
+	Baseline string
+	// Timeline is the request timeline's SVG, empty with TimelineNote saying why.
+	Timeline     string
+	TimelineNote string
+	Failures     []FailureView
+	FailuresMore int
+}
+
+// FailureView is one failed request.
+type FailureView struct {
+	Index                int
+	Type, Class, Elapsed string
+	Message              string
+	Truncated            bool
+}
+
+func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
+	b := r.Benchmark
+	v := &RunView{Path: r.Path, B: b, Name: strings.TrimSuffix(path.Base(r.Path), ".json")}
+	if x := b.Extension; x != nil {
+		if strings.TrimSpace(x.Scenario) != "" {
+			v.Name = x.Scenario
+		}
+		v.SelfTest, v.Interrupted = x.SelfTest, !x.Complete
+	}
+	if v.Name == "" {
+		v.Name = "run"
+	}
+	ctx := "—"
+	if c, exact := plannedContext(b); c > 0 {
+		ctx = fmtTokens(c)
+		if !exact {
+			ctx = "mean " + ctx
+		}
+	}
+	v.Workload = fmt.Sprintf("%s × %s at %s", fmtInt(b.Requests), fmtInt(b.Concurrency), ctx)
+	var base map[string]float64
+	switch {
+	case baseline != nil:
+		v.Baseline, base = "the baseline run's "+r.Path, map[string]float64{}
+		for _, key := range artifact.BaselineMetrics {
+			if x, _, ok := baseline.Metrics.Lookup(key); ok && x != nil {
+				base[key] = *x
+			}
+		}
+	case b.Extension != nil && b.Extension.Baseline != nil:
+		v.Baseline, base = b.Extension.Baseline.Source, b.Extension.Baseline.Metrics
+	}
+	v.Figures = figures(b, base)
+	for i, f := range b.Failures {
+		if i == MaxFailuresHTML {
+			v.FailuresMore = len(b.Failures) - i
+			break
+		}
+		fv := FailureView{Index: f.RequestIndex, Type: f.ErrorType, Class: f.FailureClass, Message: f.ErrorMessage, Truncated: f.ErrorMessageTruncated}
+		if f.ElapsedMs != nil {
+			fv.Elapsed = fmtMs(float64(*f.ElapsedMs))
+		}
+		v.Failures = append(v.Failures, fv)
+	}
+	return v
+}
+
+// plannedContext is context_tokens, else the mean planned context of the successful rows,
+// else of the context distribution; exact is false for a mean of differing sizes.
+func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
+	if b.ContextTokens != nil && *b.ContextTokens > 0 {
+		return float64(*b.ContextTokens), true
+	}
+	sum, n, same := 0.0, 0, true
+	for _, row := range b.RequestTimings {
+		sum += float64(row.PlannedContextTokens)
+		same = same && row.PlannedContextTokens == b.RequestTimings[0].PlannedContextTokens
+		n++
+	}
+	if n == 0 {
+		same = len(b.ContextDistribution) == 1
+		for k, c := range b.ContextDistribution {
+			if v, err := strconv.Atoi(k); err == nil && c > 0 {
+				sum += float64(v) * float64(c)
+				n += c
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), same
+}
+
+// timeline draws the run's requests on its clock, in index order.
+func timeline(v *RunView) (string, string) {
+	x := v.B.Extension
+	if x == nil || len(x.Timeline) == 0 {
+		return "", "No request timeline: the artifact has no anvilbench block (an artifact of the original tool, or a run that sent nothing)."
+	}
+	spans := x.Timeline
+	t := chart.Timeline{ID: "timeline-" + v.ID, Title: "Request timeline: " + v.Name}
+	if len(spans) > MaxTimelineRequests {
+		t.Note = fmt.Sprintf("the first %s of %s requests", fmtInt(MaxTimelineRequests), fmtInt(len(spans)))
+		spans = spans[:MaxTimelineRequests]
+	}
+	elapsed := map[int]float64{}
+	for _, f := range v.B.Failures {
+		if f.ElapsedMs != nil {
+			elapsed[f.RequestIndex] = float64(*f.ElapsedMs)
+		}
+	}
+	failed, unsent := 0, 0
+	for _, s := range spans {
+		sp := chart.Span{Start: math.NaN(), FirstToken: math.NaN(), End: math.NaN(), Failed: s.Outcome != "ok"}
+		label := fmt.Sprintf("request %d: %s", s.RequestIndex, s.Outcome)
+		if s.StartOffsetMs == nil {
+			unsent++
+			label += ", never sent"
+		} else {
+			sp.Start = float64(*s.StartOffsetMs)
+			label += ", sent at " + fmtMs(sp.Start)
+			if s.TTFTMs != nil {
+				sp.FirstToken = sp.Start + float64(*s.TTFTMs)
+				label += ", first token after " + fmtMs(float64(*s.TTFTMs))
+			}
+			if s.E2EMs != nil {
+				sp.End = sp.Start + float64(*s.E2EMs)
+			} else if e, ok := elapsed[s.RequestIndex]; ok {
+				sp.End = sp.Start + e
+			}
+			if isFinite(sp.End) {
+				label += ", ended after " + fmtMs(sp.End-sp.Start)
+			}
+		}
+		if sp.Failed {
+			failed++
+		}
+		sp.Label = label
+		t.Spans = append(t.Spans, sp)
+	}
+	if unsent > 0 {
+		t.Note = strings.TrimPrefix(t.Note+fmt.Sprintf("; %d never sent", unsent), "; ")
+	}
+	t.Desc = fmt.Sprintf("%d requests of %s in index order, %d failed", len(spans), v.Name, failed)
+	var buf bytes.Buffer
+	if err := t.Write(&buf); err != nil {
+		return "", "No request timeline: " + err.Error()
+	}
+	return buf.String(), ""
+}
+
+// Details are the run's identity and workload.
+func (v *RunView) Details() []Field {
+	b := v.B
+	optInt := func(p *int) string {
+		if p == nil {
+			return "—"
+		}
+		return fmtInt(*p)
+	}
+	items := []Field{
+		{"scenario", v.Name}, {"artifact", v.Path},
+		{"endpoint", orDash(b.BaseURL)}, {"model", orDash(b.Model)}, {"engine", orDash(deref(b.Engine))}, {"gpu", orDash(deref(b.GPU))},
+		{"run_id", orDash(b.RunID)}, {"started", orDash(b.StartedAt)}, {"finished", orDash(b.FinishedAt)},
+		{"wall clock", fmtMs(float64(b.WallClockMs))},
+		{"requests / concurrency", fmtInt(b.Requests) + " / " + fmtInt(b.Concurrency)},
+		{"completed / failed", fmtInt(b.Completed) + " / " + fmtInt(b.Failed)},
+		{"context_tokens", optInt(b.ContextTokens)}, {"max_tokens", fmtInt(b.MaxTokens)},
+		{"response_words", fmtInt(b.ResponseWords)}, {"controlled_output_policy", orDash(b.ControlledOutputPolicy)},
+		{"measurement_protocol", orDash(b.MeasurementProtocol)}, {"prompt_cache_mode", orDash(b.PromptCacheMode)},
+		{"performance_eligible", strconv.FormatBool(b.PerformanceEligible)},
+	}
+	if v.Baseline != "" {
+		items = append(items, Field{"baseline", v.Baseline})
+	}
+	if x := b.Extension; x != nil {
+		items = append(items, contextFields(x)...)
+		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
+	}
+	if v.Interrupted {
+		items = append(items, Field{"complete", "false: the run was interrupted"})
+	}
+	return items
+}
+
+// Client is what the run cost the client and how it stamped events: the figures that
+// say whether the harness, not the engine, could have limited the run.
+func (v *RunView) Client() []Field {
+	x := v.B.Extension
+	if x == nil {
+		return nil
+	}
+	o, c := x.ClientOverhead, x.Clock
+	us := func(p *artifact.Float) string {
+		return fmtPtr(p, func(f float64) string { return fmtNumber(f, 1) + " µs" })
+	}
+	items := []Field{
+		{"timing clock", fmt.Sprintf("%s (%d reads kernel-stamped, %d user-space)", orDash(c.Source), c.KernelStampedReads, c.UserStampedReads)},
+		{"dispatch delay p50 / max", fmtPtr(o.DispatchDelayP50Ms, fmtMs) + " / " + fmtPtr(o.DispatchDelayMaxMs, fmtMs)},
+		{"event lag mean / max", us(o.EventLagMeanUs) + " / " + us(o.EventLagMaxUs)},
+		{"client CPU share", fmtPtr(o.CPUSharePct, func(f float64) string { return fmtNumber(f, 1) + "%" })},
+	}
+	if o.GCCycles != nil {
+		items = append(items, Field{"GC cycles in the request phase", strconv.Itoa(*o.GCCycles)})
+	}
+	if o.Bottleneck {
+		items = append(items, Field{"client bottleneck", "yes: " + o.Reason})
+	}
+	return items
+}
+
+// contextFields say what context the engine saw and where the window came from.
+func contextFields(x *artifact.Extension) []Field {
+	var items []Field
+	if src := x.Capabilities.MaxContextSource; src != nil {
+		items = append(items, Field{"window source", fmt.Sprintf("%s (%s tokens)", *src, fmtInt(x.Capabilities.MaxContextTokens))})
+	}
+	acc := x.ContextAccuracy
+	switch {
+	case acc.Diagnosis != "":
+		items = append(items, Field{"context served", acc.Diagnosis})
+	case acc.Samples > 0 && acc.MeanErrorPct != nil && acc.MaxAbsErrorPct != nil:
+		items = append(items, Field{"context served", fmt.Sprintf("prompt tokens %+.2f%% of plan on average, %.2f%% off at worst, over %d requests",
+			float64(*acc.MeanErrorPct), float64(*acc.MaxAbsErrorPct), acc.Samples)})
+	}
+	return items
+}
+
+// engineMetricFields set the engine's own figures beside the client's.
+func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []Field {
+	if !m.Scraped {
+		if m.Error == "" {
+			return nil
+		}
+		return []Field{{"engine metrics", "not scraped: " + m.Error}}
+	}
+	items := []Field{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
+	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
+		bucket := ""
+		if len(t.P50BucketMs) == 2 {
+			bucket = fmt.Sprintf(" (bucket %s to %s)", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1])))
+		}
+		items = append(items, Field{"ttft p50, client vs server", fmt.Sprintf("%s vs %s%s over %d server samples",
+			fmtPtr(b.Metrics.TTFT.P50, fmtMs), fmtMs(float64(*t.P50Ms)), bucket, t.Count)})
+	}
+	if t := m.InterTokenMs; t != nil && t.P50Ms != nil {
+		items = append(items, Field{"inter-token p50, server", fmtMs(float64(*t.P50Ms))})
+	}
+	if t := m.QueueMs; t != nil && t.P50Ms != nil {
+		items = append(items, Field{"queue time p50, server", fmtMs(float64(*t.P50Ms))})
+	}
+	for _, f := range []struct {
+		name string
+		v    *artifact.Float
+	}{{"preemptions", m.Preemptions}, {"kv cache usage peak", m.KVCacheUsagePeak}, {"prefix cache hit rate", m.PrefixCacheHitRate}} {
+		if f.v != nil {
+			items = append(items, Field{f.name, fmtNumber(float64(*f.v), 3)})
+		}
+	}
+	return items
+}
+
+// DistRow is one row of a run's distribution table.
+type DistRow struct {
+	Name                                   string
+	Samples, Mean, P50, P90, P95, P99, Max string
+}
+
+// Distributions are the run's figure distributions over its performance-eligible requests.
+func (v *RunView) Distributions() []DistRow {
+	m := &v.B.Metrics
+	tokens := func(f float64) string { return fmtTokens(f) }
+	fams := []struct {
+		name string
+		d    *artifact.Distribution
+		f    func(float64) string
+	}{
+		{"ttft", &m.TTFT, fmtMs}, {"time to first output", &m.TimeToFirstOutput, fmtMs},
+		{"tpot", &m.TPOT, fmtMs}, {"e2e", &m.E2E, fmtMs}, {"generation", &m.Generation, fmtMs},
+		{"decode", &m.DecodeTokS, fmtRate}, {"effective prefill", &m.EffectivePrefillTokS, fmtRate},
+		{"prompt tokens", &m.PromptTokensDist, tokens}, {"completion tokens", &m.CompletionTokens, tokens},
+	}
+	rows := make([]DistRow, 0, len(fams))
+	for _, f := range fams {
+		d := f.d
+		p := func(x *artifact.Float) string { return fmtPtr(x, f.f) }
+		rows = append(rows, DistRow{Name: f.name, Samples: fmtInt(d.Samples), Mean: p(d.Mean), P50: p(d.P50), P90: p(d.P90), P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)})
+	}
+	return rows
+}
+
+// Host is the run's endpoint as host and port.
+func (v *RunView) Host() string { return host(v.B.BaseURL) }
