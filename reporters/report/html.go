@@ -90,16 +90,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <p class="basis">from {{.Basis}}</p>
 {{- if .Failed}}
 <ol>
-{{- range $i, $c := .Failed}}{{if lt $i 5}}
-<li><span class="outcome">{{outcome $c.Outcome}}</span> <strong>{{$c.Name}}</strong>{{if $c.Message}}<pre class="msg">{{$c.Message}}</pre>{{end}}</li>
-{{- end}}{{end}}
+{{- range $i, $c := .Failed}}{{if lt $i 5}}{{template "check" $c}}{{end}}{{end}}
 </ol>
 {{- if gt (len .Failed) 5}}
 <details><summary>{{more (len .Failed) 5}} more failed checks</summary>
 <ol start="6">
-{{- range $i, $c := .Failed}}{{if ge $i 5}}
-<li><span class="outcome">{{outcome $c.Outcome}}</span> <strong>{{$c.Name}}</strong>{{if $c.Message}}<pre class="msg">{{$c.Message}}</pre>{{end}}</li>
-{{- end}}{{end}}
+{{- range $i, $c := .Failed}}{{if ge $i 5}}{{template "check" $c}}{{end}}{{end}}
 </ol>
 </details>
 {{- end}}
@@ -140,21 +136,13 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <section id="charts">
 <h2>Charts</h2>
 <p class="note">One line per comparable set: the same endpoint, model and workload apart from the swept variable. A dashed line is the baseline's.</p>
-<div class="charts">
-{{- range .Charts}}
-<figure><h3 class="chart-title">{{.Title}}</h3>{{svg .SVG}}{{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}</figure>
-{{- end}}
-</div>
+{{template "charts" .Charts}}
 </section>
 {{- end}}
 {{- if .Curves}}
 <section id="curves">
 <h2>Capacity</h2>
-<div class="charts">
-{{- range .Curves}}
-<figure><h3 class="chart-title">{{.Title}}</h3>{{svg .SVG}}<figcaption>{{.Caption}}</figcaption></figure>
-{{- end}}
-</div>
+{{template "charts" .Curves}}
 </section>
 {{- end}}
 {{- if .Scenarios}}
@@ -177,13 +165,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </tbody>
 </table>
 </div>
-{{- if .SelfTestCurves}}
-<div class="charts">
-{{- range .SelfTestCurves}}
-<figure><h3 class="chart-title">{{.Title}}</h3>{{svg .SVG}}<figcaption>{{.Caption}}</figcaption></figure>
-{{- end}}
-</div>
-{{- end}}
+{{- if .SelfTestCurves}}{{template "charts" .SelfTestCurves}}{{end}}
 {{- range .SelfTests}}{{template "run" .}}{{end}}
 </details>
 {{- end}}
@@ -201,6 +183,16 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <footer>Written by anvilbench from anvil-serving.benchmark/v1 artifacts. Every time is measured by the client; a p99 over fewer than 100 samples is descriptive only.</footer>
 </body>
 </html>
+{{define "check"}}
+<li><span class="outcome">{{outcome .Outcome}}</span> <strong>{{.Name}}</strong>{{if .Message}}<pre class="msg">{{.Message}}</pre>{{end}}</li>
+{{- end}}
+{{define "charts"}}
+<div class="charts">
+{{- range .}}
+<figure><h3 class="chart-title">{{.Title}}</h3>{{svg .SVG}}{{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}</figure>
+{{- end}}
+</div>
+{{- end}}
 {{define "run"}}
 <article class="run" id="{{.ID}}">
 <h3>{{.Name}}{{if .B.Failed}} <span class="badge">{{.B.Failed}} failed</span>{{end}}</h3>

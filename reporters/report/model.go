@@ -42,9 +42,10 @@ type Model struct {
 type Field struct{ Label, Value string }
 
 // Build turns an Input into the report's Model. It fails only on input no report can
-// show: a nil artifact or a budget of an unknown metric.
+// show: a nil artifact or a budget of an unknown metric. A capacity curve it cannot read
+// is left out with a note.
 func Build(in Input) (*Model, error) {
-	m := &Model{Title: strings.TrimSpace(in.Title), Notes: in.Notes}
+	m := &Model{Title: strings.TrimSpace(in.Title), Notes: slices.Clip(in.Notes)}
 	if m.Title == "" {
 		m.Title = DefaultTitle
 	}
@@ -102,7 +103,8 @@ func Build(in Input) (*Model, error) {
 	for i, c := range in.Curves {
 		ch, ok, err := curveChart(i+1, c, endpoint)
 		if err != nil {
-			return nil, err
+			m.Notes = append(m.Notes, err.Error())
+			continue
 		}
 		if !ok {
 			continue

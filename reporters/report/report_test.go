@@ -348,6 +348,11 @@ func TestBuildRejectsWhatNoReportCanShow(t *testing.T) {
 	if _, err := Build(Input{Runs: []Run{{Path: "a/b.json"}}}); err == nil {
 		t.Error("a nil artifact was accepted")
 	}
+	in = fixture()
+	in.Curves[0].Budgets = []string{"tpot<="}
+	if m, err := Build(in); err != nil || len(m.SelfTestCurves) != 0 || len(m.Notes) != 1 || !strings.Contains(m.Notes[0], "capacity curve curves/knee.capacity-curve.json: ") {
+		t.Errorf("a curve of an unreadable budget: %v", err)
+	}
 	m, page, md := render(t, Input{})
 	if m.Verdict.Outcome != Ungated || !strings.Contains(page, "No run of an endpoint under test was found") || !strings.HasPrefix(md, "# ➖ NOT GATED: 0 scenarios") {
 		t.Errorf("an empty report does not say it is empty:\n%s", md)
