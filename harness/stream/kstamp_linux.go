@@ -76,7 +76,9 @@ func (k *kernelReader) recvmsg(fd uintptr) bool {
 	k.iov.SetLen(len(k.p))
 	k.msg.Control = &k.oob[0]
 	k.msg.SetControllen(len(k.oob))
-	n, _, errno := syscall.Syscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&k.msg)), 0)
+	// The socket does not block (the poller waits for it), so the call skips the
+	// scheduler's bookkeeping of a blocking system call.
+	n, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&k.msg)), syscall.MSG_DONTWAIT)
 	if errno == syscall.EAGAIN {
 		return false
 	}
