@@ -163,16 +163,35 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 	}
 }
 
-// probe sends a start-up request (GET /models, POST /tokenize) whose context withDeadline
-// bounds by ModelsTimeout.
-func (c *Client) probe(req *http.Request) (*http.Response, error) {
+// fetch sends one start-up request (GET /models, POST /tokenize, an engine's own info
+// endpoints), bounded by ModelsTimeout, and returns the body of its 200 answer, read up to
+// limit bytes. what names the resource in a read error. absent, when not nil, is the error
+// for a 404 or 405: the server does not serve the resource at all.
+func (c *Client) fetch(ctx context.Context, method, url string, body []byte, limit int64, what string, absent error) ([]byte, error) {
+	ctx, cancel := withDeadline(ctx, ModelsTimeout)
+	defer cancel(nil)
+	req, err := c.newRequest(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		s := c.s
-		s.timeout = ModelsTimeout
-		return nil, classify(req.Context(), err, "send request", &s, 0)
+		s.timeout = ModelsTimeout // what classify names as the bound that passed
+		return nil, classify(ctx, err, "send request", &s, 0)
 	}
-	return resp, nil
+	defer resp.Body.Close()
+	if absent != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) {
+		return nil, absent
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, httpError(resp)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return nil, &Error{Kind: KindRead, Message: "read " + what + ": " + rootCause(err).Error(), Err: err}
+	}
+	return data, nil
 }
 
 // Stream POSTs body to path (e.g. "/chat/completions") and reads the event stream to its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 )
@@ -27,23 +26,9 @@ func (c *Client) Models(ctx context.Context) ([]Model, error) {
 }
 
 func (c *Client) models(ctx context.Context) ([]Model, error) {
-	ctx, cancel := withDeadline(ctx, ModelsTimeout)
-	defer cancel(nil)
-	req, err := c.newRequest(ctx, http.MethodGet, c.base+"/models", nil)
+	raw, err := c.fetch(ctx, http.MethodGet, c.base+"/models", nil, 8<<20, "/models", nil)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := c.probe(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, httpError(resp)
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return nil, &Error{Kind: KindRead, Message: "read /models: " + rootCause(err).Error(), Err: err}
 	}
 	var list struct {
 		Data []struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -21,9 +20,6 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string, chat bool) 
 }
 
 func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) (int, error) {
-	ctx, cancel := withDeadline(ctx, ModelsTimeout)
-	defer cancel(nil)
-
 	body := map[string]any{"model": model}
 	if chat {
 		body["messages"] = []wireMessage{{Role: "user", Content: prompt}}
@@ -34,28 +30,13 @@ func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) 
 	if err != nil {
 		return 0, fmt.Errorf("encode tokenize request: %w", err)
 	}
-	req, err := c.newRequest(ctx, http.MethodPost, strings.TrimSuffix(c.base, "/v1")+"/tokenize", raw)
+	data, err := c.fetch(ctx, http.MethodPost, strings.TrimSuffix(c.base, "/v1")+"/tokenize", raw, 64<<20, "/tokenize", ErrNoTokenize)
 	if err != nil {
 		return 0, err
-	}
-	resp, err := c.probe(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
-		return 0, ErrNoTokenize
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, httpError(resp)
 	}
 	var out struct {
 		Count  *int  `json:"count"`
 		Tokens []int `json:"tokens"`
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return 0, &Error{Kind: KindRead, Message: "read /tokenize: " + rootCause(err).Error(), Err: err}
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
 		return 0, &Error{Kind: KindMalformed, Message: fmt.Sprintf("/tokenize answer is not JSON: %v", err), Err: err}

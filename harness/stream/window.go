@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -75,8 +74,6 @@ func (c *Client) nativeWindow(ctx context.Context, model string) (Window, error)
 
 // probeJSON sends one start-up request and decodes a JSON object answer.
 func (c *Client) probeJSON(ctx context.Context, method, url string, body any) (map[string]json.RawMessage, error) {
-	ctx, cancel := withDeadline(ctx, ModelsTimeout)
-	defer cancel(nil)
 	var raw []byte
 	if body != nil {
 		var err error
@@ -84,21 +81,9 @@ func (c *Client) probeJSON(ctx context.Context, method, url string, body any) (m
 			return nil, err
 		}
 	}
-	req, err := c.newRequest(ctx, method, url, raw)
+	data, err := c.fetch(ctx, method, url, raw, 8<<20, url, nil)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := c.probe(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, httpError(resp)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return nil, &Error{Kind: KindRead, Message: "read " + url + ": " + rootCause(err).Error(), Err: err}
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
