@@ -35,52 +35,8 @@ var bpeVocabulary = func() map[string]bool {
 func CountTokensBPE(text string) int {
 	n := 0
 	for i := 0; i < len(text); {
-		c := text[i]
-		switch byteClass[c] {
-		case clsLetter:
-			j := i
-			for j < len(text) && byteClass[text[j]] == clsLetter {
-				j++
-			}
-			n += wordTokens(text[i:j])
-			i = j
-		case clsDigit:
-			j := i
-			for j < len(text) && byteClass[text[j]] == clsDigit {
-				j++
-			}
-			n += digitTokens(text[i:j])
-			i = j
-		case clsNL:
-			j := i
-			for j < len(text) && byteClass[text[j]] == clsNL {
-				j++
-			}
-			for j < len(text) && text[j] == ' ' {
-				j++
-			}
-			n++
-			i = j
-		case clsBlank:
-			j := i
-			for j < len(text) && byteClass[text[j]] == clsBlank {
-				j++
-			}
-			run := j - i
-			// The last space joins a following word or punctuation mark.
-			if text[j-1] == ' ' && j < len(text) && (byteClass[text[j]] == clsLetter || byteClass[text[j]] == clsOther) {
-				run--
-			}
-			n += (run + 3) / 4
-			i = j
-		case clsOther:
-			j := i
-			for j < len(text) && byteClass[text[j]] == clsOther {
-				j++
-			}
-			n += (j - i + 1) / 2
-			i = j
-		default: // clsHigh
+		cls := byteClass[text[i]]
+		if cls == clsHigh {
 			r, size := utf8.DecodeRuneInString(text[i:])
 			if r == utf8.RuneError && size == 1 {
 				n++
@@ -88,7 +44,30 @@ func CountTokensBPE(text string) int {
 				n += 2
 			}
 			i += size
+			continue
 		}
+		j := runEnd(text, i)
+		switch cls {
+		case clsLetter:
+			n += wordTokens(text[i:j])
+		case clsDigit:
+			n += digitTokens(text[i:j])
+		case clsNL:
+			for j < len(text) && text[j] == ' ' {
+				j++
+			}
+			n++
+		case clsBlank:
+			run := j - i
+			// The last space joins a following word or punctuation mark.
+			if text[j-1] == ' ' && j < len(text) && (byteClass[text[j]] == clsLetter || byteClass[text[j]] == clsOther) {
+				run--
+			}
+			n += (run + 3) / 4
+		case clsOther:
+			n += (j - i + 1) / 2
+		}
+		i = j
 	}
 	return n
 }

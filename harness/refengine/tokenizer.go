@@ -50,24 +50,15 @@ func CountTokens(text string) int {
 	for i := 0; i < len(text); {
 		switch byteClass[text[i]] {
 		case clsLetter:
-			j := i + 1
-			for j < len(text) && byteClass[text[j]] == clsLetter {
-				j++
-			}
+			j := runEnd(text, i)
 			n += (j - i + 7) / 8
 			i = j
 		case clsDigit:
-			j := i + 1
-			for j < len(text) && byteClass[text[j]] == clsDigit {
-				j++
-			}
+			j := runEnd(text, i)
 			n += (j - i + 2) / 3
 			i = j
 		case clsBlank:
-			j := i + 1
-			for j < len(text) && byteClass[text[j]] == clsBlank {
-				j++
-			}
+			j := runEnd(text, i)
 			run := j - i
 			if text[j-1] == ' ' && j < len(text) && byteClass[text[j]] == clsLetter {
 				run-- // the space leads the next word
@@ -84,6 +75,16 @@ func CountTokens(text string) int {
 		}
 	}
 	return n
+}
+
+// runEnd is where the run of bytes of text[i]'s class that starts at i ends.
+func runEnd(text string, i int) int {
+	cls := byteClass[text[i]]
+	j := i + 1
+	for j < len(text) && byteClass[text[j]] == cls {
+		j++
+	}
+	return j
 }
 
 // CountTokensCoarse is a second, deliberately different tokenizer: ceil(runes/4) tokens,
