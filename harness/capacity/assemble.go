@@ -138,6 +138,11 @@ func (r *run) clock() artifact.Clock {
 		c.KernelStampedReads += o.kernelReads
 		c.UserStampedReads += o.userReads
 	}
+	return withSource(c)
+}
+
+// withSource sets the clock's source from its counts of kernel- and user-stamped reads.
+func withSource(c artifact.Clock) artifact.Clock {
 	switch {
 	case c.UserStampedReads == 0 && c.KernelStampedReads > 0:
 		c.Source = ClockKernel

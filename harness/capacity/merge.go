@@ -107,14 +107,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	}
 	b.MetricPopulation = population(&b)
 
-	switch {
-	case clock.UserStampedReads == 0 && clock.KernelStampedReads > 0:
-		clock.Source = ClockKernel
-	case clock.KernelStampedReads == 0:
-		clock.Source = ClockUserSpace
-	default:
-		clock.Source = ClockMixed
-	}
+	clock = withSource(clock)
 	b.TimingMethodology = methodology(clock.Source)
 	ext.Clock = clock
 	ext.Timeline = spans
