@@ -33,13 +33,11 @@ func legend(b *builder, rows [][]legendItem) float64 {
 			if it.swatch {
 				b.rect(x, y-5, 12, 10, it.color)
 			} else {
-				dash := ""
+				stroke := ` stroke-width="2"`
 				if it.dashed {
-					dash = ` stroke-width="2" stroke-dasharray="5 3"`
-				} else {
-					dash = ` stroke-width="2"`
+					stroke += ` stroke-dasharray="5 3"`
 				}
-				b.line(x, y, x+16, y, it.color, dash)
+				b.line(x, y, x+16, y, it.color, stroke)
 				b.marker(it.marker, x+8, y, it.color, false)
 			}
 			b.f(`<text x="%s" y="%s" font-size="%d" dominant-baseline="middle" fill="%s">%s</text>`, num(x+22), num(y), fontSize, inkColor, esc(it.name))

@@ -43,16 +43,18 @@ func (c XY) points(s Series) []Point {
 
 // Write writes the chart as one <svg> element; a chart with no finite point is an error.
 func (c XY) Write(w io.Writer) error {
-	if !c.Drawable() {
-		return fmt.Errorf("chart %s: no point to draw", c.ID)
-	}
-	width, height := orDefault(c.Width, defaultWidth), orDefault(c.Height, defaultHeight)
+	drawn := make([][]Point, len(c.Series))
 	var xs, ys []float64
-	for _, s := range c.Series {
-		for _, p := range c.points(s) {
+	for i, s := range c.Series {
+		drawn[i] = c.points(s)
+		for _, p := range drawn[i] {
 			xs, ys = append(xs, p.X), append(ys, p.Y)
 		}
 	}
+	if len(xs) == 0 {
+		return fmt.Errorf("chart %s: no point to draw", c.ID)
+	}
+	width, height := orDefault(c.Width, defaultWidth), orDefault(c.Height, defaultHeight)
 	for _, l := range c.Lines {
 		if finite(l.Y) {
 			ys = append(ys, l.Y)
@@ -94,7 +96,7 @@ func (c XY) Write(w io.Writer) error {
 	}
 	for i, s := range c.Series {
 		color, marker := Palette[i%len(Palette)], markers[i%len(markers)]
-		pts := c.points(s)
+		pts := drawn[i]
 		b.f(`<g class="series"><title>%s</title>`, esc(s.Name))
 		if len(pts) > 1 {
 			coords := make([]string, len(pts))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -131,7 +132,7 @@ func comparableCharts(runs []*RunView, baseline []Run, budgets []budget.Budget) 
 	var baseViews []*RunView
 	for _, r := range baseline {
 		if r.Benchmark != nil {
-			baseViews = append(baseViews, &RunView{Path: r.Path, B: r.Benchmark, Name: nameOf(r)})
+			baseViews = append(baseViews, newRunView(r, nil))
 		}
 	}
 	var charts []Chart
@@ -202,13 +203,6 @@ func host(endpoint string) string {
 	return endpoint
 }
 
-func nameOf(r Run) string {
-	if x := r.Extension; x != nil && x.Scenario != "" {
-		return x.Scenario
-	}
-	return strings.TrimSuffix(r.Path[strings.LastIndex(r.Path, "/")+1:], ".json")
-}
-
 // curveChart draws a knee search: each budgeted figure against concurrency, the failed
 // probes hollow, the budget as a line and the knee as a mark.
 func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error) {
@@ -220,7 +214,7 @@ func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error)
 		return Chart{}, false, nil
 	}
 	key := budgets[0].Key()
-	name := strings.TrimSuffix(c.Path[strings.LastIndex(c.Path, "/")+1:], CurveFileSuffix)
+	name := strings.TrimSuffix(path.Base(c.Path), CurveFileSuffix)
 	xy := chart.XY{
 		ID:     fmt.Sprintf("chart-knee-%d", n),
 		Title:  fmt.Sprintf("Knee search %s: %s against concurrency", name, describeMetric(key)),
