@@ -5,6 +5,7 @@
 //	anvilbench merge -o OUT.json SHARD.json...
 //	anvilbench judge [flags] ARTIFACT.json
 //	anvilbench report [flags] OUT_DIR
+//	anvilbench run [ginkgo flags] [PACKAGES]
 //
 // compare judges a current artifact against a baseline of the same workload and exits 0
 // when no metric regressed, 1 when one did, and 2 when the two cannot be compared or an
@@ -17,6 +18,13 @@
 // when they are not one run's. judge gates an artifact (a merged one) as the gated specs
 // gate a run, with gate-status's exit codes. report writes an output directory's
 // report.html and report.md, as the suites do at the end of a run.
+//
+// run runs the Ginkgo CLI the module pins (or the binary ANVIL_GINKGO names) with its
+// arguments, in a process group of its own, and passes every SIGINT and SIGTERM it
+// receives to that group. Ginkgo's CLI does not pass a signal on to the running suite, so
+// where one process is signalled (a pod's PID 1, a CI runner, kill PID) run the suites
+// under anvilbench run, as a built binary: go run would keep the signal itself. It exits
+// with Ginkgo's code.
 package main
 
 import (
@@ -41,6 +49,7 @@ const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
        anvilbench merge -o OUT.json SHARD.json...
        anvilbench judge [flags] ARTIFACT.json
        anvilbench report [flags] OUT_DIR
+       anvilbench run [ginkgo flags] [PACKAGES]
 
 Commands:
   compare      judge NEW.json against the baseline OLD.json metric by metric
@@ -50,6 +59,8 @@ Commands:
   judge        gate an artifact (a merged one) on budgets and a baseline, with
                gate-status's exit codes
   report       write OUT_DIR/report.html and report.md from its artifacts
+  run          run the pinned ginkgo CLI (or $ANVIL_GINKGO) with these arguments and
+               pass every SIGINT and SIGTERM to it and the suite it runs
 `
 
 // run is the whole command with its environment passed in, so tests can drive it.
@@ -69,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runJudge(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "run":
+		return runSuites(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

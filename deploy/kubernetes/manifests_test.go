@@ -117,12 +117,43 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.Command, []string{"go", "run", "github.com/onsi/ginkgo/v2/ginkgo"}) {
-		t.Errorf("the shards run %q, not the pinned ginkgo", c.Command)
+	if len(c.Command) != 2 || c.Command[0] != "sh" || len(c.Args) != 1 {
+		t.Fatalf("the shards run %q %q", c.Command, c.Args)
 	}
-	if rest, err := flags.Parse(c.Args); err != nil || !slices.Equal(rest, []string{"./suites"}) || !cli.Recurse || !cli.KeepGoing {
-		t.Errorf("ginkgo %q: %v (packages %q)", c.Args, err, rest)
+	args := ginkgoArgs(t, c.Args[0])
+	if rest, err := flags.Parse(args); err != nil || !slices.Equal(rest, []string{"./suites"}) || !cli.Recurse || !cli.KeepGoing {
+		t.Errorf("ginkgo %q: %v (packages %q)", args, err, rest)
 	}
+}
+
+// ginkgoArgs runs a shard's script as written, with a stand-in for Ginkgo's CLI that prints
+// its arguments, and returns them. The script must leave anvilbench run as the process the
+// pod signals (exec, not a child of sh) and run the pinned ginkgo under it.
+func ginkgoArgs(t *testing.T, script string) []string {
+	t.Helper()
+	if !regexp.MustCompile(`(?m)^exec /tmp/anvilbench run `).MatchString(script) {
+		t.Fatalf("the shard's script does not exec anvilbench run, so the pod's SIGTERM would not reach the suite:\n%s", script)
+	}
+	dir := t.TempDir()
+	ginkgo := filepath.Join(dir, "ginkgo")
+	if err := os.WriteFile(ginkgo, []byte("#!/bin/sh\nfor a in \"$@\"; do echo \"arg $a\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	cmd := exec.Command("sh", "-ec", strings.ReplaceAll(script, "/tmp/anvilbench", filepath.Join(dir, "anvilbench")))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "ANVIL_GINKGO="+ginkgo)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the shard's script failed: %v\n%s", err, out)
+	}
+	var args []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if a, ok := strings.CutPrefix(line, "arg "); ok {
+			args = append(args, a)
+		}
+	}
+	return args
 }
 
 // A misspelt field fails the decode: the test above can fail.

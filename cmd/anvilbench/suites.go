@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+// ginkgoPackage is the Ginkgo CLI that anvilbench run builds: the version the current
+// module's go.mod pins, the one its suites were written against.
+const ginkgoPackage = "github.com/onsi/ginkgo/v2/ginkgo"
+
+// runSuites is anvilbench run: Ginkgo's CLI with args, in a process group of its own, every
+// SIGINT and SIGTERM this process receives passed on to that whole group.
+//
+// Ginkgo's CLI keeps a signal it receives to itself and waits for the suite process
+// (onsi/ginkgo#720); Ctrl-C works only because a terminal signals the whole foreground
+// group. A Kubernetes pod's PID 1, a CI runner or kill(1) signals one process: when that
+// process is this one, the running suite gets the signal as on Ctrl-C, stops its scenario
+// and writes its artifacts.
+func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	ginkgo := getenv("ANVIL_GINKGO")
+	if ginkgo == "" {
+		dir, err := os.MkdirTemp("", "anvilbench-ginkgo-")
+		if err != nil {
+			fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
+			return exitUnjudged
+		}
+		defer os.RemoveAll(dir)
+		ginkgo = filepath.Join(dir, "ginkgo")
+		build := exec.Command("go", "build", "-o", ginkgo, ginkgoPackage)
+		build.Stdout, build.Stderr = stderr, stderr
+		code, signalled, err := relay(build, signals, stderr)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v\n", err)
+			return exitUnjudged
+		case signalled != nil:
+			fmt.Fprintf(stderr, "anvilbench run: %v while building ginkgo: no suite was started\n", signalled)
+			return signalExitCode(signalled)
+		case code != 0:
+			fmt.Fprintf(stderr, "anvilbench run: go build %s failed (is it required in go.mod?)\n", ginkgoPackage)
+			return code
+		}
+	}
+	cmd := exec.Command(ginkgo, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	code, _, err := relay(cmd, signals, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
+		return exitUnjudged
+	}
+	return code
+}
+
+// relay runs cmd as the leader of a new process group, passes every signal from signals to
+// that group, and returns cmd's exit code (128+n when signal n ended it) and the first
+// signal it passed on, if any.
+func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer) (code int, first os.Signal, err error) {
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return 0, nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case sig := <-signals:
+			if first == nil {
+				first = sig
+			}
+			fmt.Fprintf(log, "anvilbench run: %v: passing it to %s and every process it started (group %d)\n",
+				sig, filepath.Base(cmd.Path), cmd.Process.Pid)
+			if err := signalGroup(cmd.Process.Pid, sig); err != nil {
+				fmt.Fprintf(log, "anvilbench run: pass %v on: %v\n", sig, err)
+			}
+		case err := <-done:
+			if cmd.ProcessState == nil {
+				return 0, first, fmt.Errorf("wait for %s: %w", cmd.Path, err)
+			}
+			return shellStatus(cmd.ProcessState), first, nil
+		}
+	}
+}

@@ -1,0 +1,146 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary also plays the processes of a run, chosen by ANVIL_TEST_ROLE: anvilbench
+// itself; a ginkgo CLI that, as Ginkgo's does, keeps every signal to itself and waits for
+// its suite; and a suite that writes down the signal it got and exits with a code naming it.
+func TestMain(m *testing.M) {
+	switch os.Getenv("ANVIL_TEST_ROLE") {
+	case "anvilbench":
+		os.Unsetenv("ANVIL_TEST_ROLE")
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	case "ginkgo":
+		os.Exit(fakeGinkgo())
+	case "suite":
+		os.Exit(fakeSuite())
+	}
+	os.Exit(m.Run())
+}
+
+func fakeGinkgo() int {
+	swallowed := make(chan os.Signal, 4)
+	signal.Notify(swallowed, os.Interrupt, syscall.SIGTERM)
+	suite := exec.Command(os.Args[0])
+	suite.Env = append(os.Environ(), "ANVIL_TEST_ROLE=suite")
+	suite.Stdout, suite.Stderr = os.Stdout, os.Stderr
+	suite.Run()
+	return suite.ProcessState.ExitCode()
+}
+
+// fakeSuite exits 3 on SIGINT, 4 on SIGTERM, 9 when no signal came within 30 s.
+func fakeSuite() int {
+	got := make(chan os.Signal, 1)
+	signal.Notify(got, os.Interrupt, syscall.SIGTERM)
+	os.WriteFile(os.Getenv("ANVIL_TEST_READY"), []byte("running"), 0o644)
+	select {
+	case sig := <-got:
+		fmt.Printf("suite: got %v\n", sig)
+		if sig == os.Interrupt {
+			return 3
+		}
+		return 4
+	case <-time.After(30 * time.Second):
+		return 9
+	}
+}
+
+// A signal sent to anvilbench run alone, as a pod's PID 1 or a CI runner gets it, reaches
+// the suite that Ginkgo's CLI runs, and the suite's exit code comes back.
+func TestRunPassesASignalToTheSuite(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			ginkgo := filepath.Join(dir, "ginkgo")
+			script := fmt.Sprintf("#!/bin/sh\nANVIL_TEST_ROLE=ginkgo exec %q \"$@\"\n", os.Args[0])
+			if err := os.WriteFile(ginkgo, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ready := filepath.Join(dir, "ready")
+			var out bytes.Buffer
+			cmd := exec.Command(os.Args[0], "run", "-r", "./suites")
+			cmd.Env = append(os.Environ(), "ANVIL_TEST_ROLE=anvilbench", "ANVIL_GINKGO="+ginkgo, "ANVIL_TEST_READY="+ready)
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Stat(ready); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the suite never started:\n%s", out.String())
+				}
+			}
+			sent := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("anvilbench run still running 20 s after %v:\n%s", sig, out.String())
+			}
+			want := map[syscall.Signal]int{syscall.SIGINT: 3, syscall.SIGTERM: 4}[sig]
+			if code := cmd.ProcessState.ExitCode(); code != want {
+				t.Errorf("exit code %d, want %d (the suite's own on %v)\n%s", code, want, sig, out.String())
+			}
+			for _, line := range []string{"anvilbench run: " + sig.String() + ": passing it to ginkgo and every process it started", "suite: got " + sig.String()} {
+				if !strings.Contains(out.String(), line) {
+					t.Errorf("output lacks %q:\n%s", line, out.String())
+				}
+			}
+			t.Logf("%v: the suite exited %v after the signal", sig, time.Since(sent).Round(time.Millisecond))
+		})
+	}
+}
+
+// Exit codes come back as a shell reports them, 128+n after signal n.
+func TestRunReturnsGinkgosStatus(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		script string
+		code   int
+	}{
+		{"exit 0", 0},
+		{"exit 1", 1},
+		{"kill -KILL $$", 128 + 9},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		ginkgo := filepath.Join(dir, "ginkgo")
+		os.WriteFile(ginkgo, []byte("#!/bin/sh\n"+c.script+"\n"), 0o755)
+		code, _, stderr := invokeEnv(map[string]string{"ANVIL_GINKGO": ginkgo}, "run", "-r")
+		if code != c.code {
+			t.Errorf("ginkgo that runs %q: exit %d, want %d (%s)", c.script, code, c.code, stderr)
+		}
+	}
+	code, _, stderr := invokeEnv(map[string]string{"ANVIL_GINKGO": filepath.Join(t.TempDir(), "absent")}, "run")
+	if code != exitUnjudged || !strings.Contains(stderr, "anvilbench run: start ") {
+		t.Errorf("absent ginkgo: exit %d, %q", code, stderr)
+	}
+}
+
+func invokeEnv(env map[string]string, args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut, func(k string) string { return env[k] })
+	return code, out.String(), errOut.String()
+}
