@@ -2,8 +2,8 @@ package capacity
 
 import (
 	"math"
-	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -20,9 +20,7 @@ func quietCollector() (restore func()) {
 	quiet.mu.Lock()
 	defer quiet.mu.Unlock()
 	if quiet.depth == 0 {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		limit := int64(min(m.HeapAlloc+collectorHeadroom, math.MaxInt64/2))
+		limit := int64(min(readMetric(heapObjectsMetric)+collectorHeadroom, math.MaxInt64/2))
 		quiet.percent = debug.SetGCPercent(-1)
 		quiet.limit = debug.SetMemoryLimit(limit)
 	}
@@ -48,9 +46,23 @@ var quiet struct {
 	limit   int64
 }
 
+const (
+	heapObjectsMetric = "/memory/classes/heap/objects:bytes" // MemStats.HeapAlloc
+	gcCyclesMetric    = "/gc/cycles/total:gc-cycles"         // MemStats.NumGC
+)
+
 // gcCycles is the number of collections the process has completed.
 func gcCycles() uint32 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.NumGC
+	return uint32(readMetric(gcCyclesMetric))
+}
+
+// readMetric reads one runtime metric. runtime/metrics, unlike ReadMemStats, does not stop
+// the world, which would stall every other run's streams in the process.
+func readMetric(name string) uint64 {
+	sample := []metrics.Sample{{Name: name}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -26,5 +27,20 @@ func TestQuietCollectorRestoresTheCallersSettings(t *testing.T) {
 	second()
 	if p := debug.SetGCPercent(150); p != 150 {
 		t.Errorf("restored to %d%%, want 150%%", p)
+	}
+}
+
+// The runtime metrics behind the phase's GC count and memory limit are the ones read.
+func TestRuntimeMetricsAreRead(t *testing.T) {
+	before := gcCycles()
+	runtime.GC()
+	if after := gcCycles(); after <= before {
+		t.Errorf("a forced collection left the count at %d (was %d)", after, before)
+	}
+	if heap := readMetric(heapObjectsMetric); heap == 0 {
+		t.Error("the live heap reads as 0 bytes")
+	}
+	if v := readMetric("/no/such:metric"); v != 0 {
+		t.Errorf("an unknown metric reads %d", v)
 	}
 }
