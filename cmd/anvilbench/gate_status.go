@@ -13,6 +13,12 @@ import (
 // runGateStatus prints the gate outcome and returns its exit code.
 func runGateStatus(args []string, stdout, stderr io.Writer) int {
 	path := "artifacts"
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprint(stdout, "usage: anvilbench gate-status [ANVIL_OUT_DIR or gate.json]\n\n"+
+			"Prints the gate outcome the suites wrote (default artifacts/gate.json) and exits with its\n"+
+			"code: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed.\n")
+		return exitOK
+	}
 	if len(args) > 1 {
 		fmt.Fprintf(stderr, "anvilbench gate-status: want one path, got %d\n", len(args))
 		return exitUnjudged

@@ -28,6 +28,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -82,10 +84,25 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runReport(args[1:], stdout, stderr)
 	case "run":
 		return runSuites(args[1:], stdout, stderr, getenv)
-	case "help", "-h", "-help", "--help":
+	}
+	if isHelp(args[0]) || args[0] == "help" {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "anvilbench: unknown command %q\n%s", args[0], usage)
 	return exitUnjudged
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads -h.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// helpOr is the exit code after a flag-parsing error: 0 when it was a request for help
+// (the usage is printed), code otherwise.
+func helpOr(err error, code int) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return code
 }

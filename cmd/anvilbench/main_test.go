@@ -170,3 +170,17 @@ func TestGateStatusExitsWithTheOutcomeCode(t *testing.T) {
 		}
 	}
 }
+
+// -h on every command prints its usage and exits 0, so scripts can probe a command.
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"compare", "gate-status", "merge", "judge", "report"} {
+		code, stdout, stderr := invoke("", cmd, "-h")
+		if code != exitOK || !strings.Contains(stdout+stderr, "usage: anvilbench "+cmd) {
+			t.Errorf("%s -h: exit %d, output %q", cmd, code, stdout+stderr)
+		}
+	}
+	if code, stdout, _ := invoke("", "--help"); code != exitOK || !strings.Contains(stdout, "anvilbench run [ginkgo flags]") {
+		t.Errorf("--help: exit %d, %q", code, stdout)
+	}
+}

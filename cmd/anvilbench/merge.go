@@ -22,7 +22,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return exitUnjudged
+		return helpOr(err, exitUnjudged)
 	}
 	if *out == "" || fs.NArg() == 0 {
 		fs.Usage()

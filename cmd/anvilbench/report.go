@@ -25,7 +25,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return exitUnjudged
+		return helpOr(err, exitUnjudged)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
