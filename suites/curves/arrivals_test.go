@@ -17,11 +17,12 @@ import (
 var _ = Describe("open-loop arrivals", Serial, Label("open-loop"), func() {
 	It("measures latency from the intended start at 20 requests/s", SpecTimeout(30*time.Minute), func(ctx SpecContext) {
 		env := anvil.Current()
-		sc := env.WithIdentity(rung(40, 16, 2048))
+		sc := measured(env, rung(40, 16, 2048))
 		sc.RequestRate, sc.Arrival = 20, schedule.Poisson
 		run := anvil.Run(ctx, "open-loop-20rps", env.Target(), sc)
 
 		Expect(run).To(HaveNoFailedRequests())
+		expectAdherence(run)
 		a := run.Extension.Arrival
 		Expect(a.Model).To(Equal(artifact.ArrivalPoisson))
 		Expect(a.IntendedTTFTMs).NotTo(BeNil())
