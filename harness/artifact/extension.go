@@ -208,6 +208,9 @@ type ITLSummary struct {
 	// TokensPerChunk is the mean completion tokens per output chunk, from usage; null
 	// without usage.
 	TokensPerChunk *Float `json:"tokens_per_chunk"`
+	// Note says, when chunks carried several tokens and the engine did not say how many
+	// came with the first, how far tpot may read low; "" otherwise.
+	Note string `json:"note"`
 }
 
 // ClientOverhead is what the harness itself cost during the request phase.

@@ -21,11 +21,12 @@ const (
 // per-chunk sample and the basis says so.
 func (r *run) itl() artifact.ITLSummary {
 	perToken := true
-	chunks, tokens := 0, 0
+	chunks, tokens, successes := 0, 0, 0
 	for _, o := range r.outcomes {
 		if o.row == nil {
 			continue
 		}
+		successes++
 		perToken = perToken && o.arrivalTokens != nil
 		chunks += len(o.arrivals)
 		if o.row.OutputTokens != nil {
@@ -55,12 +56,33 @@ func (r *run) itl() artifact.ITLSummary {
 	}
 	if chunks > 0 && tokens > 0 {
 		out.TokensPerChunk = artifact.F(float64(tokens) / float64(chunks))
+		if !perToken {
+			out.Note = multiTokenNote(float64(tokens)/float64(chunks), float64(tokens)/float64(successes))
+		}
 	}
 	if s, ok := stats.Summarize(gaps); ok {
 		out.MeanMs, out.P50Ms, out.P90Ms = artifact.F(s.Mean), artifact.F(s.P50), artifact.F(s.P90)
 		out.P95Ms, out.P99Ms, out.MaxMs = artifact.F(s.P95), artifact.F(s.P99), artifact.F(s.Max)
 	}
 	return out
+}
+
+// multiTokenChunks is the mean tokens per chunk from which chunking is worth a note: one
+// token per chunk reads 1.0, or a little over when usage counts a token no chunk carried.
+const multiTokenChunks = 1.25
+
+// multiTokenNote says how far tpot may read low when chunks carried perChunk tokens on
+// average over responses of perResponse tokens, and nothing said how many came with the
+// first chunk. tpot divides the generation time by the tokens after the first; if the first
+// chunk carried k, only n-k were decoded after it, and tpot reads (k-1)/(n-1) low.
+func multiTokenNote(perChunk, perResponse float64) string {
+	if perChunk < multiTokenChunks || perResponse <= 1 {
+		return ""
+	}
+	low := 100 * min(perChunk-1, perResponse-1) / (perResponse - 1)
+	return fmt.Sprintf("chunks carried %.1f tokens on average and the engine did not say how many came with the first: "+
+		"tpot counts them as decoded after it, so it may read up to %.1f%% low; ANVIL_CONTINUOUS_USAGE=true attributes "+
+		"tokens to chunks on engines that report usage in every chunk (vLLM)", perChunk, low)
 }
 
 // overhead summarizes the client's own cost over the request phase.

@@ -264,13 +264,16 @@ func TestEachRunHasItsSection(t *testing.T) {
 	in.Runs[1].Benchmark = synth(synthSpec{name: "concurrency-16", conc: 16, ctx: 2048, n: 32, failEvery: 8, ttftMs: 40, tpotMs: 5})
 	in.Runs[1].Extension.ClientOverhead = artifact.ClientOverhead{DispatchDelayP50Ms: artifact.F(0.05), EventLagMaxUs: artifact.F(31), CPUSharePct: artifact.F(12.5), GCCycles: artifact.I(0)}
 	in.Runs[1].Extension.Clock = artifact.Clock{Source: "kernel-receive", KernelStampedReads: 1200}
+	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
+		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
 	_, page, md := render(t, in)
 	charts := svgs(t, page)
 	art := page[strings.Index(page, `<article class="run" id="run-curves-concurrency-16">`):]
 	art = art[:strings.Index(art, "</article>")]
 	for _, want := range []string{`<span class="badge">4 failed</span>`, `<svg id="timeline-run-curves-concurrency-16"`,
 		`<table class="distributions">`, `<table class="failures">`, "HTTP 503: engine overloaded",
-		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%"} {
+		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%",
+		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk)", "tpot caveat", "chunks carried 4.0 tokens on average"} {
 		if !strings.Contains(art, want) {
 			t.Errorf("the run's section lacks %q", want)
 		}

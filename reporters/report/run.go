@@ -198,6 +198,7 @@ func (v *RunView) Details() []Field {
 	}
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
+		items = append(items, chunkFields(x.ITL)...)
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
 	}
 	if v.Interrupted {
@@ -245,6 +246,24 @@ func contextFields(x *artifact.Extension) []Field {
 	case acc.Samples > 0 && acc.MeanErrorPct != nil && acc.MaxAbsErrorPct != nil:
 		items = append(items, Field{"context served", fmt.Sprintf("prompt tokens %+.2f%% of plan on average, %.2f%% off at worst, over %d requests",
 			float64(*acc.MeanErrorPct), float64(*acc.MaxAbsErrorPct), acc.Samples)})
+	}
+	return items
+}
+
+// chunkFields say how the output arrived: tokens per chunk, the gaps between chunks, and
+// how far tpot may read low when chunks carried several tokens.
+func chunkFields(itl artifact.ITLSummary) []Field {
+	if itl.Samples == 0 || itl.P50Ms == nil || itl.P99Ms == nil {
+		return nil
+	}
+	perChunk := "—"
+	if itl.TokensPerChunk != nil {
+		perChunk = fmtNumber(float64(*itl.TokensPerChunk), 2)
+	}
+	items := []Field{{"output chunks", fmt.Sprintf("%s tokens per chunk; gap p50 %s, p99 %s over %d gaps (%s)",
+		perChunk, fmtMs(float64(*itl.P50Ms)), fmtMs(float64(*itl.P99Ms)), itl.Samples, itl.Basis)}}
+	if itl.Note != "" {
+		items = append(items, Field{"tpot caveat", itl.Note})
 	}
 	return items
 }

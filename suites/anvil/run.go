@@ -46,6 +46,7 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 		annotate(run)
 	}
 	recordIn(dir, spec, run)
+	// Shown on the console without -v too, notes included.
 	AddReportEntry("summary", Summarize(run))
 	return run
 }

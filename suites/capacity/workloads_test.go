@@ -260,6 +260,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 			Expect(itl.Basis).To(Equal(artifact.ITLPerToken))
 			Expect(float64(*itl.P50Ms)).To(BeNumerically("~", 2, 0.1))
 			Expect(float64(*itl.TokensPerChunk)).To(BeNumerically("~", 4, 0.2))
+			Expect(itl.Note).To(BeEmpty(), "tokens were attributed to chunks: nothing to qualify")
 		})
 
 		It("without it, chunk ITL is labelled per chunk and the first chunk's tokens are assumed to be one", SpecTimeout(time.Minute), func(ctx SpecContext) {
@@ -274,6 +275,8 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 			// it further, so only "below 2 ms by more than the tolerance" is asserted.
 			Expect(failuresOf(func() { Expect(run).To(MeasureNear("tpot_p50_ms", 2, 0.05)) })).To(ConsistOf(
 				MatchRegexp(`^tpot p50 1\.\d\dms is \d+\.\d% off the true 2\.00ms`)), "the original formula understates TPOT under coalescing")
+			Expect(itl.Note).To(MatchRegexp(`^chunks carried 4\.\d tokens on average .* may read up to \d+\.\d% low`), "the run says TPOT may read low")
+			Expect(anvil.Summarize(run).String()).To(ContainSubstring(itl.Note), "and the console says it")
 		})
 	})
 })
