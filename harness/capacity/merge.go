@@ -45,8 +45,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	var spans []artifact.RequestSpan
 	var clock artifact.Clock
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
-		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent,
-		Capabilities: first.Extension.Capabilities, ITL: artifact.ITLSummary{Basis: ITLMerged},
+		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
 		SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
 	for _, s := range shards {
@@ -112,6 +111,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext.Clock = clock
 	ext.Timeline = spans
 	ext.ContextAccuracy = contextAccuracy(spans, ext.Calibration.Method != CalibrationNone)
+	ext.ITL = mergedChunking(b.RequestTimings, spans)
 	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
 	b.Extension = ext
 	return &b, nil
@@ -120,6 +120,32 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 // ITLMerged is the basis of a merged artifact's pooled ITL: the chunk gaps it pools stay in
 // the shards' streams, so the merged artifact has none.
 const ITLMerged = "unavailable-merged"
+
+// mergedChunking is what the merged rows say of chunking: no gaps, but tokens per chunk,
+// and with it how far tpot may read low, follow from the rows' counts as they do in a run.
+func mergedChunking(rows []artifact.RequestTiming, spans []artifact.RequestSpan) artifact.ITLSummary {
+	out := artifact.ITLSummary{Basis: ITLMerged}
+	perToken := true
+	for _, sp := range spans {
+		if sp.Outcome == "ok" {
+			perToken = perToken && sp.FirstChunkTokens != nil
+		}
+	}
+	chunks, tokens := 0, 0
+	for _, r := range rows {
+		chunks += r.ContentChunks + r.ReasoningChunks
+		if r.OutputTokens != nil {
+			tokens += *r.OutputTokens
+		}
+	}
+	if chunks > 0 && tokens > 0 {
+		out.TokensPerChunk = artifact.F(float64(tokens) / float64(chunks))
+		if !perToken {
+			out.Note = multiTokenNote(float64(tokens)/float64(chunks), float64(tokens)/float64(len(rows)))
+		}
+	}
+	return out
+}
 
 // checkShards refuses shards that are not one run's, each problem with its shard and
 // field.

@@ -93,6 +93,22 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	}
 }
 
+// A merged run of multi-token chunks says what the unsharded run says of them.
+func TestAMergedRunKeepsTheChunkingNote(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{TokensPerChunk: 4})
+	sc := shardedScenario()
+	whole := mustRun(t, target(s), sc)
+	merged, err := Merge(runShards(t, target(s), sc, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, m := whole.Extension.ITL, merged.Extension.ITL
+	if w.Note == "" || m.Note != w.Note || m.TokensPerChunk == nil || *m.TokensPerChunk != *w.TokensPerChunk || m.Basis != ITLMerged {
+		t.Errorf("merged chunking %+v (note %q), unsharded %+v (note %q)", m, m.Note, w, w.Note)
+	}
+}
+
 func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{MaxModelLen: 200_000})
