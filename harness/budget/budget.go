@@ -154,7 +154,7 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	}
 	v.Samples = samples
 	if value == nil || samples == 0 {
-		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded", Describe(key), a.Completed, a.Requests)
+		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s", Describe(key), a.Completed, a.Requests, withoutUsage(a))
 		return v
 	}
 	v.Required = opts.MinSamples
@@ -238,4 +238,14 @@ func Format(v float64, unit string) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64) + " " + unit
+}
+
+// withoutUsage says, for a figure with no value, how many successes came without the usage
+// that token figures are computed from; "" when all had it.
+func withoutUsage(a *artifact.Benchmark) string {
+	n := a.Metrics.OutputTokenSources["content_chunks"]
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d of them without usage.completion_tokens, which the token figures need (the engine did not honour stream_options.include_usage)", n)
 }

@@ -65,4 +65,11 @@ func TestJudge(t *testing.T) {
 	if v := Judge(Budget{"ttft_p50_ms", AtMost, 1}, a); v.Err == nil || v.Pass {
 		t.Errorf("a metric without samples must be an error, got %+v", v)
 	}
+	// An engine that sent no usage leaves the token figures empty, and the message says so.
+	noUsage := &artifact.Benchmark{Requests: 4, Completed: 4}
+	noUsage.Metrics.OutputTokenSources = map[string]int{"content_chunks": 4}
+	want := "tpot p50 has no value: 4 of 4 requests succeeded, 4 of them without usage.completion_tokens, which the token figures need"
+	if v := Judge(Budget{"tpot_p50_ms", AtMost, 6}, noUsage); v.Err == nil || v.Pass || !strings.Contains(v.Err.Error(), want) {
+		t.Errorf("without usage: %v, want %q", v.Err, want)
+	}
 }
