@@ -245,8 +245,14 @@ func TestAPIKeyNeverReachesTheArtifact(t *testing.T) {
 		t.Fatalf("with the key: %+v", b.Failures)
 	}
 
+	// A wrong key, found out while discovering the model: one error, no request sent.
 	tg.APIKey = secret.New(key + "-wrong")
-	sc.Model = "anvil-reference"
+	if _, err := Run(context.Background(), tg, sc); err == nil || !strings.Contains(err.Error(), "the endpoint refused the credentials (GET /models: HTTP 401") ||
+		strings.Contains(err.Error(), key) {
+		t.Fatalf("with a wrong key: %v", err)
+	}
+	// With nothing to discover, each refused request is a failure row.
+	sc.Model, sc.MaxContextTokens = "anvil-reference", 100_000
 	b := mustRun(t, tg, sc)
 	if b.Failed != 2 || !strings.Contains(b.Failures[0].ErrorMessage, "HTTP 401") {
 		t.Fatalf("with a wrong key: %+v", b.Failures)

@@ -184,6 +184,10 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 	if err != nil && errors.As(err, &se) && (se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled) {
 		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at the base URL?", err)
 	}
+	if se != nil && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
+		// Every request would be refused the same way: say so once, before sending any.
+		return caps, fmt.Errorf("the endpoint refused the credentials (GET /models: %v); check the API key (ANVIL_API_KEY)", err)
+	}
 	if sc.Model == "" {
 		if err != nil {
 			return caps, fmt.Errorf("no model to request: name one in the scenario (GET /models: %v)", err)

@@ -502,12 +502,12 @@ func httpError(resp *http.Response) *Error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	msg := fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		return &Error{Kind: KindHTTP, Message: msg + ": redirect not followed (a benchmark never resends a request)"}
+		return &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg + ": redirect not followed (a benchmark never resends a request)"}
 	}
 	if detail := errorBodyMessage(raw); detail != "" {
 		msg += ": " + detail
 	}
-	return &Error{Kind: KindHTTP, Message: msg}
+	return &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg}
 }
 
 // errorBodyMessage extracts the message of an OpenAI-style ({"error":{"message"}}),

@@ -33,7 +33,9 @@ const (
 type Error struct {
 	Kind    string
 	Message string
-	Err     error
+	// Status is the HTTP status of a non-200 response (KindHTTP), 0 otherwise.
+	Status int
+	Err    error
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -52,25 +54,25 @@ var (
 func classify(ctx context.Context, err error, during string, s *settings, events int) *Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errStall):
-		return &Error{KindStall, fmt.Sprintf("%s: no bytes for %s after %d events (ANVIL_STALL_TIMEOUT)", during, s.stall, events), err}
+		return &Error{Kind: KindStall, Message: fmt.Sprintf("%s: no bytes for %s after %d events (ANVIL_STALL_TIMEOUT)", during, s.stall, events), Err: err}
 	case errors.Is(cause, errDeadline):
-		return &Error{KindTimeout, fmt.Sprintf("%s: request exceeded %s (ANVIL_TIMEOUT)", during, s.timeout), err}
+		return &Error{Kind: KindTimeout, Message: fmt.Sprintf("%s: request exceeded %s (ANVIL_TIMEOUT)", during, s.timeout), Err: err}
 	case cause != nil:
-		return &Error{KindCancelled, fmt.Sprintf("%s: cancelled: %v", during, cause), err}
+		return &Error{Kind: KindCancelled, Message: fmt.Sprintf("%s: cancelled: %v", during, cause), Err: err}
 	}
 	var opErr *net.OpError
 	switch {
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return &Error{KindConnect, fmt.Sprintf("%s: connect: %v", during, opErr.Err), err}
+		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s: connect: %v", during, opErr.Err), Err: err}
 	case errors.Is(err, bufio.ErrTooLong):
-		return &Error{KindEventTooLarge, fmt.Sprintf("%s: an event exceeded %d bytes", during, s.maxEvent), err}
+		return &Error{Kind: KindEventTooLarge, Message: fmt.Sprintf("%s: an event exceeded %d bytes", during, s.maxEvent), Err: err}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
-		return &Error{KindConnectionLost, fmt.Sprintf("%s: connection lost after %d events: %v", during, events, rootCause(err)), err}
+		return &Error{Kind: KindConnectionLost, Message: fmt.Sprintf("%s: connection lost after %d events: %v", during, events, rootCause(err)), Err: err}
 	}
 	if during == "send request" {
-		return &Error{KindTransport, fmt.Sprintf("%s: %v", during, rootCause(err)), err}
+		return &Error{Kind: KindTransport, Message: fmt.Sprintf("%s: %v", during, rootCause(err)), Err: err}
 	}
-	return &Error{KindRead, fmt.Sprintf("%s: %v", during, rootCause(err)), err}
+	return &Error{Kind: KindRead, Message: fmt.Sprintf("%s: %v", during, rootCause(err)), Err: err}
 }
 
 // rootCause strips wrappers such as *url.Error, whose text would repeat the request URL.
