@@ -41,8 +41,10 @@ const EmbeddedEngineName = "anvilbench-refengine"
 // WithIdentity fills a scenario built in code with what the configuration says of the
 // endpoint: model (empty discovers it), engine, GPU, tier, clock domain and fingerprint,
 // the context window and margin, whether to calibrate prompt sizes, the progress interval,
-// and the shard and start instant of a sharded run. Against the embedded engine an
-// unnamed engine is EmbeddedEngineName.
+// and the shard and start instant of a sharded run. A scenario that asks for controlled
+// output without naming a policy gets the configured one (ANVIL_CONTROLLED_OUTPUT_POLICY),
+// as the scenarios of a scenarios file do: observe keeps a model that misses a word
+// measurable. Against the embedded engine an unnamed engine is EmbeddedEngineName.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	c := e.Config
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
@@ -50,6 +52,9 @@ func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
 	sc.Calibrate, sc.ProgressInterval = c.Calibrate, c.ProgressInterval
 	sc.Shard, sc.StartAt = c.Sharding()
+	if sc.Policy == "" && sc.ResponseWords > 0 {
+		sc.Policy = c.ControlledOutputPolicy
+	}
 	return e.named(sc)
 }
 

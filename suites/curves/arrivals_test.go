@@ -17,7 +17,7 @@ import (
 var _ = Describe("open-loop arrivals", Serial, Label("open-loop"), func() {
 	It("measures latency from the intended start at 20 requests/s", SpecTimeout(30*time.Minute), func(ctx SpecContext) {
 		env := anvil.Current()
-		sc := measured(env, rung(40, 16, 2048))
+		sc := env.WithIdentity(rung(40, 16, 2048))
 		sc.RequestRate, sc.Arrival = 20, schedule.Poisson
 		run := anvil.Run(ctx, "open-loop-20rps", env.Target(), sc)
 

@@ -14,23 +14,11 @@ import (
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
-// rung is one scenario of a ladder: a fixed workload of controlled output, strict.
+// rung is one scenario of a ladder: a fixed workload of controlled output, strict unless
+// ANVIL_CONTROLLED_OUTPUT_POLICY says observe (WithIdentity fills the policy it leaves open),
+// so a model that misses a word now and then is still measured.
 func rung(requests, concurrency, context int) capacity.Scenario {
-	return capacity.Scenario{
-		Requests: requests, Concurrency: concurrency, ContextTokens: context,
-		MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
-	}
-}
-
-// measured is sc against the configured endpoint (the embedded engine unless ANVIL_BASE_URL
-// is set): with the endpoint's identity and the configured controlled-output policy. Under
-// observe (a model that does not always answer with exactly the words) its answers are
-// recorded and kept, so a ladder measures it instead of failing every rung a stray answer
-// touches.
-func measured(env *anvil.Env, sc capacity.Scenario) capacity.Scenario {
-	sc = env.WithIdentity(sc)
-	sc.Policy = env.Config.ControlledOutputPolicy
-	return sc
+	return capacity.Scenario{Requests: requests, Concurrency: concurrency, ContextTokens: context, MaxTokens: 64, ResponseWords: 32}
 }
 
 // expectAdherence holds a strict run to exactly the requested words; an observed run's
@@ -47,7 +35,7 @@ var _ = Describe("concurrency ladder", Serial, Label("ladder", "ladder:concurren
 	DescribeTable("holds the load", ladder(
 		func(ctx SpecContext, c int) {
 			env := anvil.Current()
-			run := anvil.Run(ctx, fmt.Sprintf("concurrency-%d", c), env.Target(), measured(env, rung(max(8, 2*c), c, 2048)))
+			run := anvil.Run(ctx, fmt.Sprintf("concurrency-%d", c), env.Target(), env.WithIdentity(rung(max(8, 2*c), c, 2048)))
 			Expect(run).To(HaveNoFailedRequests())
 			expectAdherence(run)
 		},
@@ -60,7 +48,7 @@ var _ = Describe("context ladder", Serial, Label("ladder", "ladder:context"), fu
 	DescribeTable("serves the context", ladder(
 		func(ctx SpecContext, tokens int) {
 			env := anvil.Current()
-			run := anvil.Run(ctx, fmt.Sprintf("context-%dk", tokens/1000), env.Target(), measured(env, rung(4, 1, tokens)))
+			run := anvil.Run(ctx, fmt.Sprintf("context-%dk", tokens/1000), env.Target(), env.WithIdentity(rung(4, 1, tokens)))
 			Expect(run).To(HaveNoFailedRequests())
 			expectAdherence(run)
 			// Planned sizes are clamped to the served window; say what was served.
