@@ -24,6 +24,9 @@ type Extension struct {
 	// CacheIntent is the spec's declared prefix-cache expectation: "cold", "shared-prefix"
 	// or "" (none declared).
 	CacheIntent string `json:"cache_intent"`
+	// PromptNonce is the run's nonce on every prompt's first line (and the shared prefix),
+	// so no run finds its prompts in a prefix cache another run or scenario warmed.
+	PromptNonce string `json:"prompt_nonce"`
 	// Capabilities is what the endpoint showed it supports, so a gate can be skipped or
 	// failed explicitly instead of judging a figure the endpoint cannot produce.
 	Capabilities Capabilities `json:"capabilities"`

@@ -104,6 +104,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		},
 		ContextAccuracy: contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
 		CacheIntent:     string(sc.CacheIntent),
+		PromptNonce:     r.prompts.Nonce,
 		Capabilities:    caps,
 		ITL:             r.itl(),
 		Arrival:         r.arrival(wall),

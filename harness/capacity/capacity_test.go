@@ -221,6 +221,35 @@ func TestHTTPErrorKeepsTheServerMessage(t *testing.T) {
 	}
 }
 
+// Two runs of one scenario, and a second scenario after them, against an engine with a
+// prefix cache: every run is cold, since each has its own prompt nonce. Replaying a run's
+// nonce replays its prompts, and the cache serves them.
+func TestEachRunFindsTheCacheCold(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{PrefixCache: true})
+	sc := validScenario()
+	sc.Requests, sc.Concurrency, sc.ContextTokens = 4, 2, 3000
+	bigger := sc
+	bigger.ContextTokens = 6000 // the same seed and indices: once, the same first 3000 tokens
+	var runs []*artifact.Benchmark
+	for _, s2 := range []Scenario{sc, sc, bigger} {
+		runs = append(runs, mustRun(t, target(s), s2))
+	}
+	for k, b := range runs {
+		if hit := b.Metrics.PrefixCacheHitAvg; hit == nil || *hit > 0.02 {
+			t.Errorf("run %d: prefix cache hit %s, want a cold cache", k, show(hit))
+		}
+		if !promptNoncePattern.MatchString(b.Extension.PromptNonce) || (k > 0 && b.Extension.PromptNonce == runs[k-1].Extension.PromptNonce) {
+			t.Errorf("run %d: nonce %q after %q", k, b.Extension.PromptNonce, runs[max(k-1, 0)].Extension.PromptNonce)
+		}
+	}
+	replay := sc
+	replay.PromptNonce = runs[0].Extension.PromptNonce
+	if hit := mustRun(t, target(s), replay).Metrics.PrefixCacheHitAvg; hit == nil || *hit < 0.9 {
+		t.Errorf("a replayed run's prefix cache hit %s, want its prompts served from the cache", show(hit))
+	}
+}
+
 func TestUnreachableEndpointIsOneError(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{})

@@ -46,7 +46,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	var clock artifact.Clock
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
-		SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
+		PromptNonce: first.Extension.PromptNonce, SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
 	for _, s := range shards {
 		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
@@ -235,6 +235,7 @@ func runDifferences(a, b *artifact.Benchmark) []string {
 	differ("total concurrency", sa.TotalConcurrency, sb.TotalConcurrency)
 	differ("start_at", sa.StartAt, sb.StartAt)
 	differ("scenario", a.Extension.Scenario, b.Extension.Scenario)
+	differ("prompt_nonce", a.Extension.PromptNonce, b.Extension.PromptNonce)
 	differ("clock_domain_id", a.ClockDomainID, b.ClockDomainID)
 	differ("schema", a.Schema, b.Schema)
 	differ("model", a.Model, b.Model)

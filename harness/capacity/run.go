@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
 	"time"
 
@@ -55,6 +58,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		CharsPerToken: sc.CharsPerToken,
 		ResponseWords: sc.ResponseWords,
 		Canaries:      sc.RequestCanaries,
+		Nonce:         promptNonce(sc),
 	}
 	cal := Calibration{Method: CalibrationNone, CharsPerToken: sc.CharsPerToken}
 	if sc.Calibrate {
@@ -96,6 +100,37 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	b.Extension.Complete = ctx.Err() == nil
 	return b, nil
 }
+
+// promptNonce is the run's prompt nonce (see workload.Prompts.Nonce): eight lowercase
+// letters, random, or derived from what the shards of a run share (start instant, scenario,
+// seed, shard count), so every shard sends the prompts the unsharded run would; shards
+// without a start instant share a fixed one. Without a nonce every scenario and every run
+// of one seed sent the same prompts, and an engine's prefix cache (on by default in vLLM
+// and SGLang) served later ones from earlier ones: against refserver 99% of every ladder
+// rung's prompt tokens came from its cache.
+func promptNonce(sc Scenario) string {
+	if sc.PromptNonce != "" {
+		return sc.PromptNonce
+	}
+	var n uint64
+	if sc.StartAt.IsZero() && sc.Shard.Count <= 1 {
+		n = rand.Uint64()
+	} else {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d/%s/%d/%d", sc.StartAt.UnixNano(), sc.Name, sc.ContextSeed, sc.Shard.Count)
+		n = h.Sum64()
+	}
+	var b [8]byte
+	for i := range b {
+		b[i] = 'a' + byte(n%26)
+		n /= 26
+	}
+	return string(b[:])
+}
+
+// promptNoncePattern is what a chosen nonce may be: letters only, since digit runs are
+// where tokenizers differ most.
+var promptNoncePattern = regexp.MustCompile(`^[a-z]{1,16}$`)
 
 // execute sends the run's requests (every one, or the shard's), closed-loop, open-loop or as
 // one burst, and returns the bounds of the request phase. Outcome k is request

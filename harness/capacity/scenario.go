@@ -112,6 +112,11 @@ type Scenario struct {
 	// CacheIntent is what the spec expects of the prefix cache; recorded so matchers can
 	// hold the run to it.
 	CacheIntent CacheIntent
+	// PromptNonce is the nonce on every prompt's first line (1 to 16 lowercase letters).
+	// Empty, the default, gives each run its own, so no run is served from a prefix cache
+	// another warmed; set it to an earlier run's anvilbench.prompt_nonce to replay that
+	// run's exact prompts, e.g. to measure a warm cache on purpose.
+	PromptNonce string
 
 	// ThinkingMode drives the thinking switch; ReasoningEffort is sent when set.
 	ThinkingMode    ThinkingMode

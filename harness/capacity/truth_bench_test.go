@@ -119,7 +119,9 @@ func truthTraces(b *testing.B, baseURL string) map[string]truthTrace {
 	}
 	out := make(map[string]truthTrace, len(traces))
 	for _, t := range traces {
-		out[t.PromptHead] = t
+		// Keyed by "# anvil request <seed>:<index>", the run's nonce after it left off.
+		head, _, _ := strings.Cut(t.PromptHead, " run ")
+		out[head] = t
 	}
 	return out
 }

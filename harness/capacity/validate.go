@@ -156,6 +156,9 @@ func (sc Scenario) Validate() error {
 	if sc.PromptCacheMode != "" && !sc.PromptCacheMode.Valid() {
 		add("prompt_cache_mode", string(sc.PromptCacheMode), "unknown mode (want %s)", joinValues(workload.CacheModes))
 	}
+	if sc.PromptNonce != "" && !promptNoncePattern.MatchString(sc.PromptNonce) {
+		add("prompt_nonce", sc.PromptNonce, "want 1 to 16 lowercase letters")
+	}
 	if !sc.CacheIntent.Valid() {
 		add("cache_intent", string(sc.CacheIntent), "unknown intent (want cold, shared-prefix or empty)")
 	}

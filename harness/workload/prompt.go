@@ -19,7 +19,7 @@ const CodeWord = "code"
 
 // PromptVersion names the prompt text; it changes whenever the bytes of a prompt change, so
 // prompt-token counts are comparable only between runs of the same version.
-const PromptVersion = "anvil-prompt/2"
+const PromptVersion = "anvil-prompt/3"
 
 // MinPromptTokens is the smallest planned context a prompt is built for.
 const MinPromptTokens = 32
@@ -44,6 +44,11 @@ type Prompts struct {
 	Canaries bool
 	// SharedPrefix, when set (see SharedPrefix), starts every prompt byte for byte.
 	SharedPrefix string
+	// Nonce, when set, follows the seed and index on every prompt's first line and heads the
+	// shared prefix: one per run, so no run or scenario finds its prompts in a prefix cache
+	// another one warmed (see Prompt). Lowercase letters, the same for every request of a
+	// run, so it shifts every request's token count alike.
+	Nonce string
 }
 
 // Chars is the number of characters a prompt of the planned tokens has.
@@ -53,7 +58,7 @@ func (p Prompts) Chars(tokens int) int {
 
 // Prompt returns request index's prompt for a planned context of tokens: exactly
 // Chars(tokens) bytes, all ASCII. After the shared prefix (if any) its first line names the
-// seed and index, and that line alone makes it unique: prefix caches (vLLM's hashed
+// seed, index and run nonce, and that line alone makes it unique: prefix caches (vLLM's hashed
 // blocks, SGLang's radix tree, llama.cpp's slot reuse) match a prompt from its first token
 // and each block's key covers everything before it, so once the first line differs no
 // later block can be served from another request, however alike the rest is. The filler
@@ -78,6 +83,10 @@ func (p Prompts) AppendPrompt(dst []byte, index, tokens int) ([]byte, error) {
 	line = strconv.AppendInt(line, p.Seed, 10)
 	line = append(line, ':')
 	line = strconv.AppendInt(line, int64(index), 10)
+	if p.Nonce != "" {
+		line = append(line, " run "...)
+		line = append(line, p.Nonce...)
+	}
 	line = append(line, '\n')
 	if envelope := len(p.SharedPrefix) + len(line) + len(tail); total < envelope {
 		return dst, fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, envelope)
@@ -92,7 +101,8 @@ func (p Prompts) AppendPrompt(dst []byte, index, tokens int) ([]byte, error) {
 	return append(dst[:base+total-len(tail)], tail...), nil
 }
 
-// requestLine starts the line that makes a prompt unique: "# anvil request <seed>:<index>".
+// requestLine starts the line that makes a prompt unique:
+// "# anvil request <seed>:<index>[ run <nonce>]".
 const requestLine = "# anvil request "
 
 // SharedPrefixText is the byte-identical prefix of a shared-prefix run: tokens planned
@@ -102,7 +112,11 @@ func (p Prompts) SharedPrefixText(tokens int) string {
 		return ""
 	}
 	total := int(float64(tokens) * p.CharsPerToken)
-	head := "# anvil shared prefix " + strconv.FormatInt(p.Seed, 10) + "\n"
+	head := "# anvil shared prefix " + strconv.FormatInt(p.Seed, 10)
+	if p.Nonce != "" {
+		head += " run " + p.Nonce
+	}
+	head += "\n"
 	buf := append(make([]byte, 0, total+len(fillerLine)), head...)
 	buf = appendFiller(buf, total-1)
 	return string(append(buf[:max(total-1, len(head))], '\n'))

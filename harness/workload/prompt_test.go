@@ -39,6 +39,26 @@ func TestPromptsDifferFromTheFirstLine(t *testing.T) {
 	}
 }
 
+// The run's nonce follows the seed and index on the first line and heads the shared
+// prefix, so two runs of one seed share no prompt prefix.
+func TestTheNonceSetsRunsApart(t *testing.T) {
+	t.Parallel()
+	p := Prompts{Seed: 7, CharsPerToken: 3, ResponseWords: 8, Nonce: "qwertyui"}
+	a, _ := p.Prompt(3, 2000)
+	if first := a[:strings.IndexByte(a, '\n')]; first != "# anvil request 7:3 run qwertyui" {
+		t.Errorf("first line %q", first)
+	}
+	other := p
+	other.Nonce = "asdfghjk"
+	b, _ := other.Prompt(3, 2000)
+	if len(a) != len(b) || a[:30] == b[:30] || a[40:] != b[40:] {
+		t.Errorf("another run's prompt must differ in the nonce alone, at the same length")
+	}
+	if head := p.SharedPrefixText(100); !strings.HasPrefix(head, "# anvil shared prefix 7 run qwertyui\n") {
+		t.Errorf("shared prefix starts %q", head[:40])
+	}
+}
+
 func TestPromptTooSmall(t *testing.T) {
 	t.Parallel()
 	_, err := Prompts{CharsPerToken: 3, ResponseWords: 32}.Prompt(0, 10)

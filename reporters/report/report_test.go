@@ -266,6 +266,8 @@ func TestEachRunHasItsSection(t *testing.T) {
 	in.Runs[1].Extension.Clock = artifact.Clock{Source: "kernel-receive", KernelStampedReads: 1200}
 	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
 		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
+	in.Runs[1].Extension.PromptNonce = "qwertyui"
+	in.Runs[1].Metrics.PrefixCacheHitAvg = artifact.F(0.004)
 	_, page, md := render(t, in)
 	charts := svgs(t, page)
 	art := page[strings.Index(page, `<article class="run" id="run-curves-concurrency-16">`):]
@@ -273,7 +275,8 @@ func TestEachRunHasItsSection(t *testing.T) {
 	for _, want := range []string{`<span class="badge">4 failed</span>`, `<svg id="timeline-run-curves-concurrency-16"`,
 		`<table class="distributions">`, `<table class="failures">`, "HTTP 503: engine overloaded",
 		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%",
-		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk)", "tpot caveat", "chunks carried 4.0 tokens on average"} {
+		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk)", "tpot caveat", "chunks carried 4.0 tokens on average",
+		"0.4% of prompt tokens served from the engine&#39;s cache on average (unique prompts, nonce qwertyui)"} {
 		if !strings.Contains(art, want) {
 			t.Errorf("the run's section lacks %q", want)
 		}

@@ -199,6 +199,10 @@ func (v *RunView) Details() []Field {
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
 		items = append(items, chunkFields(x.ITL)...)
+		if hit := b.Metrics.PrefixCacheHitAvg; hit != nil {
+			items = append(items, Field{"prefix cache", fmt.Sprintf("%s%% of prompt tokens served from the engine's cache on average (%s prompts, nonce %s)",
+				fmtNumber(100*float64(*hit), 1), orDash(b.PromptCacheMode), orDash(x.PromptNonce))})
+		}
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
 	}
 	if v.Interrupted {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
 // Summary is the short console and JUnit view of one run: counts and the p50/p95 of the
@@ -45,7 +46,26 @@ func Summarize(a *artifact.Benchmark) Summary {
 			s.Notes = append(s.Notes, x.ITL.Note)
 		}
 	}
+	if note := warmCacheNote(a); note != "" {
+		s.Notes = append(s.Notes, note)
+	}
 	return s
+}
+
+// warmCacheShare is the prefix-cache hit rate of a run of unique prompts above which the
+// run says its TTFT and prefill figures measure cache hits.
+const warmCacheShare = 0.05
+
+// warmCacheNote says when the engine served a run of unique prompts from its prefix cache,
+// "" otherwise. Each run's own prompt nonce keeps other runs from warming it, so this is
+// a replayed nonce or a cache that matches text at any position.
+func warmCacheNote(a *artifact.Benchmark) string {
+	hit := a.Metrics.PrefixCacheHitAvg
+	if a.PromptCacheMode != string(workload.CacheUnique) || hit == nil || float64(*hit) <= warmCacheShare {
+		return ""
+	}
+	return fmt.Sprintf("the engine served %.0f%% of prompt tokens from its prefix cache though every prompt was unique: TTFT and prefill figures measure cache hits",
+		100*float64(*hit))
 }
 
 func (s Summary) String() string {

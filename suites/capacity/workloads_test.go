@@ -152,9 +152,12 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 			first := anvil.Run(ctx, "cold-first", target, sc)
 			Expect(first).To(HaveColdPrefixCache())
 
-			again := anvil.Run(ctx, "cold-again", target, sc) // same seed: the same prompts, now warm
+			sc.PromptNonce = first.Extension.PromptNonce // the first run's prompts again, now warm
+			again := anvil.Run(ctx, "cold-again", target, sc)
 			Expect(failuresOf(func() { Expect(again).To(HaveColdPrefixCache()) })).To(ConsistOf(
 				MatchRegexp(`^prefix cache served \d+\.\d% of prompt tokens on average over 4 requests of a cold-cache scenario`)))
+			Expect(anvil.Summarize(again).Notes).To(ContainElement(MatchRegexp(`^the engine served \d+% of prompt tokens from its prefix cache though every prompt was unique`)))
+			Expect(anvil.Summarize(first).Notes).To(BeEmpty())
 		})
 	})
 
