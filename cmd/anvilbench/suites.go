@@ -41,7 +41,7 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		code, signalled, err := relay(build, signals, stderr)
 		switch {
 		case err != nil:
-			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v\n", err)
+			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v (or set ANVIL_GINKGO to a ginkgo binary)\n", err)
 			return exitUnjudged
 		case signalled != nil:
 			fmt.Fprintf(stderr, "anvilbench run: %v while building ginkgo: no suite was started\n", signalled)
