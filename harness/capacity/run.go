@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -59,6 +60,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		ResponseWords: sc.ResponseWords,
 		Canaries:      sc.RequestCanaries,
 		Nonce:         promptNonce(sc),
+		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
 	cal := Calibration{Method: CalibrationNone, CharsPerToken: sc.CharsPerToken}
 	if sc.Calibrate {

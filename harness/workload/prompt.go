@@ -44,6 +44,12 @@ type Prompts struct {
 	Canaries bool
 	// SharedPrefix, when set (see SharedPrefix), starts every prompt byte for byte.
 	SharedPrefix string
+	// IndexWidth is the number of digits of the run's largest request index. A prompt whose
+	// index has fewer is shorter by the difference, so the filler after its first line is
+	// the same bytes, cut at the same place, in every request: only the index's own digits
+	// set two requests' token counts apart. (Cut one byte apart, a filler line can lose two
+	// tokens on a BPE.)
+	IndexWidth int
 	// Nonce, when set, follows the seed and index on every prompt's first line and heads the
 	// shared prefix: one per run, so no run or scenario finds its prompts in a prefix cache
 	// another one warmed (see Prompt). Lowercase letters, the same for every request of a
@@ -56,8 +62,8 @@ func (p Prompts) Chars(tokens int) int {
 	return int((float64(tokens) - p.OverheadTokens) * p.CharsPerToken)
 }
 
-// Prompt returns request index's prompt for a planned context of tokens: exactly
-// Chars(tokens) bytes, all ASCII. After the shared prefix (if any) its first line names the
+// Prompt returns request index's prompt for a planned context of tokens: Chars(tokens)
+// bytes (less the digits its index has fewer than IndexWidth), all ASCII. After the shared prefix (if any) its first line names the
 // seed, index and run nonce, and that line alone makes it unique: prefix caches (vLLM's hashed
 // blocks, SGLang's radix tree, llama.cpp's slot reuse) match a prompt from its first token
 // and each block's key covers everything before it, so once the first line differs no
@@ -82,7 +88,9 @@ func (p Prompts) AppendPrompt(dst []byte, index, tokens int) ([]byte, error) {
 	line := append(lineBuf[:0], requestLine...)
 	line = strconv.AppendInt(line, p.Seed, 10)
 	line = append(line, ':')
+	before := len(line)
 	line = strconv.AppendInt(line, int64(index), 10)
+	total -= max(p.IndexWidth-(len(line)-before), 0)
 	if p.Nonce != "" {
 		line = append(line, " run "...)
 		line = append(line, p.Nonce...)

@@ -150,3 +150,26 @@ func TestAppendPromptAppendsThePrompt(t *testing.T) {
 		t.Fatalf("too small: %q, %v", got, err)
 	}
 }
+
+// With IndexWidth, requests whose indices have fewer digits are shorter by the difference,
+// and the filler after the first line is the same bytes in every request.
+func TestIndexWidthKeepsTheFillerIdentical(t *testing.T) {
+	t.Parallel()
+	p := Prompts{Seed: 7, CharsPerToken: 3, ResponseWords: 8, Nonce: "qwertyui", IndexWidth: 3}
+	afterFirstLine := func(index int) string {
+		s, err := p.Prompt(index, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := s[strings.IndexByte(s, '\n'):]
+		return strings.TrimSuffix(body, p.Instruction(index))
+	}
+	for _, i := range []int{7, 42} {
+		if afterFirstLine(i) != afterFirstLine(100) {
+			t.Errorf("request %d's filler differs from request 100's", i)
+		}
+	}
+	if a, _ := p.Prompt(7, 2000); len(a) != 6000-2 {
+		t.Errorf("request 7: %d characters, want 2 fewer than 6000", len(a))
+	}
+}
