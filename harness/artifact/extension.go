@@ -244,6 +244,9 @@ type Calibration struct {
 	Method         string `json:"method"`
 	CharsPerToken  Float  `json:"chars_per_token"`
 	OverheadTokens Float  `json:"overhead_tokens"`
+	// FittedSizes counts the planned sizes whose prompts /tokenize counted and that were
+	// then built to the plan exactly, past what the linear fit gives; 0 without /tokenize.
+	FittedSizes int `json:"fitted_sizes"`
 	// Note says why a calibration fell back to the estimate.
 	Note string `json:"note"`
 }

@@ -100,6 +100,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 			Method:         r.calibration.Method,
 			CharsPerToken:  artifact.Float(r.calibration.CharsPerToken),
 			OverheadTokens: artifact.Float(r.calibration.OverheadTokens),
+			FittedSizes:    len(r.calibration.Fitted),
 			Note:           r.calibration.Note,
 		},
 		ContextAccuracy: contextAccuracy(timeline, r.calibration.Method != CalibrationNone),

@@ -20,6 +20,9 @@ const (
 type Calibration struct {
 	Method                        string
 	CharsPerToken, OverheadTokens float64
+	// Fitted maps a planned size to the size its prompts are built for, so the server counts
+	// the plan (see fitSizes); nil when prompts are built from the linear fit alone.
+	Fitted map[int]int
 	// Note says why a calibration fell back to the estimate.
 	Note string
 }
@@ -85,4 +88,56 @@ func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt 
 		return 0, errNoUsage
 	}
 	return *res.Usage.PromptTokens, nil
+}
+
+// maxFittedSizes bounds fitSizes to a few calls of /tokenize per distinct planned size.
+const maxFittedSizes = 64
+
+// fitSizes counts, with /tokenize, one prompt of each planned size the run sends and finds
+// the size to build it for so that the server counts the plan. The linear fit is a few
+// tokens off where the filler's cut splits a token (on a byte-level BPE, 3 of 1,500), and
+// every request of a size has the same filler (Prompts.IndexWidth), so one count per size
+// holds for all of them. It returns nil, and the fit alone sizes the prompts, when there
+// are too many sizes or a count fails.
+func fitSizes(ctx context.Context, client *stream.Client, sc Scenario, p workload.Prompts, plan, indices []int) map[int]int {
+	first := map[int]int{} // planned size -> the first index planned at it
+	for _, i := range indices {
+		if _, seen := first[plan[i]]; !seen {
+			first[plan[i]] = i
+		}
+	}
+	if len(first) > maxFittedSizes {
+		return nil
+	}
+	fitted := make(map[int]int, len(first))
+	for size, i := range first {
+		build, best, bestOff := size, size, math.MaxInt
+		for range 3 {
+			prompt, err := p.Prompt(i, build)
+			if err != nil {
+				break
+			}
+			n, err := client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
+			if err != nil {
+				return nil
+			}
+			off := n - size
+			if abs(off) < abs(bestOff) {
+				best, bestOff = build, off
+			}
+			if off == 0 {
+				break
+			}
+			build -= off
+		}
+		fitted[size] = best
+	}
+	return fitted
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // Every request, not just the mean, lands on its plan against a tokenizer that behaves like
-// a real BPE: within 1% calibrated through usage probes, and within 0.1% or 3 tokens with
-// /tokenize. Request indices differ only in the first line, so no index tokenizes apart.
+// a real BPE: within 1% calibrated through usage probes, and within one token with
+// /tokenize, which counts one prompt of each planned size. Request indices differ only in
+// the first line, so no index tokenizes apart.
 func TestEveryRequestHitsItsPlanOnABPETokenizer(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -28,10 +29,13 @@ func TestEveryRequestHitsItsPlanOnABPETokenizer(t *testing.T) {
 			}
 			wantMethod, bound := CalibrationUsage, 0.01*float64(c.context)
 			if c.tokenize {
-				wantMethod, bound = CalibrationTokenize, max(0.001*float64(c.context), 3)
+				wantMethod, bound = CalibrationTokenize, 1
 			}
 			if m := b.Extension.Calibration.Method; m != wantMethod {
 				t.Fatalf("calibration %s, want %s", m, wantMethod)
+			}
+			if fitted, want := b.Extension.Calibration.FittedSizes, map[bool]int{false: 0, true: 1}[c.tokenize]; fitted != want {
+				t.Errorf("%d planned sizes fitted with /tokenize, want %d", fitted, want)
 			}
 			worst, sum := 0.0, 0.0
 			for _, r := range b.RequestTimings {

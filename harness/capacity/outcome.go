@@ -82,7 +82,11 @@ func recycle(pool *sync.Pool, buf *[]byte) {
 func (r *run) prepare(i int, began time.Time) (*[]byte, *outcome) {
 	promptBuf := prompts.Get().(*[]byte)
 	defer recycle(&prompts, promptBuf)
-	prompt, err := r.prompts.AppendPrompt((*promptBuf)[:0], i, r.plan[i])
+	size := r.plan[i]
+	if fitted, ok := r.calibration.Fitted[size]; ok {
+		size = fitted
+	}
+	prompt, err := r.prompts.AppendPrompt((*promptBuf)[:0], i, size)
 	*promptBuf = prompt
 	if err == nil {
 		body := bodies.Get().(*[]byte)

@@ -70,11 +70,15 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if sc.shared() {
 		prompts.SharedPrefix = prompts.SharedPrefixText(sc.SharedPrefixTokens)
 	}
+	indices := sc.Shard.indices(sc.Requests)
+	if cal.Method == CalibrationTokenize {
+		cal.Fitted = fitSizes(ctx, client, sc, prompts, plan, indices)
+	}
 	if sc.Calibrate {
 		caps.Tokenize = artifact.B(cal.Method == CalibrationTokenize)
 	}
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path(),
-		indices: sc.Shard.indices(sc.Requests), concurrency: sc.Shard.concurrency(sc.Concurrency)}
+		indices: indices, concurrency: sc.Shard.concurrency(sc.Concurrency)}
 	if sc.RequestRate > 0 {
 		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed)
 		if err != nil {
