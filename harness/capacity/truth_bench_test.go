@@ -166,6 +166,7 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	defer b.StartTimer() // b.Loop refuses a stopped timer
 	cpu = cpuTime() - cpu
 	traces := truthTraces(b, url)
 
