@@ -51,8 +51,10 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 			return code
 		}
 	}
+	// No stdin: from a terminal, a group other than the foreground one that read it would
+	// be stopped (SIGTTIN) and the run would hang.
 	cmd := exec.Command(ginkgo, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	code, _, err := relay(cmd, signals, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
