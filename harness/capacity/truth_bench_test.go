@@ -53,6 +53,9 @@ func BenchmarkTruth(b *testing.B) {
 		{"accuracy/c1", 1, 40, 64, accuracy},
 		{"accuracy/c16", 16, 160, 64, accuracy},
 		{"accuracy/c256", 256, 1024, 64, accuracy},
+		// Headers held back to the first token (llama.cpp, Ollama): TTFT is still stamped
+		// when the bytes arrived, not when the caller got the response.
+		{"held-headers/c16", 16, 160, 64, append(slices.Clone(accuracy), "-faults", "headers_with_first_token=1")},
 		{"capacity/c1024", 1024, 2048, 256, []string{"-ttft", "1ns", "-itl", "1ns", "-max-batch", "0"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
