@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,11 +34,8 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
 	if err != nil {
-		return exitUnjudged // the flag package has printed the problem and the usage
+		return helpOr(err, exitUnjudged) // the flag package has printed the problem and the usage
 	}
 	if len(paths) != 2 {
 		fmt.Fprintf(stderr, "anvilbench compare: want OLD.json and NEW.json, got %d arguments %q\n", len(paths), paths)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,13 +37,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+	if err != nil {
+		return helpOr(err, reporters.GateExitCodes[reporters.GateRunFailed])
 	}
-	if err != nil || len(paths) != 1 {
-		if err == nil {
-			fs.Usage()
-		}
+	if len(paths) != 1 {
+		fs.Usage()
 		return reporters.GateExitCodes[reporters.GateRunFailed]
 	}
 	fail := func(format string, a ...any) int {
