@@ -54,17 +54,26 @@ func (r *run) itl() artifact.ITLSummary {
 	if perToken && len(gaps) > 0 {
 		out.Basis = artifact.ITLPerToken
 	}
-	if chunks > 0 && tokens > 0 {
-		out.TokensPerChunk = artifact.F(float64(tokens) / float64(chunks))
-		if !perToken {
-			out.Note = multiTokenNote(float64(tokens)/float64(chunks), float64(tokens)/float64(successes))
-		}
-	}
+	out.TokensPerChunk, out.Note = chunking(chunks, tokens, successes, perToken)
 	if s, ok := stats.Summarize(gaps); ok {
 		out.MeanMs, out.P50Ms, out.P90Ms = artifact.F(s.Mean), artifact.F(s.P50), artifact.F(s.P90)
 		out.P95Ms, out.P99Ms, out.MaxMs = artifact.F(s.P95), artifact.F(s.P99), artifact.F(s.Max)
 	}
 	return out
+}
+
+// chunking is the mean tokens per output chunk, from the chunks and tokens of a number of
+// successful responses (nil without tokens), and, unless perToken says every chunk's
+// tokens are known, the note on how far tpot may read low. A run and a merge share it.
+func chunking(chunks, tokens, responses int, perToken bool) (*artifact.Float, string) {
+	if chunks == 0 || tokens == 0 {
+		return nil, ""
+	}
+	perChunk := float64(tokens) / float64(chunks)
+	if perToken {
+		return artifact.F(perChunk), ""
+	}
+	return artifact.F(perChunk), multiTokenNote(perChunk, float64(tokens)/float64(responses))
 }
 
 // multiTokenChunks is the mean tokens per chunk from which chunking is worth a note: one

@@ -138,12 +138,7 @@ func mergedChunking(rows []artifact.RequestTiming, spans []artifact.RequestSpan)
 			tokens += *r.OutputTokens
 		}
 	}
-	if chunks > 0 && tokens > 0 {
-		out.TokensPerChunk = artifact.F(float64(tokens) / float64(chunks))
-		if !perToken {
-			out.Note = multiTokenNote(float64(tokens)/float64(chunks), float64(tokens)/float64(len(rows)))
-		}
-	}
+	out.TokensPerChunk, out.Note = chunking(chunks, tokens, len(rows), perToken)
 	return out
 }
 

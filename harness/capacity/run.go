@@ -110,10 +110,10 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 // promptNonce is the run's prompt nonce (see workload.Prompts.Nonce): eight lowercase
 // letters, random, or derived from what the shards of a run share (start instant, scenario,
 // seed, shard count), so all shards send one run's prompts; shards without a start instant
-// share a fixed one. Without a nonce every scenario and every run
-// of one seed sent the same prompts, and an engine's prefix cache (on by default in vLLM
-// and SGLang) served later ones from earlier ones: against refserver 99% of every ladder
-// rung's prompt tokens came from its cache.
+// share a fixed one. Without a nonce every scenario and every run of one seed sent the same
+// prompts, and an engine's prefix cache (on by default in vLLM and SGLang) served later ones
+// from earlier ones: against refserver 99% of every ladder rung's prompt tokens came from
+// its cache.
 func promptNonce(sc Scenario) string {
 	if sc.PromptNonce != "" {
 		return sc.PromptNonce
