@@ -63,17 +63,18 @@ func (p Prompts) Chars(tokens int) int {
 }
 
 // Prompt returns request index's prompt for a planned context of tokens: Chars(tokens)
-// bytes (less the digits its index has fewer than IndexWidth), all ASCII. After the shared prefix (if any) its first line names the
-// seed, index and run nonce, and that line alone makes it unique: prefix caches (vLLM's hashed
-// blocks, SGLang's radix tree, llama.cpp's slot reuse) match a prompt from its first token
-// and each block's key covers everything before it, so once the first line differs no
-// later block can be served from another request, however alike the rest is. The filler
-// after it is the same for every request, so every request of one planned size has the
-// same token count on any tokenizer (the first line differs by a few digits): one
-// calibration holds for all of them. Where it would not hold: a cache that reuses chunks
-// at any position (LMCache's CacheBlend, position-independent caching) would find the
-// filler of one request in another's; HaveColdPrefixCache catches such an engine when it
-// reports cached tokens.
+// bytes (less the digits its index has fewer than IndexWidth), all ASCII. After the shared
+// prefix (if any) its first line names the seed, index and run nonce, and that line alone
+// makes it unique: prefix caches (vLLM's hashed blocks, SGLang's radix tree, llama.cpp's
+// slot reuse) match a prompt from its first token and each block's key covers everything
+// before it, so once the first line differs no later block can be served from another
+// request, however alike the rest is. The filler after it is the same for every request,
+// so every request of one planned size has the same token count on any tokenizer (the
+// first line differs by a few digits): one calibration holds for all of them. Where it
+// would not hold: a cache that reuses chunks at any position (LMCache's CacheBlend,
+// position-independent caching) would find the filler of one request in another's;
+// HaveColdPrefixCache, and the run's summary, catch such an engine when it reports cached
+// tokens.
 func (p Prompts) Prompt(index, tokens int) (string, error) {
 	buf, err := p.AppendPrompt(nil, index, tokens)
 	return string(buf), err

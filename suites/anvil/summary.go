@@ -17,8 +17,9 @@ type Summary struct {
 	E2Ep50, DecodeP50   string
 	Throughput          string
 	Protocol            string
-	// Notes qualify the figures: how prompts were sized when calibration fell back, and
-	// how far tpot may read low when chunks carried several tokens.
+	// Notes qualify the figures: how prompts were sized when calibration fell back, how far
+	// tpot may read low when chunks carried several tokens, and a prefix cache that served
+	// a run of unique prompts.
 	Notes []string
 }
 
