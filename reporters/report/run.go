@@ -260,10 +260,7 @@ func chunkFields(itl artifact.ITLSummary) []Field {
 	if itl.Samples == 0 || itl.P50Ms == nil || itl.P99Ms == nil {
 		return nil
 	}
-	perChunk := "—"
-	if itl.TokensPerChunk != nil {
-		perChunk = fmtNumber(float64(*itl.TokensPerChunk), 2)
-	}
+	perChunk := fmtPtr(itl.TokensPerChunk, func(f float64) string { return fmtNumber(f, 2) })
 	items := []Field{{"output chunks", fmt.Sprintf("%s tokens per chunk; gap p50 %s, p99 %s over %d gaps (%s)",
 		perChunk, fmtMs(float64(*itl.P50Ms)), fmtMs(float64(*itl.P99Ms)), itl.Samples, itl.Basis)}}
 	if itl.Note != "" {
