@@ -22,7 +22,7 @@ func signalGroup(leader int, sig os.Signal) error {
 // shellStatus is the status a shell would report: the exit code, or 128+n after signal n.
 func shellStatus(state *os.ProcessState) int {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+		return signalExitCode(ws.Signal())
 	}
 	return state.ExitCode()
 }
