@@ -22,7 +22,10 @@ func (v Verdict) Message() string {
 	case NotComparable:
 		return fmt.Sprintf("%s: not comparable: %s", name, Explain(v.Differences))
 	case Insufficient:
-		return fmt.Sprintf("%s: insufficient samples: %d vs %d requests (at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, MinRows)
+		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, MinRows)
+	case Inconclusive:
+		return fmt.Sprintf("%s inconclusive: changed %s (%s): these samples resolve a change of %s at best, not the %s gate; about %d requests in each run would",
+			name, signedPercent(v.Ratio-1), v.figures(), percent(v.Detectable), gate, v.RequestsNeeded)
 	case Regressed:
 		tail := "worse than the " + gate + " gate"
 		if v.Worse < v.By {
@@ -36,7 +39,8 @@ func (v Verdict) Message() string {
 	case v.Significant:
 		return fmt.Sprintf("%s changed %s (%s): significant but within half the %s gate", name, signedPercent(v.Ratio-1), v.figures(), gate)
 	}
-	return fmt.Sprintf("%s changed %s (%s): not significant, no regression at the %s gate", name, signedPercent(v.Ratio-1), v.figures(), gate)
+	return fmt.Sprintf("%s changed %s (%s): not significant, no regression at the %s gate (a change of %s would have shown)",
+		name, signedPercent(v.Ratio-1), v.figures(), gate, percent(v.Detectable))
 }
 
 // figures is "5.00ms -> 5.49ms, 95% CI of the ratio 1.081..1.112, p=2e-05, 32 vs 32 requests".

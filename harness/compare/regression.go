@@ -32,11 +32,13 @@ type Options struct {
 // Outcome is what a verdict concluded.
 type Outcome string
 
-// Outcomes. Only Pass is a pass: Insufficient, NotComparable and Invalid mean there was
-// nothing to judge.
+// Outcomes. Only Pass (the metric held) is a pass: Inconclusive means the samples could
+// not resolve a change of the gate's size; Insufficient, NotComparable and Invalid mean
+// there was nothing to judge.
 const (
 	Pass          Outcome = "ok"
 	Regressed     Outcome = "regression"
+	Inconclusive  Outcome = "inconclusive"
 	Insufficient  Outcome = "insufficient samples"
 	NotComparable Outcome = "not comparable"
 	Invalid       Outcome = "error"
@@ -63,6 +65,11 @@ type Verdict struct {
 	// Significant is P < Alpha with the interval excluding 1 on the worse side; Improved
 	// is the mirror image (significant the other way and better by more than By/2).
 	Significant, Improved bool
+	// Detectable is the smallest relative change these samples could have detected (see
+	// Regression); RequestsNeeded the requests each run would need to detect a change of
+	// By. Both are 0 when the rows were not compared.
+	Detectable     float64
+	RequestsNeeded int
 	// Rule is the rule applied, in one sentence.
 	Rule string
 	// Differences are the workload differences (set, and blocking, for NotComparable).
@@ -87,6 +94,15 @@ type Verdict struct {
 // throughput) excludes 1 on the worse side. Noise alone rarely passes both tests, a real
 // change of by is usually more than by/2 in the estimate, and a significant change smaller
 // than by/2 is deliberately not a regression.
+//
+// A verdict that is not a regression is Pass (the metric held) only when the samples could
+// have seen a change of the gate's size: Detectable, the smallest relative change they
+// resolve, is at most by. Detectable is the change that the one-sided test at Alpha would
+// call significant with 80% power, from the spread of the bootstrap ratios (their log's
+// standard error, taken from the width of the 95% interval): exp((z(1−Alpha) + z(0.8))·se) − 1,
+// mirrored for rates. Otherwise the verdict is Inconclusive, and RequestsNeeded is how many
+// requests each run would need for Detectable to reach by, the spread per request
+// unchanged.
 //
 // Not a pass: NotComparable when Comparable reports differences (unless AllowMismatch),
 // Insufficient when either side has fewer than MinRows values, Invalid for a bad metric, gate
@@ -156,11 +172,61 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 		v.Significant = v.P < Alpha && v.RatioHigh < 1
 		v.Improved = betterSide < Alpha && v.RatioLow > 1 && -v.Worse > by/2
 	}
-	v.Outcome = Pass
-	if v.Significant && v.Worse > by/2 {
+	se := logSE(v.RatioLow, v.RatioHigh)
+	v.Detectable = detectable(se, s.higherIsWorse)
+	v.RequestsNeeded = requestsNeeded(se, len(base), len(cur), by, s.higherIsWorse)
+	switch {
+	case v.Significant && v.Worse > by/2:
 		v.Outcome = Regressed
+	case v.Detectable > by:
+		v.Outcome = Inconclusive
+	default:
+		v.Outcome = Pass
 	}
 	return v
+}
+
+// zPower is the standard normal quantile of the 80% power the detectable change is
+// defined at; zAlpha that of 1−Alpha, the one-sided test's level; z95 that of the 97.5%
+// end of a two-sided 95% interval.
+const (
+	zPower = 0.8416212335729143
+	zAlpha = 2.3263478740408408
+	z95    = 1.959963984540054
+)
+
+// logSE is the standard error of the log ratio implied by a 95% interval lo..hi of the
+// ratio; 0 for a degenerate or missing interval.
+func logSE(lo, hi float64) float64 {
+	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 1) {
+		return 0
+	}
+	return (math.Log(hi) - math.Log(lo)) / (2 * z95)
+}
+
+// detectable is the smallest relative change a comparison with log-ratio standard error se
+// detects at Alpha with 80% power: higher for latencies, lower for rates.
+func detectable(se float64, higherIsWorse bool) float64 {
+	if higherIsWorse {
+		return math.Expm1((zAlpha + zPower) * se)
+	}
+	return -math.Expm1(-(zAlpha + zPower) * se)
+}
+
+// requestsNeeded is the requests each of two runs needs for a change of by to be
+// detectable, given a comparison of nBase and nCur requests with log-ratio standard error
+// se: the variance per request, se²/(1/nBase + 1/nCur), is taken as fixed.
+func requestsNeeded(se float64, nBase, nCur int, by float64, higherIsWorse bool) int {
+	if se == 0 || nBase == 0 || nCur == 0 {
+		return max(nBase, nCur)
+	}
+	perRequest := se * se / (1/float64(nBase) + 1/float64(nCur))
+	gate := math.Log1p(by)
+	if !higherIsWorse {
+		gate = -math.Log1p(-min(by, 0.999))
+	}
+	k := (zAlpha + zPower) / gate
+	return max(MinRows, int(math.Ceil(2*perRequest*k*k)))
 }
 
 // rule states the rule applied to s at gate by.

@@ -111,7 +111,7 @@ func TestNothingToJudgeIsNotAPass(t *testing.T) {
 		outcome Outcome
 		msg     string
 	}{
-		{few, "tpot_p50_ms", 0.05, Insufficient, "tpot p50: insufficient samples: 32 vs 4 requests (at least 5 on each side)"},
+		{few, "tpot_p50_ms", 0.05, Insufficient, "tpot p50: not comparable: 32 vs 4 requests with a figure (a comparison needs at least 5 on each side)"},
 		{base, "prompt_tokens_p50", 0.05, Invalid, `metric "prompt_tokens_p50": prompt_tokens counts tokens; it measures the workload, not the engine's speed`},
 		{base, "tpot_stddev_ms", 0.05, Invalid, `metric "tpot_stddev_ms": the stddev of a run has no per-request test; want its mean or a percentile`},
 		{base, "tpot_p50", 0.05, Invalid, `metric "tpot_p50": want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or throughput_tok_s`},
@@ -149,5 +149,45 @@ func TestVerdictIsReproducible(t *testing.T) {
 	v2 := Regression(a, b, "ttft_p95_ms", 0.05, Options{Seed: 3, Resamples: 500})
 	if v1.Message() != v2.Message() {
 		t.Errorf("same inputs, different verdicts:\n%s\n%s", v1.Message(), v2.Message())
+	}
+}
+
+// Three outcomes: an unchanged engine over few noisy requests is inconclusive, with the
+// change these samples resolve and the requests that would resolve the gate; the same
+// engine over enough requests held; a 10% slower one over enough requests regressed.
+func TestThreeOutcomes(t *testing.T) {
+	t.Parallel()
+	few := Regression(synthetic(6, 5, 0.2, 20), synthetic(6, 5, 0.2, 21), "tpot_p50_ms", 0.05, Options{})
+	if few.Outcome != Inconclusive || few.Detectable <= 0.05 || few.RequestsNeeded <= 6 {
+		t.Errorf("6 noisy requests: %s (detectable %.3f, needed %d)", few.Message(), few.Detectable, few.RequestsNeeded)
+	}
+	if !strings.Contains(few.Message(), "at best, not the 5.0% gate; about ") {
+		t.Errorf("message: %q", few.Message())
+	}
+	// The requests it names resolve the gate: at that size the same engine holds.
+	n := few.RequestsNeeded
+	held := Regression(synthetic(n, 5, 0.2, 22), synthetic(n, 5, 0.2, 23), "tpot_p50_ms", 0.05, Options{})
+	if held.Outcome != Pass || held.Detectable > 0.05*1.5 {
+		t.Errorf("%d requests, unchanged: %s", n, held.Message())
+	}
+	slower := Regression(synthetic(n, 5, 0.2, 24), synthetic(n, 5.5, 0.2, 25), "tpot_p50_ms", 0.05, Options{})
+	if slower.Outcome != Regressed {
+		t.Errorf("%d requests, 10%% slower: %s", n, slower.Message())
+	}
+}
+
+// A baseline too small or too spread to resolve the gate is refused before a run.
+func TestSufficient(t *testing.T) {
+	t.Parallel()
+	if err := Sufficient(synthetic(60, 5, 0.05, 30), "tpot_p50_ms", 0.05); err != nil {
+		t.Errorf("60 requests at 5%% spread: %v", err)
+	}
+	err := Sufficient(synthetic(4, 5, 0.05, 31), "tpot_p50_ms", 0.05)
+	if err == nil || err.Error() != "tpot p50: the baseline has 4 requests with a figure; a comparison needs at least 5" {
+		t.Errorf("4 requests: %v", err)
+	}
+	err = Sufficient(synthetic(6, 5, 0.5, 32), "tpot_p50_ms", 0.05)
+	if err == nil || !strings.Contains(err.Error(), "record a baseline of at least") {
+		t.Errorf("6 requests at 50%% spread: %v", err)
 	}
 }

@@ -58,13 +58,14 @@ type Report struct {
 
 // Outcome sums up the report: NotComparable when the workloads differ and no row was
 // judged; else Regressed when any row regressed; else Invalid or Insufficient when any row
-// could not be judged (Invalid first); else Pass.
+// could not be judged (Invalid first); else Inconclusive when any row could not resolve a
+// change of the gate's size; else Pass.
 func (r Report) Outcome() Outcome {
 	seen := map[Outcome]bool{}
 	for _, row := range r.Rows {
 		seen[row.Outcome] = true
 	}
-	for _, o := range []Outcome{NotComparable, Regressed, Invalid, Insufficient} {
+	for _, o := range []Outcome{NotComparable, Regressed, Invalid, Insufficient, Inconclusive} {
 		if seen[o] {
 			return o
 		}
@@ -92,7 +93,7 @@ func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64
 		}
 		v := Regression(baseline, current, m, by, opts)
 		row := Row{Metric: m, Outcome: v.Outcome, Message: v.Message(), Verdict: &v}
-		if v.Outcome == Pass || v.Outcome == Regressed {
+		if v.Outcome == Pass || v.Outcome == Regressed || v.Outcome == Inconclusive {
 			row.Baseline, row.Current = &v.Baseline, &v.Current
 		} else {
 			row.Baseline, row.Current = lookup(baseline, m), lookup(current, m)

@@ -19,7 +19,7 @@ func TestCompareTable(t *testing.T) {
 		labels[row.Metric] = row.Label()
 	}
 	want := map[string]string{
-		"ttft_p50_ms": "ok", "ttft_p95_ms": "ok", "tpot_p50_ms": "regression", "tpot_p95_ms": "regression",
+		"ttft_p50_ms": "ok", "ttft_p95_ms": "inconclusive", "tpot_p50_ms": "regression", "tpot_p95_ms": "regression",
 		"e2e_p50_ms": "regression", "decode_tok_s_p50": "regression", Throughput: "regression", Failed: "regression",
 	}
 	for m, l := range want {
@@ -74,7 +74,7 @@ func TestCompareTable(t *testing.T) {
 
 func TestCompareNotComparable(t *testing.T) {
 	t.Parallel()
-	base, cur := synthetic(32, 5, 0.05, 1), synthetic(32, 5, 0.05, 2)
+	base, cur := synthetic(80, 5, 0.05, 1), synthetic(80, 5, 0.05, 2)
 	cur.MaxTokens = 128
 	r := Compare(base, cur, []string{"tpot_p50_ms", Failed}, 0.05, Options{})
 	if r.Comparable || r.Outcome() != NotComparable {
