@@ -225,8 +225,31 @@ type ClientOverhead struct {
 	// EventLag is, per event, from the read that delivered it to the end of its processing.
 	EventLagMeanUs *Float `json:"event_lag_mean_us"`
 	EventLagMaxUs  *Float `json:"event_lag_max_us"`
-	// CPUSharePct is the process's CPU time over the wall time of all cores, in percent.
+	// CPUSharePct is the process's CPU time over the wall time of the Cores it may use, in
+	// percent: 100 is every one of them busy for the whole request phase.
 	CPUSharePct *Float `json:"cpu_share_pct"`
+	// Cores is how many cores the process may use: its CPU affinity, at most GOMAXPROCS.
+	Cores int `json:"cores"`
+	// CPUWaitPct is how long the process's threads waited, runnable, for a core (Linux
+	// schedstat run-queue time) over the wall time of its Cores, in percent: beside
+	// CPUSharePct it is the CPU the client wanted and did not get. Null where the kernel
+	// does not say.
+	CPUWaitPct *Float `json:"cpu_wait_pct"`
+	// StartLag is, per request, from when it could start to when it did: in a closed loop
+	// from the arrival of the last bytes of its worker's previous response (or the start of
+	// the request phase), in an open loop from its scheduled instant (or, when the cap on
+	// requests in flight held it back, from the moment a slot freed), in a burst from the
+	// release. It is the client's own delay: reading, judging and building the next request,
+	// and waiting for a core. Null when no request was sent.
+	StartLagP99Ms   *Float `json:"start_lag_p99_ms"`
+	StartLagMaxMs   *Float `json:"start_lag_max_ms"`
+	StartLagSamples int    `json:"start_lag_samples"`
+	// StartLagSharePct is the start lag summed over the sent requests, over the same sum
+	// plus their time from start to end, in percent: how much of the time the workload
+	// meant a request to be in flight it was waiting on the client instead. A closed loop
+	// then held fewer requests in flight than its concurrency; an open loop fell behind its
+	// schedule.
+	StartLagSharePct *Float `json:"start_lag_share_pct"`
 	// GCCycles counts the garbage collections during the request phase; the collector is
 	// held off then (up to a memory limit), so it is 0 unless the run allocated a lot.
 	GCCycles *int `json:"gc_cycles"`

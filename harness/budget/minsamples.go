@@ -32,3 +32,12 @@ func DefaultMinSamples(metric string) int {
 	}
 	return 1
 }
+
+// MinSamples is the sample count b needs: its @min option, or DefaultMinSamples of its key.
+// A budget with a malformed option needs DefaultMinSamples; Judge reports the option.
+func (b Budget) MinSamples() int {
+	if o, err := b.Options(); err == nil && o.MinSamples > 0 {
+		return o.MinSamples
+	}
+	return DefaultMinSamples(b.Key())
+}

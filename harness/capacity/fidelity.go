@@ -95,13 +95,19 @@ func multiTokenNote(perChunk, perResponse float64) string {
 }
 
 // overhead summarizes the client's own cost over the request phase.
-func (r *run) overhead(wall, cpu time.Duration) artifact.ClientOverhead {
-	var dispatch []float64
-	var lag, lagMax time.Duration
+func (r *run) overhead(wall, cpu time.Duration, waited *time.Duration) artifact.ClientOverhead {
+	var dispatch, startLag []float64
+	var lag, lagMax, lagSum, busy time.Duration
 	events := 0
 	for _, o := range r.outcomes {
 		if !o.sent.IsZero() {
 			dispatch = append(dispatch, float64(o.dispatch)/1e6)
+			if !o.ready.IsZero() {
+				late := max(0, o.sent.Sub(o.ready))
+				startLag = append(startLag, float64(late)/1e6)
+				lagSum += late
+				busy += late + max(0, o.end.Sub(o.sent))
+			}
 		}
 		lag += o.lag
 		lagMax = max(lagMax, o.lagMax)
@@ -115,11 +121,21 @@ func (r *run) overhead(wall, cpu time.Duration) artifact.ClientOverhead {
 		c.EventLagMeanUs = artifact.F(float64(lag) / float64(events) / 1e3)
 		c.EventLagMaxUs = artifact.F(float64(lagMax) / 1e3)
 	}
+	if p := percentiles(startLag); p != nil {
+		c.StartLagP99Ms, c.StartLagMaxMs, c.StartLagSamples = artifact.F(float64(p.P99)), artifact.F(float64(p.Max)), p.Samples
+	}
+	if busy > 0 {
+		c.StartLagSharePct = artifact.F(100 * float64(lagSum) / float64(busy))
+	}
+	c.Cores = usableCores()
+	if waited != nil && wall > 0 {
+		c.CPUWaitPct = artifact.F(100 * float64(*waited) / (float64(wall) * float64(c.Cores)))
+	}
 	if cpu > 0 && wall > 0 {
-		share := 100 * float64(cpu) / (float64(wall) * float64(runtime.NumCPU()))
+		share := 100 * float64(cpu) / (float64(wall) * float64(c.Cores))
 		c.CPUSharePct = artifact.F(share)
 		if share > bottleneckCPUShare {
-			c.Bottleneck, c.Reason = true, fmt.Sprintf("process CPU at %.0f%% of all cores (includes an in-process reference engine)", share)
+			c.Bottleneck, c.Reason = true, fmt.Sprintf("process CPU at %.0f%% of the %d cores it may use (includes an in-process reference engine)", share, c.Cores)
 		}
 	}
 	if lagMax > bottleneckEventLag {
@@ -128,6 +144,10 @@ func (r *run) overhead(wall, cpu time.Duration) artifact.ClientOverhead {
 	}
 	return c
 }
+
+// usableCores is how many cores the process may run on at once: its CPU affinity
+// (runtime.NumCPU), at most GOMAXPROCS.
+func usableCores() int { return max(1, min(runtime.NumCPU(), runtime.GOMAXPROCS(0))) }
 
 func joinReason(a, b string) string {
 	if a == "" {

@@ -22,8 +22,10 @@ type outcome struct {
 	// endpoint reports them, and what it was sent).
 	cachedTokens, promptTokens *int
 	// sent is the request start; zero when the request was never sent. due is an open-loop
-	// request's intended start; zero in a closed loop.
-	sent, due time.Time
+	// request's intended start; zero in a closed loop. ready is when it could have started
+	// (see artifact.ClientOverhead's StartLag); end is when it ended: the arrival of its
+	// last bytes, or the moment it failed.
+	sent, due, ready, end time.Time
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
 	// dispatch is from when the request was due to its start; lag, lagMax and events are
@@ -111,6 +113,10 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.sc.MaxTokens, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i], began, res, err)
+	o.end = time.Now()
+	if !res.Start.IsZero() && res.End > 0 {
+		o.end = res.Start.Add(res.End)
+	}
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
@@ -190,7 +196,7 @@ func canaryMessage(c *artifact.RequestCanary) string {
 // requestError records a request that got no stream to read.
 func (r *run) requestError(i, planned int, began time.Time, kind, msg string) outcome {
 	f := r.failure(i, planned, began, artifact.FailureRequestError, kind, msg)
-	return outcome{failure: f}
+	return outcome{failure: f, end: time.Now()}
 }
 
 // responseFailure records a request whose stream was read, keeping its sanitized timing

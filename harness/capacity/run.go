@@ -93,12 +93,17 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 
 	watch := r.watchEngine(ctx, target)
 	cpu, gcs := cpuTime(), gcCycles()
+	wait, waitKnown := cpuWait()
 	restore := quietCollector()
 	started, finished := r.execute(ctx)
 	restore()
 	gcs = gcCycles() - gcs
 	b := r.assemble(target, started, finished)
-	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu)
+	var waited *time.Duration
+	if after, ok := cpuWait(); ok && waitKnown {
+		waited = new(after - wait)
+	}
+	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited)
 	b.Extension.ClientOverhead.GCCycles = artifact.I(int(gcs))
 	b.Extension.EngineMetrics = watch()
 	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
@@ -148,7 +153,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 	n := len(r.indices)
 	if r.sc.RequestRate > 0 {
 		started = time.Now()
-		schedule.OpenLoop(ctx, started, r.offsets, r.concurrency, func(ctx context.Context, k int, due time.Time) {
+		schedule.OpenLoop(ctx, started, r.offsets, r.concurrency, func(ctx context.Context, k int, due, ready time.Time) {
 			i, began := r.indices[k], time.Now()
 			var o outcome
 			if body, failed := r.prepare(i, began); failed != nil {
@@ -156,7 +161,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 			} else {
 				o = r.send(ctx, i, began, due, body)
 			}
-			o.due = due
+			o.due, o.ready = due, ready
 			r.outcomes[k] = o
 			r.progress.record(o)
 		})
@@ -164,9 +169,17 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 	}
 	if !r.sc.Burst {
 		started = time.Now()
-		schedule.ClosedLoop(ctx, n, r.concurrency, func(ctx context.Context, k int) {
-			r.outcomes[k] = r.one(ctx, r.indices[k])
-			r.progress.record(r.outcomes[k])
+		// A worker could start its next request the moment its previous response ended.
+		free := make([]time.Time, r.concurrency)
+		schedule.ClosedLoop(ctx, n, r.concurrency, func(ctx context.Context, w, k int) {
+			o := r.one(ctx, r.indices[k])
+			o.ready = free[w]
+			if o.ready.IsZero() {
+				o.ready = started
+			}
+			free[w] = o.end
+			r.outcomes[k] = o
+			r.progress.record(o)
 		})
 		return started, time.Now()
 	}
@@ -185,6 +198,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 	}, func(ctx context.Context, k int) {
 		if prepared[k] != nil {
 			r.outcomes[k] = r.send(ctx, r.indices[k], began[k], started, prepared[k])
+			r.outcomes[k].ready = started
 		}
 		r.progress.record(r.outcomes[k])
 	})

@@ -54,9 +54,11 @@ func Arrivals(n int, rate float64, model Arrival, seed int64) ([]time.Duration, 
 // finished, so queueing in the server shows up in latency instead of slowing the arrivals
 // down (a closed loop hides it: coordinated omission). maxInFlight > 0 caps concurrent
 // requests; a request that finds the cap full starts late, and its due time tells by how
-// much. do receives the intended start; it is called exactly once per index, also after
-// ctx is cancelled (it must then return quickly). OpenLoop returns when all calls have.
-func OpenLoop(ctx context.Context, start time.Time, offsets []time.Duration, maxInFlight int, do func(ctx context.Context, i int, due time.Time)) {
+// much. do receives the intended start and the instant the request could start: due, or
+// when the cap was full the moment a slot freed, so that what remains of its lateness is
+// the client's own. It is called exactly once per index, also after ctx is cancelled (it
+// must then return quickly). OpenLoop returns when all calls have.
+func OpenLoop(ctx context.Context, start time.Time, offsets []time.Duration, maxInFlight int, do func(ctx context.Context, i int, due, ready time.Time)) {
 	var slots chan struct{}
 	if maxInFlight > 0 {
 		slots = make(chan struct{}, maxInFlight)
@@ -67,22 +69,34 @@ func OpenLoop(ctx context.Context, start time.Time, offsets []time.Duration, max
 		if ctx.Err() == nil {
 			sleepUntil(ctx, due)
 		}
-		acquired := false
+		acquired, ready := false, due
 		if slots != nil && ctx.Err() == nil {
 			select {
 			case slots <- struct{}{}:
 				acquired = true
-			case <-ctx.Done():
+			default:
+				select {
+				case slots <- struct{}{}:
+					acquired, ready = true, later(due, time.Now())
+				case <-ctx.Done():
+				}
 			}
 		}
 		wg.Go(func() {
 			if acquired {
 				defer func() { <-slots }()
 			}
-			do(ctx, i, due)
+			do(ctx, i, due, ready)
 		})
 	}
 	wg.Wait()
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func sleepUntil(ctx context.Context, t time.Time) {

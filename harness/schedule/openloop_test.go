@@ -40,7 +40,10 @@ func TestOpenLoopStartsOnScheduleWhateverTheLatency(t *testing.T) {
 	start := time.Now()
 	var mu sync.Mutex
 	lateness := make([]time.Duration, 10)
-	OpenLoop(context.Background(), start, offsets, 0, func(_ context.Context, i int, due time.Time) {
+	OpenLoop(context.Background(), start, offsets, 0, func(_ context.Context, i int, due, ready time.Time) {
+		if !ready.Equal(due) {
+			t.Errorf("request %d: ready %v, want its due time: nothing held it back", i, ready.Sub(due))
+		}
 		mu.Lock()
 		lateness[i] = time.Since(due)
 		mu.Unlock()
@@ -59,20 +62,29 @@ func TestOpenLoopCapDelaysAndEveryIndexRuns(t *testing.T) {
 	var inFlight, peak, calls atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	OpenLoop(ctx, time.Now(), offsets, 2, func(_ context.Context, i int, due time.Time) {
+	var heldBack atomic.Int64
+	OpenLoop(ctx, time.Now(), offsets, 2, func(_ context.Context, i int, due, ready time.Time) {
 		calls.Add(1)
+		// Every 1 ms a request is due and each takes 10 ms: past the first two, each waited
+		// for a slot, and is ready when it got one, not when it was due.
+		if ready.Sub(due) > 5*time.Millisecond {
+			heldBack.Add(1)
+		}
+		if ready.Before(due) || time.Since(ready) > 20*time.Millisecond {
+			t.Errorf("request %d: ready %v after due, %v before it ran", i, ready.Sub(due), time.Since(ready))
+		}
 		n := inFlight.Add(1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
 		time.Sleep(10 * time.Millisecond)
 		inFlight.Add(-1)
 	})
-	if calls.Load() != 8 || peak.Load() > 2 {
-		t.Fatalf("calls %d peak %d", calls.Load(), peak.Load())
+	if calls.Load() != 8 || peak.Load() > 2 || heldBack.Load() < 4 {
+		t.Fatalf("calls %d peak %d, %d held back by the cap", calls.Load(), peak.Load(), heldBack.Load())
 	}
 	cancel()
 	calls.Store(0)
-	OpenLoop(ctx, time.Now(), offsets, 2, func(context.Context, int, time.Time) { calls.Add(1) })
+	OpenLoop(ctx, time.Now(), offsets, 2, func(context.Context, int, time.Time, time.Time) { calls.Add(1) })
 	if calls.Load() != 8 {
 		t.Fatalf("after cancellation %d calls, want every index", calls.Load())
 	}

@@ -11,21 +11,25 @@ import (
 // cancelled, so that every index ends in exactly one outcome; it must then return quickly.
 type Do func(ctx context.Context, i int)
 
+// WorkerDo handles request index i on worker w (0 <= w < concurrency): the calls of one
+// worker are sequential, so per-worker state needs no lock.
+type WorkerDo func(ctx context.Context, w, i int)
+
 // ClosedLoop runs requests 0..n-1 with at most concurrency in flight: each of concurrency
 // workers takes the next index as soon as its previous request ends, so indices start in
 // order. It returns when every call has returned.
-func ClosedLoop(ctx context.Context, n, concurrency int, do Do) {
+func ClosedLoop(ctx context.Context, n, concurrency int, do WorkerDo) {
 	workers := min(concurrency, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
 					return
 				}
-				do(ctx, i)
+				do(ctx, w, i)
 			}
 		})
 	}

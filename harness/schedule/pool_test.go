@@ -14,7 +14,13 @@ func TestClosedLoopCallsEveryIndexOnceWithinConcurrency(t *testing.T) {
 	var inFlight, peak atomic.Int64
 	seen := make([]int, n)
 	var mu sync.Mutex
-	ClosedLoop(context.Background(), n, c, func(_ context.Context, i int) {
+	var busy [c]atomic.Bool
+	ClosedLoop(context.Background(), n, c, func(_ context.Context, w, i int) {
+		if w < 0 || w >= c || !busy[w].CompareAndSwap(false, true) {
+			t.Errorf("request %d on worker %d: out of range or the worker is busy", i, w)
+			return
+		}
+		defer busy[w].Store(false)
 		cur := inFlight.Add(1)
 		for {
 			p := peak.Load()
@@ -42,19 +48,26 @@ func TestClosedLoopStillCallsEveryIndexAfterCancel(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls, afterCancel atomic.Int64
-	ClosedLoop(ctx, 50, 3, func(ctx context.Context, i int) {
+	ClosedLoop(ctx, 50, 3, func(ctx context.Context, _, i int) {
 		calls.Add(1)
 		if i == 5 {
 			cancel()
 		}
-		if ctx.Err() != nil {
+		if i < 5 {
+			return
+		}
+		// The later calls wait for the cancellation: the other workers may take them while
+		// request 5's worker is descheduled before it cancels.
+		select {
+		case <-ctx.Done():
 			afterCancel.Add(1)
+		case <-time.After(5 * time.Second):
 		}
 	})
 	if calls.Load() != 50 {
 		t.Fatalf("calls = %d, want 50", calls.Load())
 	}
-	if afterCancel.Load() < 40 {
+	if afterCancel.Load() != 45 {
 		t.Fatalf("only %d calls saw the cancellation", afterCancel.Load())
 	}
 }
@@ -62,7 +75,7 @@ func TestClosedLoopStillCallsEveryIndexAfterCancel(t *testing.T) {
 func TestClosedLoopMoreWorkersThanRequests(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
-	ClosedLoop(context.Background(), 3, 64, func(context.Context, int) { calls.Add(1) })
+	ClosedLoop(context.Background(), 3, 64, func(context.Context, int, int) { calls.Add(1) })
 	if calls.Load() != 3 {
 		t.Fatalf("calls = %d, want 3", calls.Load())
 	}
