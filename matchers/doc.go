@@ -6,23 +6,9 @@ package matchers
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
-
-// shownMisses is the number of per-request misses a failure message lists.
-const shownMisses = 5
-
-// listMisses lists per-request misses one per indented line, the first shownMisses and a
-// count of the rest.
-func listMisses(misses []string) string {
-	shown := misses
-	if len(shown) > shownMisses {
-		shown = append(shown[:shownMisses:shownMisses], fmt.Sprintf("... and %d more", len(misses)-shownMisses))
-	}
-	return strings.Join(shown, "\n  ")
-}
 
 // benchmarkOf converts a matcher's actual into an artifact.
 func benchmarkOf(matcher string, actual any) (*artifact.Benchmark, error) {

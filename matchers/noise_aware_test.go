@@ -79,10 +79,10 @@ func TestMeetBudgetInsufficientSamplesIsAnError(t *testing.T) {
 		m    types.GomegaMatcher
 		want string
 	}{
-		{HaveMetricAtMost("tpot_p99_ms", 9), "budget tpot_p99_ms<=9: tpot p99: insufficient samples: 6 of the 100 required"},
-		{HaveMetricAtMost("tpot_p95_ms", 9), "budget tpot_p95_ms<=9: tpot p95: insufficient samples: 6 of the 20 required"},
+		{HaveMetricAtMost("tpot_p99_ms", 9), "MeetBudget: budget tpot_p99_ms<=9: tpot p99: insufficient samples: 6 of the 100 required"},
+		{HaveMetricAtMost("tpot_p95_ms", 9), "MeetBudget: budget tpot_p95_ms<=9: tpot p95: insufficient samples: 6 of the 20 required"},
 		{MeetBudget(budget.Budget{Metric: "tpot_p90_ms", Op: budget.AtMost, Limit: 9}.WithOptions(budget.Options{Bound: budget.Upper95, MinSamples: 6})),
-			"budget tpot_p90_ms<=9@upper95@min=6: tpot p90: insufficient samples for an upper CI95 bound: 6 of the 36 required"},
+			"MeetBudget: budget tpot_p90_ms<=9@upper95@min=6: tpot p90: insufficient samples for an upper CI95 bound: 6 of the 36 required"},
 	} {
 		if got := errorOf(t, six, c.m); got != c.want {
 			t.Errorf("got %q\nwant %q", got, c.want)
@@ -141,7 +141,7 @@ func TestNotRegressFromErrors(t *testing.T) {
 	}{
 		{other, NotRegressFrom(base).On("tpot_p50_ms"), "NotRegressFrom: tpot p50: not comparable: concurrency 1 vs 8; max_tokens 64 vs 128"},
 		{legacy, NotRegressFrom(base).On("tpot_p50_ms"), `NotRegressFrom: tpot p50: not comparable: controlled_output_policy "strict" vs unknown (not recorded by an older artifact); shared_prefix_tokens 0 vs unknown (not recorded by an older artifact)`},
-		{timed(4, 1), NotRegressFrom(base).On("tpot_p50_ms"), "NotRegressFrom: tpot p50: insufficient samples: 32 vs 4 requests (at least 5 on each side)"},
+		{timed(4, 1), NotRegressFrom(base).On("tpot_p50_ms"), "NotRegressFrom: tpot p50: not comparable: 32 vs 4 requests with a figure (a comparison needs at least 5 on each side)"},
 		{base, NotRegressFrom(base), `NotRegressFrom: no metric; name one with .On("tpot_p50_ms")`},
 		{base, NotRegressFrom(nil).On("tpot_p50_ms"), "NotRegressFrom: no baseline artifact (got nil)"},
 		{base, NotRegressFrom(base).On("prompt_tokens_p50"), `NotRegressFrom: metric "prompt_tokens_p50": prompt_tokens counts tokens; it measures the workload, not the engine's speed`},
@@ -170,7 +170,7 @@ func TestRunTheWorkloadOf(t *testing.T) {
 	if got, want := failureOf(t, other, RunTheWorkloadOf(base)), "not the baseline's workload: concurrency 1 vs 8; max_tokens 64 vs 128"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := errorOf(t, base, RunTheWorkloadOf(nil)); got != "RunTheWorkloadOf: no baseline artifact (got nil)" {
+	if got := errorOf(t, base, RunTheWorkloadOf(nil)); got != "RunTheWorkloadOf: no baseline artifact" {
 		t.Errorf("nil baseline: %q", got)
 	}
 }

@@ -2,27 +2,29 @@ package matchers
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 // DefaultRegressionGate is the gate of NotRegressFrom when By is not called: 5%.
-const DefaultRegressionGate = 0.05
+const DefaultRegressionGate = gate.DefaultBy
 
 // NotRegressFrom succeeds when the run's metric did not regress from a baseline artifact of
-// the same workload beyond noise (compare.Regression: worse by more than half the gate and
-// significant):
+// the same workload beyond noise, and the samples could have seen a change of the gate's
+// size (gate.NoRegression, compare.Regression):
 //
 //	Expect(run).To(NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05))
 //
 // It fails with e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio
-// 1.081..1.112, p=2e-05, 32 vs 32 requests): worse than the 5.0% gate". It errors when there
-// is nothing to judge: no metric, a workload that is not comparable (naming the differing
-// fields, unless AllowMismatch), fewer than compare.MinRows requests either side.
+// 1.081..1.112, p=2e-05, 32 vs 32 requests): worse than the 5.0% gate". It errors when
+// there is nothing to judge: no metric, a workload that is not comparable (naming the
+// differing fields, unless AllowMismatch), fewer than compare.MinRows requests either side,
+// and samples that cannot resolve a change of the gate's size (inconclusive: the message
+// gives the change they resolve and the requests each run would need), unless
+// OnInconclusive(gate.InconclusivePass).
 func NotRegressFrom(baseline *artifact.Benchmark) *RegressionMatcher {
-	return &RegressionMatcher{baseline: baseline, by: DefaultRegressionGate}
+	return &RegressionMatcher{baseline: baseline, how: gate.Comparison{By: DefaultRegressionGate}}
 }
 
 // RegressionMatcher is the matcher NotRegressFrom builds; each method returns a configured
@@ -30,9 +32,8 @@ func NotRegressFrom(baseline *artifact.Benchmark) *RegressionMatcher {
 type RegressionMatcher struct {
 	baseline *artifact.Benchmark
 	metric   string
-	by       float64
-	opts     compare.Options
-	verdict  compare.Verdict
+	how      gate.Comparison
+	matcher  *checkMatcher
 }
 
 // On names the metrics key judged, e.g. "tpot_p50_ms" or "decode_tok_s_p50".
@@ -43,46 +44,46 @@ func (m *RegressionMatcher) On(metric string) *RegressionMatcher {
 }
 
 // By sets the gate: the smallest relative change that must be caught (0.05 is 5%).
-func (m *RegressionMatcher) By(gate float64) *RegressionMatcher {
+func (m *RegressionMatcher) By(gateBy float64) *RegressionMatcher {
 	c := *m
-	c.by = gate
+	c.how.By = gateBy
 	return &c
 }
 
 // AllowMismatch judges even when the workloads differ.
 func (m *RegressionMatcher) AllowMismatch() *RegressionMatcher {
 	c := *m
-	c.opts.AllowMismatch = true
+	c.how.AllowMismatch = true
 	return &c
 }
 
-// Match judges actual against the baseline and caches the verdict for the messages. Only a
-// regression is a failure; nothing to judge is an error.
+// OnInconclusive sets what a comparison that cannot resolve the gate's change comes to:
+// gate.InconclusiveFail (the default) or gate.InconclusivePass.
+func (m *RegressionMatcher) OnInconclusive(p gate.InconclusivePolicy) *RegressionMatcher {
+	c := *m
+	c.how.OnInconclusive = p
+	return &c
+}
+
+// Match judges actual against the baseline. Only a regression is a failure; nothing to
+// judge is an error.
 func (m *RegressionMatcher) Match(actual any) (bool, error) {
-	a, err := benchmarkOf("NotRegressFrom", actual)
-	if err != nil {
-		return false, err
-	}
 	switch {
 	case m.baseline == nil:
 		return false, errors.New("NotRegressFrom: no baseline artifact (got nil)")
 	case m.metric == "":
 		return false, errors.New(`NotRegressFrom: no metric; name one with .On("tpot_p50_ms")`)
 	}
-	m.verdict = compare.Regression(m.baseline, a, m.metric, m.by, m.opts)
-	switch m.verdict.Outcome {
-	case compare.Pass:
-		return true, nil
-	case compare.Regressed:
-		return false, nil
-	}
-	return false, fmt.Errorf("NotRegressFrom: %s", m.verdict.Message())
+	m.matcher = named("NotRegressFrom", gate.NoRegression(m.baseline, m.metric, m.how))
+	return m.matcher.Match(actual)
 }
 
 // FailureMessage is the verdict's one-line message.
-func (m *RegressionMatcher) FailureMessage(any) string { return m.verdict.Message() }
+func (m *RegressionMatcher) FailureMessage(actual any) string {
+	return m.matcher.FailureMessage(actual)
+}
 
 // NegatedFailureMessage is the verdict's message for Not(NotRegressFrom(...)).
-func (m *RegressionMatcher) NegatedFailureMessage(any) string {
-	return m.verdict.Message() + " (expected a regression)"
+func (m *RegressionMatcher) NegatedFailureMessage(actual any) string {
+	return m.matcher.result.Message + " (expected a regression)"
 }

@@ -1,0 +1,244 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+)
+
+// synthetic is an artifact of n successful requests whose TPOT is tpot·(1 + jitter·Z).
+func synthetic(n int, tpot, jitter float64, seed uint64) *artifact.Benchmark {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	a := &artifact.Benchmark{
+		Schema: artifact.Schema, MeasurementProtocol: artifact.ProtocolV3, Model: "m", Requests: n, Completed: n, Concurrency: 4,
+		ContextTokens: artifact.I(4096), ContextDistribution: map[string]int{"4096": n}, MaxTokens: 64, ResponseWords: 32,
+		ControlledOutputPolicy: "strict", PromptCacheMode: "unique", ServeFlags: artifact.ServeFlags{ThinkingMode: "unsupported"},
+	}
+	var tpots []float64
+	for i := range n {
+		t := tpot * (1 + jitter*rng.NormFloat64())
+		tpots = append(tpots, t)
+		a.RequestTimings = append(a.RequestTimings, artifact.RequestTiming{RequestIndex: i, TTFTMs: 200, TimeToFirstOutputMs: 200,
+			E2EMs: artifact.Float(200 + 32*t), GenerationMs: artifact.Float(32 * t), TPOTMs: artifact.F(t), OutputTokens: artifact.I(33)})
+	}
+	slices.Sort(tpots)
+	a.Metrics.TPOT = artifact.Distribution{Samples: n, P50: artifact.F(tpots[(n+1)/2-1]), P95: artifact.F(tpots[n-1])}
+	return a
+}
+
+func TestPrecedenceAndExitCodes(t *testing.T) {
+	t.Parallel()
+	want := map[Outcome]int{Pass: 0, Regression: 1, NotComparable: 2, BudgetBroken: 3, RunFailed: 4, Inconclusive: 5, InvalidRun: 6, "from a newer version": 4}
+	for o, code := range want {
+		if o.ExitCode() != code {
+			t.Errorf("%s exits %d, want %d", o, o.ExitCode(), code)
+		}
+	}
+	if got := Worst(BudgetBroken, Regression, Inconclusive); got != Regression {
+		t.Errorf("a regression and a broken budget: %s wins, want regression", got)
+	}
+	if got := Worst(Inconclusive, BudgetBroken); got != BudgetBroken {
+		t.Errorf("a definite finding outranks inconclusive: %s", got)
+	}
+	if got := Worst(NotComparable, InvalidRun, RunFailed); got != RunFailed {
+		t.Errorf("%s", got)
+	}
+	if Worst() != Pass {
+		t.Error("no outcome is a pass")
+	}
+}
+
+// The kind of a failure comes from what failed: a budget with no figure because requests
+// failed is a failed run, too few samples without failures is inconclusive.
+func TestBudgetOutcomeComesFromWhatFailed(t *testing.T) {
+	t.Parallel()
+	b, _ := budget.Parse("tpot_p50_ms<=4, tpot_p95_ms<=9")
+	run := synthetic(8, 5, 0.01, 1)
+	if r := MeetBudget(b[0]).Judge(run); r.Outcome != BudgetBroken || !r.Judged || !strings.Contains(r.Message, "exceeds budget 4.00ms over 8 samples") {
+		t.Errorf("broken: %+v", r)
+	}
+	if r := MeetBudget(b[1]).Judge(run); r.Outcome != Inconclusive || r.Judged {
+		t.Errorf("8 samples for a p95: %+v", r)
+	}
+	failed := synthetic(8, 5, 0.01, 1)
+	failed.RequestTimings, failed.Completed, failed.Failed = nil, 0, 8
+	failed.Failures = []artifact.Failure{{RequestIndex: 0, ErrorType: "http_error"}}
+	failed.Metrics.TPOT = artifact.Distribution{}
+	if r := MeetBudget(b[0]).Judge(failed); r.Outcome != RunFailed || !strings.Contains(r.Message, "8 of 8 requests failed") {
+		t.Errorf("no figure, failed requests: %+v", r)
+	}
+	if r := MeetBudget(b[0]).Judge(nil); r.Outcome != RunFailed || r.Check != "meets the budget tpot_p50_ms<=4" || r.Kind != KindBudget {
+		t.Errorf("no artifact: %+v", r)
+	}
+}
+
+func TestRegressionOutcomes(t *testing.T) {
+	t.Parallel()
+	base := synthetic(60, 5, 0.05, 2)
+	how := Comparison{By: 0.05}
+	if r := NoRegression(base, "tpot_p50_ms", how).Judge(synthetic(60, 5.5, 0.05, 3)); r.Outcome != Regression {
+		t.Errorf("10%% slower: %+v", r)
+	}
+	if r := NoRegression(base, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass {
+		t.Errorf("unchanged: %+v", r)
+	}
+	noisy := synthetic(6, 5, 0.3, 5)
+	r := NoRegression(noisy, "tpot_p50_ms", how).Judge(synthetic(6, 5, 0.3, 6))
+	if r.Outcome != Inconclusive || r.Judged || !strings.Contains(r.Message, "requests in each run would") {
+		t.Errorf("6 noisy requests: %+v", r)
+	}
+	how.OnInconclusive = InconclusivePass
+	if r := NoRegression(noisy, "tpot_p50_ms", how).Judge(synthetic(6, 5, 0.3, 6)); r.Outcome != Pass || !strings.Contains(r.Message, "inconclusive") {
+		t.Errorf("inconclusive allowed: %+v", r)
+	}
+	if r := NoRegression(synthetic(4, 5, 0.05, 7), "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
+		t.Errorf("a 4-request baseline: %+v", r)
+	}
+}
+
+func TestRefusalsBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	b, _ := budget.Parse("tpot_p99_ms<=9, tpot_p50_ms<=9")
+	s := DefaultSpec()
+	s.Budgets, s.Baseline, s.BaselinePath = b, synthetic(4, 5, 0.05, 8), "base.json"
+	got := s.Refusals(60)
+	if len(got) != 3 {
+		t.Fatalf("refusals %+v, want the p99 budget and both gated metrics", got)
+	}
+	if got[0].Outcome != RunFailed || !strings.Contains(got[0].Message, "needs 100 samples but the scenario sends 60 requests") {
+		t.Errorf("p99 budget: %+v", got[0])
+	}
+	for _, r := range got[1:] {
+		if r.Outcome != NotComparable || !strings.Contains(r.Message, "the baseline has 4 requests with a figure") {
+			t.Errorf("4-request baseline: %+v", r)
+		}
+	}
+}
+
+func TestChecksOfASpec(t *testing.T) {
+	t.Parallel()
+	b, _ := budget.Parse("tpot_p50_ms<=6")
+	s := DefaultSpec()
+	s.Budgets, s.Baseline, s.BaselinePath = b, synthetic(60, 5, 0.05, 9), "base.json"
+	var names []string
+	for _, c := range s.Checks() {
+		names = append(names, c.Name)
+	}
+	want := []string{"completes every request", "answers with exactly the requested words", "is served the planned context within 2.0%",
+		"was measured by a client that kept up", "meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
+		"does not regress tpot_p50_ms by 5% from the baseline", "does not regress ttft_p50_ms by 5% from the baseline"}
+	if !slices.Equal(names, want) {
+		t.Errorf("checks %q\nwant %q", names, want)
+	}
+	observed := synthetic(8, 5, 0.01, 10)
+	observed.ControlledOutputPolicy = "observe"
+	if r := s.Checks()[1].Judge(observed); r.Skipped == "" || !r.Passed() {
+		t.Errorf("strict adherence under observe: %+v", r)
+	}
+}
+
+func TestClientKeptUp(t *testing.T) {
+	t.Parallel()
+	run := synthetic(8, 5, 0.01, 11)
+	run.Extension = &artifact.Extension{ClientOverhead: artifact.ClientOverhead{Cores: 1, CPUSharePct: artifact.F(39), CPUWaitPct: artifact.F(70),
+		StartLagSharePct: artifact.F(0.5), StartLagP99Ms: artifact.F(4), StartLagMaxMs: artifact.F(6), StartLagSamples: 8}}
+	r := ClientKeptUp(ClientBounds{}).Judge(run)
+	if r.Outcome != InvalidRun || !strings.Contains(r.Message, "the client wanted 109% of the 1 core it may use during the request phase (39% running, 70% waiting for a core; bound 90%)") {
+		t.Errorf("starved: %+v", r)
+	}
+	run.Extension.ClientOverhead.CPUWaitPct = artifact.F(5)
+	if r := ClientKeptUp(ClientBounds{}).Judge(run); r.Outcome != Pass {
+		t.Errorf("unhindered: %+v", r)
+	}
+	run.Extension.ClientOverhead.StartLagSharePct = artifact.F(12)
+	if r := ClientKeptUp(ClientBounds{MaxStartLagPct: 10}).Judge(run); r.Outcome != InvalidRun || !strings.Contains(r.Message, "held requests back 12.0% of the time") {
+		t.Errorf("lagging: %+v", r)
+	}
+}
+
+// A summary fails closed: a suite that started and never reported, a variable no spec
+// used, and a run that judged nothing are each a failed run.
+func TestSummaryFailsClosed(t *testing.T) {
+	t.Parallel()
+	s := Summary{RunID: "run-1", Variables: []string{"ANVIL_BUDGETS", "ANVIL_REQUESTS"}}
+	s.Suite("capacity").Uses = []string{"ANVIL_REQUESTS", "ANVIL_BUDGETS"}
+	s.Judge()
+	if s.Outcome != RunFailed || !strings.Contains(s.Reason, "suite capacity started at") {
+		t.Errorf("unfinished: %s %q", s.Outcome, s.Reason)
+	}
+	s.FinishSuite("capacity", 0, nil)
+	if s.Outcome != RunFailed || !strings.Contains(s.Reason, "no check ran") {
+		t.Errorf("nothing judged: %s %q", s.Outcome, s.Reason)
+	}
+	s.FinishSuite("capacity", 5, []Failure{{Suite: "capacity", Check: "meets the budget tpot_p50_ms<=1", Kind: KindBudget, Outcome: BudgetBroken, Message: "tpot p50 5.00ms exceeds budget 1.00ms over 60 samples"}})
+	if s.Outcome != BudgetBroken || s.ExitCode != 3 || s.Reason != "meets the budget tpot_p50_ms<=1: tpot p50 5.00ms exceeds budget 1.00ms over 60 samples" {
+		t.Errorf("broken budget: %s %d %q", s.Outcome, s.ExitCode, s.Reason)
+	}
+	s.Suite("curves").Uses = []string{"ANVIL_REQUESTS"}
+	s.FinishSuite("curves", 3, nil)
+	s.Suites[0].Uses = []string{"ANVIL_REQUESTS"}
+	s.Judge()
+	if s.Outcome != RunFailed || !slices.Equal(s.Unused, []string{"ANVIL_BUDGETS"}) || !strings.Contains(s.Reason, "ANVIL_BUDGETS is set but no spec of this run used it") {
+		t.Errorf("unused: %s %v %q", s.Outcome, s.Unused, s.Reason)
+	}
+}
+
+// A new run in a directory replaces the verdict of the one before: its gate.json never
+// speaks for this run, and until a suite reports the verdict is a failed run.
+func TestANewRunStartsFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := Update(dir, "run-a", func(s *Summary) { s.FinishSuite("capacity", 4, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ReadSummary(filepath.Join(dir, SummaryFile)); err != nil || s.Outcome != Pass || s.RunID != "run-a" {
+		t.Fatalf("first run: %+v %v", s, err)
+	}
+	s, err := Begin(dir, "run-b", "capacity", []string{"ANVIL_CONCURRENCY"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcome != RunFailed || s.RunID != "run-b" || s.Checks != 0 || len(s.Suites) != 1 {
+		t.Errorf("second run, begun: %+v", s)
+	}
+	if id, err := CurrentRun(dir); err != nil || id != "run-b" {
+		t.Errorf("current run %q %v", id, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"outcome":"pass","exit_code":0}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSummary(filepath.Join(dir, SummaryFile)); err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Errorf("an old-format pass is not read as a verdict: %v", err)
+	}
+}
+
+func TestRunIDs(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	if id := RunID(env("ANVIL_RUN_ID", "nightly-42")); id != "nightly-42" {
+		t.Errorf("named: %q", id)
+	}
+	a := RunID(env("ANVIL_SHARD", "0/4", "ANVIL_START_AT", "2026-12-03T10:00:00.000Z"))
+	b := RunID(env("ANVIL_SHARD", "3/4", "ANVIL_START_AT", "2026-12-03T10:00:00.000Z"))
+	if a != b || a != "run-20261203T100000.000Z-of-4" {
+		t.Errorf("shards: %q and %q", a, b)
+	}
+	if id := RunID(env()); !ValidRunID(id) || !strings.HasPrefix(id, "run-") || id != RunID(env()) {
+		t.Errorf("launched: %q", id)
+	}
+}

@@ -1,0 +1,251 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/compare"
+)
+
+// NoFailedRequests checks that every request of the run succeeded. Its message counts the
+// failures by type and quotes the first, e.g. "2 of 6 requests failed (1 http_error,
+// 1 stall); first: request 3 http_error: HTTP 503 ...".
+func NoFailedRequests() Check {
+	return Check{Name: "completes every request", Kind: KindRequests, judge: func(a *artifact.Benchmark) Result {
+		switch {
+		case a.Requests == 0:
+			return unjudged(RunFailed, "the run attempted no requests")
+		case len(a.Failures) > 0:
+			f := a.Failures[0]
+			return found(RunFailed, fmt.Sprintf("%d of %d requests failed (%s); first: request %d %s: %s",
+				len(a.Failures), a.Requests, countByType(a.Failures), f.RequestIndex, f.ErrorType, f.ErrorMessage))
+		case a.Completed != a.Requests:
+			return found(RunFailed, fmt.Sprintf("%d of %d requests completed and none is recorded as failed", a.Completed, a.Requests))
+		}
+		return held(fmt.Sprintf("all %d requests succeeded", a.Requests))
+	}}
+}
+
+// countByType renders "2 http_error, 1 stall", most frequent first.
+func countByType(failures []artifact.Failure) string {
+	counts := map[string]int{}
+	for _, f := range failures {
+		counts[f.ErrorType]++
+	}
+	types := slices.SortedFunc(maps.Keys(counts), func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(types))
+	for i, t := range types {
+		parts[i] = fmt.Sprintf("%d %s", counts[t], t)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shownMisses is the number of per-request misses a message lists.
+const shownMisses = 5
+
+// listMisses lists per-request misses one per indented line, the first shownMisses and a
+// count of the rest.
+func listMisses(misses []string) string {
+	shown := misses
+	if len(shown) > shownMisses {
+		shown = append(shown[:shownMisses:shownMisses], fmt.Sprintf("... and %d more", len(misses)-shownMisses))
+	}
+	return strings.Join(shown, "\n  ")
+}
+
+// ControlledOutput checks that every response was exactly the requested code words with a
+// complete capture (strict adherence), whatever the run's own policy. A run that asked for
+// no controlled output has nothing to judge.
+func ControlledOutput() Check {
+	return Check{Name: "answers with exactly the requested words", Kind: KindOutput, judge: func(a *artifact.Benchmark) Result {
+		if a.ResponseWords <= 0 {
+			return unjudged(RunFailed, fmt.Sprintf("the run asked for no controlled output (response_words %d)", a.ResponseWords))
+		}
+		var misses []string
+		check := func(index int, co *artifact.ControlledOutput) {
+			switch {
+			case co == nil:
+				misses = append(misses, fmt.Sprintf("request %d: not scored", index))
+			case !co.CaptureComplete:
+				misses = append(misses, fmt.Sprintf("request %d: capture truncated, adherence unobservable", index))
+			case co.ExactAdherence == nil || !*co.ExactAdherence:
+				misses = append(misses, fmt.Sprintf("request %d: %d code words and %d other words", index, co.ObservedCodeWords, co.ObservedExtraWords))
+			}
+		}
+		observed := map[int]bool{}
+		for _, row := range a.RequestTimings {
+			observed[row.RequestIndex] = true
+			check(row.RequestIndex, row.ControlledOutput)
+		}
+		for _, f := range a.Failures {
+			observed[f.RequestIndex] = true
+			if f.ControlledOutput == nil {
+				misses = append(misses, fmt.Sprintf("request %d: no scored response (%s)", f.RequestIndex, f.ErrorType))
+				continue
+			}
+			check(f.RequestIndex, f.ControlledOutput)
+		}
+		if len(observed) < a.Requests {
+			misses = append(misses, fmt.Sprintf("%d requests are in neither request_timings nor failures", a.Requests-len(observed)))
+		}
+		if len(misses) > 0 {
+			return found(RunFailed, fmt.Sprintf("%d of %d responses missed exactly %d code words:\n  %s", len(misses), a.Requests, a.ResponseWords, listMisses(misses)))
+		}
+		return held(fmt.Sprintf("all %d responses gave exactly %d code words", a.Requests, a.ResponseWords))
+	}}
+}
+
+// PlannedContext checks that the prompt tokens the engine counted (usage.prompt_tokens)
+// are within a relative tolerance of every request's planned context, over every
+// response that reported them, failed requests included (an engine that truncated a
+// prompt and then failed still did not see the plan). The message leads with what a large
+// shortfall means, e.g. "the engine counted 16384 prompt tokens for a 64000-token plan on
+// every request: it truncated the prompt; ...".
+func PlannedContext(tolerance float64) Check {
+	name := fmt.Sprintf("is served the planned context within %s", percent(tolerance))
+	return Check{Name: name, Kind: KindContext, judge: func(a *artifact.Benchmark) Result {
+		samples := contextSamples(a)
+		if len(samples) == 0 {
+			return unjudged(RunFailed, "no request reported usage.prompt_tokens: what context the engine saw cannot be checked")
+		}
+		worst, worstIndex := -1.0, 0
+		for _, s := range samples {
+			if e := math.Abs(float64(s.counted-s.planned)) / float64(s.planned); e > worst {
+				worst, worstIndex = e, s.index
+			}
+		}
+		method, diagnosis := "unknown", ""
+		if x := a.Extension; x != nil {
+			method, diagnosis = x.Calibration.Method, x.ContextAccuracy.Diagnosis
+			if x.ContextAccuracy.TruncatedAt != nil {
+				diagnosis += " (set ANVIL_MAX_CONTEXT_TOKENS, or max_context_tokens of the scenario)"
+			}
+		}
+		msg := fmt.Sprintf("prompt tokens are %.2f%% off their planned size at worst (request %d) over %d requests, calibration %s (tolerance %.2f%%)",
+			100*worst, worstIndex, len(samples), method, 100*tolerance)
+		if worst <= tolerance {
+			return held(msg)
+		}
+		if diagnosis != "" {
+			msg = diagnosis + "; " + msg
+		}
+		return found(RunFailed, msg)
+	}}
+}
+
+// contextSample is one request's planned and counted prompt tokens.
+type contextSample struct{ index, planned, counted int }
+
+func contextSamples(a *artifact.Benchmark) []contextSample {
+	var out []contextSample
+	if a.Extension != nil && len(a.Extension.Timeline) > 0 {
+		for _, s := range a.Extension.Timeline {
+			if s.PromptTokens != nil && s.PlannedContextTokens > 0 {
+				out = append(out, contextSample{s.RequestIndex, s.PlannedContextTokens, *s.PromptTokens})
+			}
+		}
+		return out
+	}
+	for _, r := range a.RequestTimings { // an artifact without the extension: successes only
+		if r.PromptTokens != nil && r.PlannedContextTokens > 0 {
+			out = append(out, contextSample{r.RequestIndex, r.PlannedContextTokens, *r.PromptTokens})
+		}
+	}
+	return out
+}
+
+// MeetBudget checks a budget (budget.Judge): "tpot p50 6.31ms exceeds budget 6.00ms over
+// 6 samples" is a broken budget. A figure missing or standing on too few samples because
+// requests failed is a failed run; too few samples otherwise is inconclusive; a figure the
+// run cannot have (no usage from the engine) is a failed run.
+func MeetBudget(b budget.Budget) Check {
+	return Check{Name: "meets the budget " + b.String(), Kind: KindBudget, judge: func(a *artifact.Benchmark) Result {
+		v := budget.Judge(b, a)
+		switch {
+		case v.Err == nil && v.Pass:
+			return held(v.Message())
+		case v.Err == nil:
+			return found(BudgetBroken, v.Message())
+		case a.Failed > 0:
+			return unjudged(RunFailed, fmt.Sprintf("budget %s: %v (%d of %d requests failed)", b, v.Err, a.Failed, a.Requests))
+		case errors.Is(v.Err, budget.ErrInsufficientSamples):
+			return unjudged(Inconclusive, fmt.Sprintf("budget %s: %v", b, v.Err))
+		}
+		return unjudged(RunFailed, fmt.Sprintf("budget %s: %v", b, v.Err))
+	}}
+}
+
+// SameWorkload checks that the run measured the baseline's workload (compare.Comparable:
+// protocol, model, context plan, concurrency, words, max_tokens, cache mode, thinking,
+// sampling), naming every differing field: "not the baseline's workload: concurrency 1
+// vs 20; max_tokens 512 vs 64".
+func SameWorkload(baseline *artifact.Benchmark) Check {
+	return Check{Name: "runs the baseline's workload", Kind: KindComparable, judge: func(a *artifact.Benchmark) Result {
+		if baseline == nil {
+			return unjudged(RunFailed, "no baseline artifact")
+		}
+		if diffs := compare.Comparable(baseline, a); len(diffs) > 0 {
+			return found(NotComparable, "not the baseline's workload: "+compare.Explain(diffs))
+		}
+		return held("the run measured the baseline's workload")
+	}}
+}
+
+// Comparison is how NoRegression compares a metric with its baseline.
+type Comparison struct {
+	// By is the smallest relative change that must be caught (0.05 is 5%); 0 is DefaultBy.
+	By float64
+	// AllowMismatch judges the metric even when the workloads differ.
+	AllowMismatch bool
+	// OnInconclusive is what a comparison that cannot resolve a change of By comes to;
+	// "" is DefaultOnInconclusive (fail).
+	OnInconclusive InconclusivePolicy
+}
+
+// NoRegression checks that the run's metric did not regress from the baseline beyond
+// noise (compare.Regression: worse by more than half the gate and significant), e.g.
+// "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio 1.081..1.112, p=2e-05,
+// 32 vs 32 requests): worse than the 5.0% gate". A comparison whose samples cannot resolve
+// a change of the gate's size is inconclusive, with the change they could resolve and the
+// requests that would resolve the gate's; too few requests on either side, or a baseline of
+// another workload, is not comparable.
+func NoRegression(baseline *artifact.Benchmark, metric string, how Comparison) Check {
+	if how.By == 0 {
+		how.By = DefaultBy
+	}
+	name := fmt.Sprintf("does not regress %s by %.4g%% from the baseline", metric, 100*how.By)
+	return Check{Name: name, Kind: KindRegression, judge: func(a *artifact.Benchmark) Result {
+		if baseline == nil {
+			return unjudged(RunFailed, "no baseline artifact")
+		}
+		v := compare.Regression(baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch})
+		switch v.Outcome {
+		case compare.Pass:
+			return held(v.Message())
+		case compare.Regressed:
+			return found(Regression, v.Message())
+		case compare.Inconclusive:
+			if how.OnInconclusive == InconclusivePass {
+				return held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
+			}
+			return unjudged(Inconclusive, v.Message())
+		case compare.NotComparable, compare.Insufficient:
+			return unjudged(NotComparable, v.Message())
+		}
+		return unjudged(RunFailed, v.Message())
+	}}
+}
+
+// percent prints a fraction as a percentage with one decimal: 0.05 is "5.0%".
+func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }

@@ -1,0 +1,245 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/compare"
+)
+
+// Defaults of a Spec, the ANVIL_* variables and the keys of a scenarios file.
+const (
+	// DefaultBy is the relative change of a gated metric that counts as a regression: 5%.
+	DefaultBy = 0.05
+	// DefaultContextTolerance is how far the prompt tokens the engine counted may be from
+	// each request's plan: 2%.
+	DefaultContextTolerance = 0.02
+	// DefaultOnInconclusive fails a comparison that cannot resolve the gate's change.
+	DefaultOnInconclusive = InconclusiveFail
+	// DefaultMaxClientCPUPct bounds the CPU the client wanted over the request phase,
+	// running or waiting for a core, in percent of the cores it may use (ClientBounds).
+	DefaultMaxClientCPUPct = 90.0
+	// DefaultMaxStartLagPct bounds the share of the requests' time spent waiting on the
+	// client to start them (ClientBounds).
+	DefaultMaxStartLagPct = 5.0
+)
+
+// DefaultMetrics are the metrics judged against a baseline when none are named.
+func DefaultMetrics() []string { return []string{"tpot_p50_ms", "ttft_p50_ms"} }
+
+// InconclusivePolicy is what a baseline comparison that cannot resolve a change of the
+// gate's size comes to.
+type InconclusivePolicy string
+
+// Inconclusive policies.
+const (
+	InconclusiveFail InconclusivePolicy = "fail" // the gate fails, outcome Inconclusive (fail closed)
+	InconclusivePass InconclusivePolicy = "pass" // the check passes, its message saying it was inconclusive
+)
+
+// Valid reports whether p is a known policy; "" is valid and means the default.
+func (p InconclusivePolicy) Valid() bool {
+	return p == "" || p == InconclusiveFail || p == InconclusivePass
+}
+
+// ClientBounds are how far the client may fall behind before a run is an invalid run: its
+// figures measured the harness, not the engine. A zero field takes its default.
+type ClientBounds struct {
+	// MaxCPUPct bounds the CPU the client process wanted over the request phase: its CPU
+	// time plus the time its threads waited, runnable, for a core (Linux; elsewhere its CPU
+	// time alone), in percent of the wall time of the cores it may use (its CPU affinity, at
+	// most GOMAXPROCS). Near 100% it was saturated, by its own work or by another process
+	// on its cores. An in-process engine counts too: it shares those cores.
+	MaxCPUPct float64
+	// MaxStartLagPct bounds artifact.ClientOverhead's StartLagSharePct: the client's own
+	// delay before starting each request (its worker freed by the previous response's last
+	// bytes in a closed loop, its scheduled instant in an open loop, the release of a
+	// burst), as a share of the time the requests were meant to be in flight.
+	MaxStartLagPct float64
+}
+
+// withDefaults fills the zero bounds.
+func (b ClientBounds) withDefaults() ClientBounds {
+	if b.MaxCPUPct == 0 {
+		b.MaxCPUPct = DefaultMaxClientCPUPct
+	}
+	if b.MaxStartLagPct == 0 {
+		b.MaxStartLagPct = DefaultMaxStartLagPct
+	}
+	return b
+}
+
+// ClientKeptUp checks that the client kept up with the workload (ClientBounds): a run in
+// which it wanted more CPU than it had, or held requests back, is an invalid run, whatever
+// its figures say.
+func ClientKeptUp(bounds ClientBounds) Check {
+	bounds = bounds.withDefaults()
+	return Check{Name: "was measured by a client that kept up", Kind: KindClient, judge: func(a *artifact.Benchmark) Result {
+		if a.Extension == nil {
+			return skipped("the artifact records no client overhead (not written by anvilbench)")
+		}
+		c := a.Extension.ClientOverhead
+		running, waiting := value(c.CPUSharePct), value(c.CPUWaitPct)
+		demand := running + waiting
+		cpu := fmt.Sprintf("%.0f%% running", running)
+		if c.CPUWaitPct != nil {
+			cpu += fmt.Sprintf(", %.0f%% waiting for a core", waiting)
+		}
+		lagShare := value(c.StartLagSharePct)
+		lag := fmt.Sprintf("start lag p99 %.2fms, max %.2fms over %d requests", value(c.StartLagP99Ms), value(c.StartLagMaxMs), c.StartLagSamples)
+		var late []string
+		if demand > bounds.MaxCPUPct {
+			late = append(late, fmt.Sprintf("the client wanted %.0f%% of the %s it may use during the request phase (%s; bound %s%%): it could not keep up, and the figures include its delays",
+				demand, cores(c.Cores), cpu, trim(bounds.MaxCPUPct)))
+		}
+		if lagShare > bounds.MaxStartLagPct {
+			late = append(late, fmt.Sprintf("the client held requests back %.1f%% of the time they were meant to be in flight (%s; bound %s%%): the engine saw less load than planned",
+				lagShare, lag, trim(bounds.MaxStartLagPct)))
+		}
+		if len(late) > 0 {
+			return found(InvalidRun, strings.Join(late, "; "))
+		}
+		return held(fmt.Sprintf("the client wanted %.0f%% of the %s it may use (%s) and held requests back %.2f%% of their time (%s)",
+			demand, cores(c.Cores), cpu, lagShare, lag))
+	}}
+}
+
+// value is a nullable figure, 0 when null.
+func value(f *artifact.Float) float64 {
+	if f == nil {
+		return 0
+	}
+	return float64(*f)
+}
+
+func cores(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
+}
+
+// trim prints a bound as written: 2, 0.5, 90.
+func trim(f float64) string { return fmt.Sprintf("%g", f) }
+
+// Spec is everything that judges one scenario's run: its budgets, its baseline and how it
+// is compared, the context tolerance and the client's bounds.
+type Spec struct {
+	// Budgets must all hold.
+	Budgets []budget.Budget
+	// BaselinePath and Baseline are the artifact the run must not regress from; empty and
+	// nil without one.
+	BaselinePath string
+	Baseline     *artifact.Benchmark
+	// Metrics are judged against the baseline (DefaultMetrics when nil), with Comparison's
+	// By, AllowMismatch and OnInconclusive.
+	Metrics []string
+	Comparison
+	// ContextTolerance bounds each request's counted prompt tokens relative to its plan;
+	// 0 is DefaultContextTolerance.
+	ContextTolerance float64
+	// Client bounds the client's own lag.
+	Client ClientBounds
+}
+
+// DefaultSpec is a Spec with every default, no budget and no baseline.
+func DefaultSpec() Spec {
+	return Spec{Metrics: DefaultMetrics(), Comparison: Comparison{By: DefaultBy, OnInconclusive: DefaultOnInconclusive},
+		ContextTolerance: DefaultContextTolerance, Client: ClientBounds{}.withDefaults()}
+}
+
+// Checks are the spec's checks of a run, in the order a gated container runs them:
+//
+//   - every request completed (NoFailedRequests);
+//   - every response was exactly the requested words, under the strict policy
+//     (ControlledOutput; skipped under observe);
+//   - the engine counted each request's planned prompt tokens within the tolerance
+//     (PlannedContext; skipped when it reported none);
+//   - the client kept up (ClientKeptUp);
+//   - one check per budget (MeetBudget);
+//   - with a baseline, that it ran the same workload (SameWorkload, unless AllowMismatch)
+//     and one check per metric that it did not regress (NoRegression).
+func (s Spec) Checks() []Check {
+	if s.ContextTolerance == 0 {
+		s.ContextTolerance = DefaultContextTolerance
+	}
+	checks := []Check{
+		NoFailedRequests(),
+		when(ControlledOutput(), func(a *artifact.Benchmark) string {
+			if a.ControlledOutputPolicy != "strict" {
+				return "the controlled-output policy is " + a.ControlledOutputPolicy + ": adherence is recorded, not gated"
+			}
+			return ""
+		}),
+		when(PlannedContext(s.ContextTolerance), func(a *artifact.Benchmark) string {
+			if a.Extension != nil && a.Extension.ContextAccuracy.Samples == 0 {
+				return "the engine reported no usage.prompt_tokens: what context it saw cannot be checked"
+			}
+			return ""
+		}),
+		ClientKeptUp(s.Client),
+	}
+	for _, b := range s.Budgets {
+		checks = append(checks, MeetBudget(b))
+	}
+	if s.BaselinePath == "" && s.Baseline == nil {
+		return checks
+	}
+	if !s.AllowMismatch {
+		checks = append(checks, SameWorkload(s.Baseline))
+	}
+	for _, m := range s.metrics() {
+		checks = append(checks, NoRegression(s.Baseline, m, s.Comparison))
+	}
+	return checks
+}
+
+func (s Spec) metrics() []string {
+	if s.Metrics == nil {
+		return DefaultMetrics()
+	}
+	return s.Metrics
+}
+
+// when is c skipped on a run for which skip gives a reason.
+func when(c Check, skip func(*artifact.Benchmark) string) Check {
+	judge := c.judge
+	c.judge = func(a *artifact.Benchmark) Result {
+		if why := skip(a); why != "" {
+			return skipped(why)
+		}
+		return judge(a)
+	}
+	return c
+}
+
+// Refusals are what makes the spec unable to judge a run of requests requests, found
+// before any request is sent, each a failed Result: a baseline with too few requests, or
+// too wide a spread, to resolve the gate's change (NotComparable), and a budget whose
+// figure needs more samples than the run can have (RunFailed: a configuration error).
+func (s Spec) Refusals(requests int) []Result {
+	var out []Result
+	for _, b := range s.Budgets {
+		need := b.MinSamples()
+		if requests > 0 && need > requests {
+			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
+				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})
+		}
+	}
+	if s.Baseline == nil {
+		return out
+	}
+	by := s.By
+	if by == 0 {
+		by = DefaultBy
+	}
+	for _, m := range s.metrics() {
+		if err := compare.Sufficient(s.Baseline, m, by); err != nil {
+			out = append(out, Result{Check: NoRegression(s.Baseline, m, s.Comparison).Name, Kind: KindComparable, Outcome: NotComparable,
+				Message: fmt.Sprintf("not comparable: baseline %s: %v", s.BaselinePath, err)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package matchers
+
+import (
+	"errors"
+
+	"github.com/onsi/gomega/types"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/checklog"
+)
+
+// Check turns any gate check into a matcher: the run is judged as a gated scenario's spec
+// judges it, with the same message, and a failure is classified by the check's outcome in
+// the run's gate verdict (gate.json). The matchers of this package are checks of package
+// gate made matchers this way.
+//
+//	Expect(run).To(Check(gate.ClientKeptUp(gate.ClientBounds{MaxCPUPct: 80})))
+func Check(c gate.Check) types.GomegaMatcher { return named("Check("+c.Name+")", c) }
+
+// named is c as a matcher that names itself name in its errors.
+func named(name string, c gate.Check) *checkMatcher { return &checkMatcher{name: name, check: c} }
+
+// checkMatcher judges with a gate check. A judgement with nothing to judge (no samples, a
+// baseline of another workload) is an error, so it fails negated too; every judgement is
+// recorded for the toolkit, which classifies a failed spec by the judgement that failed it.
+type checkMatcher struct {
+	name   string
+	check  gate.Check
+	result gate.Result
+}
+
+func (m *checkMatcher) Match(actual any) (bool, error) {
+	a, err := benchmarkOf(m.name, actual)
+	if err != nil {
+		return false, err
+	}
+	m.result = m.check.Judge(a)
+	checklog.Record(m.result)
+	if !m.result.Passed() && !m.result.Judged {
+		return false, errors.New(m.name + ": " + m.result.Message)
+	}
+	return m.result.Passed(), nil
+}
+
+func (m *checkMatcher) FailureMessage(any) string { return m.result.Message }
+
+func (m *checkMatcher) NegatedFailureMessage(any) string {
+	return m.result.Message + " (expected the check to fail: " + m.check.Name + ")"
+}
