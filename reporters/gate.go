@@ -3,193 +3,99 @@ package reporters
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-// Gate outcomes and their exit codes, most severe first: a CI step can tell "the engine
-// got slower" from "the run itself failed" without reading JUnit.
-const (
-	GateRunFailed     = "run_failed"     // requests failed, output was wrong, or the run never started
-	GateNotComparable = "not_comparable" // the baseline ran another workload
-	GateRegression    = "regression"     // a metric regressed from the baseline
-	GateBudgetBroken  = "budget_broken"  // a budget was broken
-	GatePass          = "pass"
-)
-
-// GateExitCodes maps an outcome to the exit code of `anvilbench gate-status`.
-var GateExitCodes = map[string]int{GatePass: 0, GateRegression: 1, GateNotComparable: 2, GateBudgetBroken: 3, GateRunFailed: 4}
-
-// GateFileName is the gate summary's name under ANVIL_OUT_DIR.
-const GateFileName = "gate.json"
-
-// GateSummary is the outcome of the gate specs of a run: every suite of one ginkgo
-// invocation, merged.
-type GateSummary struct {
-	Outcome  string       `json:"outcome"`
-	ExitCode int          `json:"exit_code"`
-	Specs    int          `json:"specs"`
-	Failed   []GateFailed `json:"failed"`
-	// Invocation identifies the run (see JUnitOptions.Invocation); SuiteSpecs counts the
-	// gate specs judged in each of its suites.
-	Invocation string         `json:"invocation"`
-	SuiteSpecs map[string]int `json:"suite_specs"`
-}
-
-// GateFailed is one gate spec that did not pass.
-type GateFailed struct {
-	Suite   string `json:"suite"`
-	Spec    string `json:"spec"`
-	Kind    string `json:"kind"`
-	State   string `json:"state"`
-	Message string `json:"message"`
-	// Outcome is the gate outcome this failure leads to.
-	Outcome string `json:"outcome"`
-}
-
-// Labels the gate summary reads: LabelGate marks a spec that gates the merge, and
-// KindLabelPrefix+kind says what it checks, which decides the outcome its failure leads to.
+// Labels the gate reads: LabelGate marks a spec that gates an engine merge (a label to
+// select them by), and KindLabelPrefix+kind says what a spec checks, the fallback for the
+// kind of a failure no check explains.
 const (
 	LabelGate       = "gate"
 	KindLabelPrefix = "kind:"
 )
 
-// Gate spec kinds.
-const (
-	KindRequests   = "requests"   // every request completed
-	KindOutput     = "output"     // every response was the controlled output
-	KindContext    = "context"    // the engine saw the planned prompt
-	KindComparable = "comparable" // the baseline ran the same workload
-	KindRegression = "regression" // a metric did not regress from the baseline
-	KindBudget     = "budget"     // a budget held
-)
+// CheckEntry names the report entry that carries the gate.Result explaining a spec's
+// failure: the toolkit attaches it to a failed spec, from the check that failed it.
+const CheckEntry = "anvilbench.check"
 
-// gateKinds ranks the spec kinds by the outcome their failure leads to.
-var gateKinds = map[string]string{
-	KindRequests: GateRunFailed, KindOutput: GateRunFailed, KindContext: GateRunFailed,
-	KindComparable: GateNotComparable, KindRegression: GateRegression, KindBudget: GateBudgetBroken,
-}
-
-var gateSeverity = []string{GateRunFailed, GateNotComparable, GateRegression, GateBudgetBroken, GatePass}
-
-// SummarizeGate judges the specs labelled "gate" of report. ok is false when the report
-// has none. A gate spec that failed outside its assertions (its setup, a timeout) counts
-// as a failed run.
-func SummarizeGate(report types.Report) (GateSummary, bool) {
+// SuiteVerdict is what a suite's report adds to its run's verdict: the checks it judged
+// (every spec that ran, whatever its labels) and those that failed. A failure's outcome
+// comes from the check that explains it (CheckEntry); a spec that failed on something
+// else takes the outcome of its kind label, else it is a failed run, as are a spec that
+// was interrupted, timed out or panicked, and a failed set-up node (BeforeSuite: the
+// configuration, the preflight). A suite that did not succeed for a reason of its own
+// (Ginkgo's special failure reasons, e.g. an interrupt) with no failed spec to show for it
+// is a failed run too.
+func SuiteVerdict(report types.Report) (checks int, failed []gate.Failure) {
 	suite := report.SuiteDescription
-	s := GateSummary{Outcome: GatePass, Failed: []GateFailed{}, SuiteSpecs: map[string]int{}}
-	found := false
 	for _, spec := range report.SpecReports {
-		if spec.LeafNodeType != types.NodeTypeIt || !slices.Contains(spec.Labels(), LabelGate) {
+		it := spec.LeafNodeType == types.NodeTypeIt
+		if it && !spec.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
+			checks++
+		}
+		if !spec.State.Is(types.SpecStateFailureStates) || !(it || spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes)) {
 			continue
 		}
-		found = true
-		if spec.State == types.SpecStateSkipped || spec.State == types.SpecStatePending {
+		failed = append(failed, failureOf(suite, spec))
+	}
+	if !report.SuiteSucceeded && len(failed) == 0 {
+		reasons := strings.Join(report.SpecialSuiteFailureReasons, "; ")
+		if reasons == "" {
+			reasons = "the suite did not succeed"
+		}
+		failed = append(failed, gate.Failure{Suite: suite, Check: "suite " + suite, Kind: gate.KindRun, Outcome: gate.RunFailed,
+			State: "failed", Message: reasons})
+	}
+	return checks, failed
+}
+
+// failureOf is one failed spec or set-up node as a gate failure.
+func failureOf(suite string, spec types.SpecReport) gate.Failure {
+	f := gate.Failure{Suite: suite, Check: spec.FullText(), State: spec.State.String(), Message: spec.Failure.Message,
+		Kind: gate.KindRun, Outcome: gate.RunFailed}
+	if spec.LeafNodeType != types.NodeTypeIt {
+		f.Check = fmt.Sprintf("suite %s set-up (%s)", suite, spec.LeafNodeType)
+	}
+	if r, ok := explained(spec); ok {
+		f.Kind = r.Kind
+		if spec.State == types.SpecStateFailed {
+			f.Outcome = r.Outcome
+		}
+	} else if kind := labelValue(spec.Labels(), KindLabelPrefix); kind != "" && spec.LeafNodeType == types.NodeTypeIt {
+		f.Kind = gate.Kind(kind)
+		if spec.State == types.SpecStateFailed && spec.Failure.FailureNodeType == types.NodeTypeIt {
+			f.Outcome = f.Kind.Finding()
+		}
+	}
+	if f.Outcome == gate.Pass {
+		f.Outcome = gate.RunFailed
+	}
+	if spec.State != types.SpecStateFailed {
+		f.Message = spec.State.String() + ": " + f.Message
+	}
+	return f
+}
+
+// explained is the check result attached to a spec (the last, if several).
+func explained(spec types.SpecReport) (gate.Result, bool) {
+	for _, e := range slices.Backward(spec.ReportEntries) {
+		if e.Name != CheckEntry {
 			continue
 		}
-		s.Specs++
-		if !spec.State.Is(types.SpecStateFailureStates) {
-			continue
+		if r, ok := e.Value.GetRawValue().(gate.Result); ok {
+			return r, true
 		}
-		kind := labelValue(spec.Labels(), KindLabelPrefix)
-		outcome, ok := gateKinds[kind]
-		if !ok || spec.State != types.SpecStateFailed || spec.Failure.FailureNodeType != types.NodeTypeIt {
-			outcome = GateRunFailed
-		}
-		s.Failed = append(s.Failed, GateFailed{Suite: suite, Spec: spec.FullText(), Kind: kind, State: spec.State.String(), Message: spec.Failure.Message, Outcome: outcome})
-	}
-	if found {
-		s.SuiteSpecs[suite] = s.Specs
-	}
-	s.judge()
-	return s, found
-}
-
-// GateCheck is one check of a gate judged outside Ginkgo (anvilbench judge), with the kind
-// a gate spec would carry.
-type GateCheck struct {
-	Name, Kind string
-	Passed     bool
-	Message    string
-}
-
-// SummarizeChecks judges checks as SummarizeGate judges gate specs, in suite.
-func SummarizeChecks(suite string, checks []GateCheck) GateSummary {
-	s := GateSummary{Failed: []GateFailed{}, SuiteSpecs: map[string]int{suite: len(checks)}, Specs: len(checks)}
-	for _, c := range checks {
-		if c.Passed {
-			continue
-		}
-		outcome, ok := gateKinds[c.Kind]
-		if !ok {
-			outcome = GateRunFailed
-		}
-		s.Failed = append(s.Failed, GateFailed{Suite: suite, Spec: c.Name, Kind: c.Kind, State: types.SpecStateFailed.String(), Message: c.Message, Outcome: outcome})
-	}
-	s.judge()
-	return s
-}
-
-// judge sets the outcome and exit code from the failures.
-func (s *GateSummary) judge() {
-	s.Outcome = GatePass
-	for _, f := range s.Failed {
-		if rank(f.Outcome) < rank(s.Outcome) {
-			s.Outcome = f.Outcome
+		var r gate.Result
+		if json.Unmarshal([]byte(e.Value.AsJSON), &r) == nil && r.Outcome != "" {
+			return r, true
 		}
 	}
-	s.ExitCode = GateExitCodes[s.Outcome]
-}
-
-// WriteGateSummary writes the gate outcome of report to dst atomically, merged with the
-// summary already there from other suites of the same invocation (as WriteJUnit merges);
-// a report without gate specs writes nothing.
-func WriteGateSummary(report types.Report, dst, invocation string) error {
-	s, ok := SummarizeGate(report)
-	if !ok {
-		return nil
-	}
-	if invocation == "" {
-		invocation = ParentInvocation()
-	}
-	s.Invocation = invocation
-	var prior GateSummary
-	if data, err := os.ReadFile(dst); err == nil && json.Unmarshal(data, &prior) == nil && prior.Invocation == invocation {
-		suite := report.SuiteDescription
-		for name, n := range prior.SuiteSpecs {
-			if name != suite {
-				s.SuiteSpecs[name] = n
-			}
-		}
-		for _, f := range prior.Failed {
-			if f.Suite != suite {
-				s.Failed = append(s.Failed, f)
-			}
-		}
-		s.Specs = 0
-		for _, n := range s.SuiteSpecs {
-			s.Specs += n
-		}
-		s.judge()
-	}
-	if err := artifact.WriteJSON(dst, s); err != nil {
-		return fmt.Errorf("gate summary: %w", err)
-	}
-	return nil
-}
-
-func rank(outcome string) int {
-	for i, o := range gateSeverity {
-		if o == outcome {
-			return i
-		}
-	}
-	return len(gateSeverity)
+	return gate.Result{}, false
 }
 
 func labelValue(labels []string, prefix string) string {

@@ -1,88 +1,58 @@
 package reporters
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-func gateSpec(kind string, state types.SpecState, failedIn types.NodeType) types.SpecReport {
-	return types.SpecReport{
-		LeafNodeType: types.NodeTypeIt, LeafNodeText: kind, LeafNodeLabels: []string{"gate", "kind:" + kind},
-		State: state, Failure: types.Failure{Message: kind + " broke", FailureNodeType: failedIn},
+func spec(text string, labels []string, state types.SpecState, failedIn types.NodeType, entry *gate.Result) types.SpecReport {
+	r := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: labels, State: state,
+		Failure: types.Failure{Message: text + " broke", FailureNodeType: failedIn}}
+	if entry != nil {
+		r.ReportEntries = append(r.ReportEntries, types.ReportEntry{Name: CheckEntry, Value: types.WrapEntryValue(*entry)})
 	}
+	return r
 }
 
-func TestSummarizeGateRanksOutcomes(t *testing.T) {
+// A failure's outcome comes from the check that failed it, whatever the spec's labels; a
+// failure no check explains takes its kind label, else it is a failed run.
+func TestSuiteVerdictClassifiesByWhatFailed(t *testing.T) {
 	t.Parallel()
-	passed, failed := types.SpecStatePassed, types.SpecStateFailed
+	failed, passed := types.SpecStateFailed, types.SpecStatePassed
+	requests := &gate.Result{Kind: gate.KindRequests, Outcome: gate.RunFailed, Message: "2 of 6 requests failed"}
+	regressed := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Regression, Message: "tpot p50 regressed 9.8%"}
 	cases := []struct {
-		specs []types.SpecReport
-		want  string
-		code  int
+		name string
+		spec types.SpecReport
+		want gate.Outcome
 	}{
-		{[]types.SpecReport{gateSpec("requests", passed, 0), gateSpec("budget", passed, 0)}, GatePass, 0},
-		{[]types.SpecReport{gateSpec("requests", passed, 0), gateSpec("budget", failed, types.NodeTypeIt)}, GateBudgetBroken, 3},
-		{[]types.SpecReport{gateSpec("budget", failed, types.NodeTypeIt), gateSpec("regression", failed, types.NodeTypeIt)}, GateRegression, 1},
-		{[]types.SpecReport{gateSpec("regression", failed, types.NodeTypeIt), gateSpec("comparable", failed, types.NodeTypeIt)}, GateNotComparable, 2},
-		{[]types.SpecReport{gateSpec("budget", failed, types.NodeTypeIt), gateSpec("requests", failed, types.NodeTypeIt)}, GateRunFailed, 4},
-		// A budget spec that failed in the setup that runs the scenario is a failed run.
-		{[]types.SpecReport{gateSpec("budget", failed, types.NodeTypeBeforeAll)}, GateRunFailed, 4},
-		{[]types.SpecReport{gateSpec("budget", types.SpecStateTimedout, types.NodeTypeIt)}, GateRunFailed, 4},
+		{"failed requests in a budget-labelled spec", spec("budget", []string{"gate", "kind:budget"}, failed, types.NodeTypeIt, requests), gate.RunFailed},
+		{"a regression in an unlabelled spec", spec("mine", nil, failed, types.NodeTypeIt, regressed), gate.Regression},
+		{"a plain assertion in a budget-labelled spec", spec("budget", []string{"kind:budget"}, failed, types.NodeTypeIt, nil), gate.BudgetBroken},
+		{"a plain assertion without labels", spec("mine", nil, failed, types.NodeTypeIt, nil), gate.RunFailed},
+		{"a budget spec whose set-up failed", spec("budget", []string{"kind:budget"}, failed, types.NodeTypeBeforeAll, nil), gate.RunFailed},
+		{"a regression that timed out", spec("mine", nil, types.SpecStateTimedout, types.NodeTypeIt, regressed), gate.RunFailed},
 	}
-	for i, c := range cases {
-		s, ok := SummarizeGate(types.Report{SpecReports: c.specs})
-		if !ok || s.Outcome != c.want || s.ExitCode != c.code {
-			t.Errorf("case %d: outcome %s (%d), want %s (%d)", i, s.Outcome, s.ExitCode, c.want, c.code)
+	for _, c := range cases {
+		checks, got := SuiteVerdict(types.Report{SuiteDescription: "s", SuiteSucceeded: false, SpecReports: []types.SpecReport{
+			spec("ok", nil, passed, 0, nil), spec("skipped", nil, types.SpecStateSkipped, 0, nil), c.spec}})
+		if checks != 2 || len(got) != 1 || got[0].Outcome != c.want {
+			t.Errorf("%s: %d checks, %+v; want 2 checks and %s", c.name, checks, got, c.want)
 		}
 	}
-	if _, ok := SummarizeGate(types.Report{SpecReports: []types.SpecReport{{LeafNodeType: types.NodeTypeIt}}}); ok {
-		t.Error("a report without gate specs has no gate outcome")
+	// A failed BeforeSuite (the configuration, the preflight) is the run's failure.
+	setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: failed,
+		Failure: types.Failure{Message: "invalid anvilbench configuration: ANVIL_CONCURENCY: unknown variable"}}
+	checks, got := SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecReports: []types.SpecReport{setup}})
+	if checks != 0 || len(got) != 1 || got[0].Outcome != gate.RunFailed || got[0].Check != "suite capacity set-up (SynchronizedBeforeSuite)" {
+		t.Errorf("set-up: %d %+v", checks, got)
 	}
-}
-
-// Suites of one invocation merge into one gate summary, as into one JUnit file; a summary
-// of an earlier invocation is replaced.
-func TestWriteGateSummaryMergesTheSuitesOfOneRun(t *testing.T) {
-	t.Parallel()
-	dst := filepath.Join(t.TempDir(), GateFileName)
-	passed, failed := types.SpecStatePassed, types.SpecStateFailed
-	capacity := types.Report{SuiteDescription: "capacity", SpecReports: []types.SpecReport{gateSpec("requests", passed, 0), gateSpec("budget", failed, types.NodeTypeIt)}}
-	engine := types.Report{SuiteDescription: "engine", SpecReports: []types.SpecReport{gateSpec("regression", failed, types.NodeTypeIt), gateSpec("output", passed, 0)}}
-	read := func() GateSummary {
-		t.Helper()
-		var s GateSummary
-		data, err := os.ReadFile(dst)
-		if err != nil || json.Unmarshal(data, &s) != nil {
-			t.Fatalf("read %s: %v", dst, err)
-		}
-		return s
-	}
-
-	if err := WriteGateSummary(capacity, dst, "run-1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteGateSummary(engine, dst, "run-1"); err != nil {
-		t.Fatal(err)
-	}
-	s := read()
-	if s.Outcome != GateRegression || s.ExitCode != 1 || s.Specs != 4 || len(s.Failed) != 2 {
-		t.Errorf("merged: %+v", s)
-	}
-	// The same suite again in the same run replaces its own entries.
-	if err := WriteGateSummary(engine, dst, "run-1"); err != nil {
-		t.Fatal(err)
-	}
-	if s := read(); s.Specs != 4 || len(s.Failed) != 2 {
-		t.Errorf("suite written twice: %+v", s)
-	}
-	if err := WriteGateSummary(capacity, dst, "run-2"); err != nil {
-		t.Fatal(err)
-	}
-	if s := read(); s.Outcome != GateBudgetBroken || s.Specs != 2 || len(s.Failed) != 1 {
-		t.Errorf("a new run: %+v", s)
+	// A suite that did not succeed with nothing to show for it (an interrupt).
+	_, got = SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecialSuiteFailureReasons: []string{"Interrupted by User"}})
+	if len(got) != 1 || got[0].Outcome != gate.RunFailed || got[0].Message != "Interrupted by User" {
+		t.Errorf("interrupted: %+v", got)
 	}
 }

@@ -18,17 +18,17 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// invocationProperty marks each suite of a JUnit file with the run (the ginkgo or go test
-// process) that wrote it, so suites of one run merge and a stale file is replaced.
-const invocationProperty = "anvilbench_invocation"
+// runProperty marks each suite of a JUnit file with the run that wrote it (gate.RunID), so
+// the suites of one run merge and those of an earlier run are dropped.
+const runProperty = "anvilbench_run_id"
 
 // JUnitOptions tune WriteJUnit.
 type JUnitOptions struct {
 	// Redact lists secrets to replace with "[redacted]" anywhere in the file, as a last
 	// line of defence: nothing should have printed them in the first place.
 	Redact []string
-	// Invocation identifies the run; empty uses the parent process's identity.
-	Invocation string
+	// RunID names the run (gate.RunID); required.
+	RunID string
 }
 
 // WriteJUnit writes report's suite into the JUnit file dst, atomically. Suites already in
@@ -36,18 +36,18 @@ type JUnitOptions struct {
 // file with all of them; a file from an earlier invocation is replaced. Setup nodes are
 // omitted and timelines kept only for specs that did not pass.
 func WriteJUnit(report types.Report, dst string, opts JUnitOptions) error {
-	if opts.Invocation == "" {
-		opts.Invocation = ParentInvocation()
+	if opts.RunID == "" {
+		return fmt.Errorf("junit %s: no run id", dst)
 	}
 	suite, err := junitSuite(report)
 	if err != nil {
 		return fmt.Errorf("junit %s: %w", dst, err)
 	}
 	suite.Properties.Properties = append(suite.Properties.Properties,
-		greporters.JUnitProperty{Name: invocationProperty, Value: opts.Invocation})
+		greporters.JUnitProperty{Name: runProperty, Value: opts.RunID})
 
 	merged := greporters.JUnitTestSuites{}
-	for _, s := range existingSuites(dst, opts.Invocation) {
+	for _, s := range existingSuites(dst, opts.RunID) {
 		if s.Name != suite.Name || s.Package != suite.Package {
 			merged.TestSuites = append(merged.TestSuites, s)
 		}
@@ -118,9 +118,9 @@ func readSuites(path string) (greporters.JUnitTestSuites, error) {
 	return suites, nil
 }
 
-// existingSuites returns the suites of dst written by the same invocation; none when dst
-// is missing, unreadable or from another run.
-func existingSuites(dst, invocation string) []greporters.JUnitTestSuite {
+// existingSuites returns the suites of dst written by the same run; none when dst is
+// missing, unreadable or from another run.
+func existingSuites(dst, runID string) []greporters.JUnitTestSuite {
 	suites, err := readSuites(dst)
 	if err != nil {
 		return nil
@@ -128,32 +128,13 @@ func existingSuites(dst, invocation string) []greporters.JUnitTestSuite {
 	var same []greporters.JUnitTestSuite
 	for _, s := range suites.TestSuites {
 		for _, p := range s.Properties.Properties {
-			if p.Name == invocationProperty && p.Value == invocation {
+			if p.Name == runProperty && p.Value == runID {
 				same = append(same, s)
 				break
 			}
 		}
 	}
 	return same
-}
-
-// ParentInvocation identifies the process that launched this test binary (the ginkgo CLI
-// or go test): its pid and, on Linux, its start time, so a reused pid is not mistaken for
-// the same run.
-func ParentInvocation() string {
-	ppid := os.Getppid()
-	id := fmt.Sprintf("ppid-%d", ppid)
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid))
-	if err != nil {
-		return id
-	}
-	// Field 22 (starttime) follows the parenthesised command name, which may hold spaces.
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
-		if fields := strings.Fields(string(stat[i+1:])); len(fields) > 19 {
-			return id + "-" + fields[19]
-		}
-	}
-	return id
 }
 
 // ArtifactPath is where a scenario's artifact goes: <outDir>/<suite>/<spec>.json, with

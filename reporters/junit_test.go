@@ -25,10 +25,10 @@ func report(suite, failure string) types.Report {
 func TestWriteJUnitMergesSuitesOfOneInvocation(t *testing.T) {
 	t.Parallel()
 	dst := filepath.Join(t.TempDir(), "out", "junit.xml")
-	if err := WriteJUnit(report("capacity", "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"), dst, JUnitOptions{Invocation: "run-1"}); err != nil {
+	if err := WriteJUnit(report("capacity", "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"), dst, JUnitOptions{RunID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJUnit(report("curves", ""), dst, JUnitOptions{Invocation: "run-1"}); err != nil {
+	if err := WriteJUnit(report("curves", ""), dst, JUnitOptions{RunID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
 	suites, err := readSuites(dst)
@@ -44,13 +44,13 @@ func TestWriteJUnitMergesSuitesOfOneInvocation(t *testing.T) {
 	}
 
 	// The same suite again in the same run replaces itself; a new run starts over.
-	if err := WriteJUnit(report("curves", ""), dst, JUnitOptions{Invocation: "run-1"}); err != nil {
+	if err := WriteJUnit(report("curves", ""), dst, JUnitOptions{RunID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if suites, _ = readSuites(dst); len(suites.TestSuites) != 2 {
 		t.Fatalf("rewriting a suite gave %d suites", len(suites.TestSuites))
 	}
-	if err := WriteJUnit(report("capacity", ""), dst, JUnitOptions{Invocation: "run-2"}); err != nil {
+	if err := WriteJUnit(report("capacity", ""), dst, JUnitOptions{RunID: "run-2"}); err != nil {
 		t.Fatal(err)
 	}
 	if suites, _ = readSuites(dst); len(suites.TestSuites) != 1 || suites.Failures != 0 {
@@ -61,7 +61,7 @@ func TestWriteJUnitMergesSuitesOfOneInvocation(t *testing.T) {
 func TestWriteJUnitRedactsSecrets(t *testing.T) {
 	t.Parallel()
 	dst := filepath.Join(t.TempDir(), "junit.xml")
-	if err := WriteJUnit(report("capacity", "leaked sk-canary-123 here"), dst, JUnitOptions{Redact: []string{"sk-canary-123", ""}, Invocation: "x"}); err != nil {
+	if err := WriteJUnit(report("capacity", "leaked sk-canary-123 here"), dst, JUnitOptions{Redact: []string{"sk-canary-123", ""}, RunID: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(dst)
@@ -79,9 +79,6 @@ func TestArtifactPath(t *testing.T) {
 	if _, err := ArtifactPath("/out", "capacity", "!!"); err == nil {
 		t.Fatal("an empty slug must be refused")
 	}
-	if ParentInvocation() == "" {
-		t.Fatal("no invocation id")
-	}
 }
 
 // A suite setup node is left out of the file unless it failed: a configuration error in
@@ -94,7 +91,7 @@ func TestWriteJUnitKeepsAFailedBeforeSuite(t *testing.T) {
 	}
 	r := report("capacity", "")
 	r.SpecReports = append(r.SpecReports, setup(types.SpecStatePassed, ""), types.SpecReport{LeafNodeType: types.NodeTypeReportAfterSuite, State: types.SpecStatePassed})
-	if err := WriteJUnit(r, dst, JUnitOptions{Invocation: "run-1"}); err != nil {
+	if err := WriteJUnit(r, dst, JUnitOptions{RunID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if suites, _ := readSuites(dst); suites.Tests != 1 {
@@ -102,7 +99,7 @@ func TestWriteJUnitKeepsAFailedBeforeSuite(t *testing.T) {
 	}
 	r = report("capacity", "")
 	r.SpecReports = types.SpecReports{setup(types.SpecStateFailed, "ANVIL_CONCURRENCY=0: out of range")}
-	if err := WriteJUnit(r, dst, JUnitOptions{Invocation: "run-2"}); err != nil {
+	if err := WriteJUnit(r, dst, JUnitOptions{RunID: "run-2"}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(dst)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 // compareFlags are the options of anvilbench compare.
@@ -26,11 +27,11 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
-	fs.Float64Var(&f.by, "by", 0.05, "gate: the smallest relative change that must be caught (0.05 is 5%)")
+	fs.Float64Var(&f.by, "by", gate.DefaultBy, "gate: the smallest relative change that must be caught (0.05 is 5%)")
 	fs.StringVar(&f.metrics, "metrics", strings.Join(compare.DefaultMetrics, ","), "comma-separated metrics to compare and gate")
 	fs.BoolVar(&f.allowMismatch, "allow-mismatch", false, "compare even when the workloads differ")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD.json NEW.json\n\nExit status: 0 no regression, 1 a regression, 2 not comparable or bad input.\n\nFlags:\n")
+		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD.json NEW.json\n\nExit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -100,6 +101,13 @@ func exitCode(r compare.Report, stderr io.Writer) int {
 			}
 		}
 		return exitRegression
+	case compare.Inconclusive:
+		for _, row := range r.Rows {
+			if row.Outcome == compare.Inconclusive {
+				fmt.Fprintf(stderr, "anvilbench compare: %s: %s\n", row.Metric, row.Message)
+			}
+		}
+		return gate.Inconclusive.ExitCode()
 	}
 	for _, row := range r.Rows {
 		if row.Outcome == compare.Invalid || row.Outcome == compare.Insufficient {

@@ -1,52 +1,81 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-// runGateStatus prints the gate outcome and returns its exit code.
-func runGateStatus(args []string, stdout, stderr io.Writer) int {
-	path := "artifacts"
+const gateStatusUsage = `usage: anvilbench gate-status [OUT_DIR or gate.json]
+
+Prints the verdict of the run in OUT_DIR (default: ANVIL_OUT_DIR, a relative path taken
+from the module root as the suites take it, else artifacts/) and exits with its code:
+0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed, 5 inconclusive,
+6 invalid run. A directory without a verdict, a verdict of another run than the
+directory's run.json, or a suite of the run that never reported is a failed run (4).
+`
+
+// runGateStatus prints the run's verdict and returns its exit code.
+func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 1 && isHelp(args[0]) {
-		fmt.Fprint(stdout, "usage: anvilbench gate-status [ANVIL_OUT_DIR or gate.json]\n\n"+
-			"Prints the gate outcome the suites wrote (default artifacts/gate.json) and exits with its\n"+
-			"code: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed.\n")
+		fmt.Fprint(stdout, gateStatusUsage)
 		return exitOK
 	}
+	failed := gate.RunFailed.ExitCode()
 	if len(args) > 1 {
-		fmt.Fprintf(stderr, "anvilbench gate-status: want one path, got %d\n", len(args))
-		return exitUnjudged
+		fmt.Fprintf(stderr, "anvilbench gate-status: want one path, got %d\n%s", len(args), gateStatusUsage)
+		return failed
 	}
-	if len(args) == 1 {
+	dir, path := "", ""
+	switch {
+	case len(args) == 1:
 		path = args[0]
+	case getenv(config.Prefix+"OUT_DIR") != "":
+		resolved, err := config.Config{OutDir: getenv(config.Prefix + "OUT_DIR")}.ResolveOutDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "anvilbench gate-status: %v\n", err)
+			return failed
+		}
+		path = resolved
+	default:
+		path = "artifacts"
+		if root, err := config.ModuleRoot(); err == nil {
+			path = filepath.Join(root, "artifacts")
+		}
 	}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, reporters.GateFileName)
+		dir, path = path, filepath.Join(path, gate.SummaryFile)
 	}
-	data, err := os.ReadFile(path)
+	s, err := gate.ReadSummary(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "anvilbench gate-status: %v (did the gate specs run?)\n", err)
-		return reporters.GateExitCodes[reporters.GateRunFailed]
+		why := ""
+		if errors.Is(err, fs.ErrNotExist) {
+			why = " (no run has written a verdict there: did the suites run, in this ANVIL_OUT_DIR?)"
+		}
+		fmt.Fprintf(stderr, "anvilbench gate-status: %v%s\ngate: run failed: no verdict\n", err, why)
+		return failed
 	}
-	var s reporters.GateSummary
-	if err := json.Unmarshal(data, &s); err != nil {
-		fmt.Fprintf(stderr, "anvilbench gate-status: %s is not a gate summary: %v\n", path, err)
-		return reporters.GateExitCodes[reporters.GateRunFailed]
+	if dir != "" {
+		if id, err := gate.CurrentRun(dir); err == nil && id != "" && id != s.RunID {
+			fmt.Fprintf(stderr, "anvilbench gate-status: %s is the verdict of run %s, but %s names run %s\ngate: run failed: no verdict of the directory's run\n",
+				path, s.RunID, gate.ManifestFile, id)
+			return failed
+		}
 	}
-	code, ok := reporters.GateExitCodes[s.Outcome]
-	if !ok {
-		fmt.Fprintf(stderr, "anvilbench gate-status: unknown outcome %q in %s\n", s.Outcome, path)
-		return reporters.GateExitCodes[reporters.GateRunFailed]
+	failures := s.Failures()
+	word := "PASS"
+	if s.Outcome != gate.Pass {
+		word = "FAIL (" + s.Outcome.Text() + ")"
 	}
-	fmt.Fprintf(stdout, "gate: %s (%d gate specs judged, %d failed)\n", s.Outcome, s.Specs, len(s.Failed))
-	for _, f := range s.Failed {
-		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Kind, f.Spec, f.Message)
+	fmt.Fprintf(stdout, "gate: %s, run %s: %d checks judged over %d suites, %d failed\n", word, s.RunID, s.Checks, len(s.Suites), len(failures))
+	for _, f := range failures {
+		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Outcome.Text(), f.Check, f.FirstLine())
 	}
-	return code
+	return s.ExitCode
 }

@@ -7,53 +7,60 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/onsi/gomega/types"
-
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-// runJudge gates an existing artifact (a merged one, typically) as the gated specs gate a
-// run: requests, controlled output, context, budgets, and with a baseline comparability
-// and regression. It prints each check, writes gate.json to -o and exits with the gate's
-// code (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed).
+// runJudge gates an existing artifact (a merged one, typically) with the checks of a gated
+// scenario (gate.Spec): its refusals first (a baseline it cannot be compared with, a budget
+// it cannot judge), then requests, controlled output, context, the client, budgets, and
+// with a baseline comparability and regression. It prints each check, writes gate.json to
+// -o and exits with the gate's code.
 func runJudge(args []string, stdout, stderr io.Writer) int {
+	failed := gate.RunFailed.ExitCode()
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	budgets := fs.String("budgets", "", "budgets, as ANVIL_BUDGETS: tpot_p50_ms<=6, ttft_p95_ms<=1500@upper95")
 	budgetsFile := fs.String("budgets-file", "", "a budgets file, as ANVIL_BUDGETS_FILE")
 	baselinePath := fs.String("baseline", "", "the artifact the run must not regress from, as ANVIL_BASELINE")
-	gateMetrics := fs.String("gate-metrics", "tpot_p50_ms,ttft_p50_ms", "metrics judged against the baseline")
-	by := fs.Float64("by", 0.05, "the relative change that counts as a regression")
+	gateMetrics := fs.String("gate-metrics", strings.Join(gate.DefaultMetrics(), ","), "metrics judged against the baseline, as ANVIL_GATE_METRICS")
+	by := fs.Float64("by", gate.DefaultBy, "the relative change that counts as a regression, as ANVIL_GATE_BY")
 	allowMismatch := fs.Bool("allow-mismatch", false, "judge against a baseline of another workload anyway")
-	tolerance := fs.Float64("context-tolerance", 0.02, "how far the counted prompt tokens may be from the plan")
+	inconclusive := fs.String("inconclusive", string(gate.DefaultOnInconclusive), "what a comparison that cannot resolve the gate's change comes to: fail or pass, as ANVIL_GATE_INCONCLUSIVE")
+	tolerance := fs.Float64("context-tolerance", gate.DefaultContextTolerance, "how far the counted prompt tokens may be from the plan")
+	maxCPU := fs.Float64("max-client-cpu-pct", gate.DefaultMaxClientCPUPct, "the CPU the client may want, in percent of its cores, as ANVIL_MAX_CLIENT_CPU_PCT")
+	maxLag := fs.Float64("max-start-lag-pct", gate.DefaultMaxStartLagPct, "the share of the requests' time they may wait on the client to start, as ANVIL_MAX_START_LAG_PCT")
 	out := fs.String("o", "", "write gate.json into this directory")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench judge [flags] ARTIFACT.json\n\n"+
 			"Gates an artifact (e.g. one anvilbench merge wrote) as the gated specs gate a run.\n"+
-			"Exit status: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed.\n\nFlags:\n")
+			"Exit status: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,\n"+
+			"5 inconclusive, 6 invalid run.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
-		return helpOr(err, reporters.GateExitCodes[reporters.GateRunFailed])
+		return helpOr(err, failed)
 	}
 	if len(paths) != 1 {
 		fs.Usage()
-		return reporters.GateExitCodes[reporters.GateRunFailed]
+		return failed
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "anvilbench judge: "+format+"\n", a...)
-		return reporters.GateExitCodes[reporters.GateRunFailed]
+		return failed
 	}
 	run, err := artifact.Read(paths[0])
 	if err != nil {
 		return fail("%v", err)
 	}
-	bs, err := budget.Parse(*budgets)
-	if err != nil {
+	spec := gate.Spec{ContextTolerance: *tolerance, Client: gate.ClientBounds{MaxCPUPct: *maxCPU, MaxStartLagPct: *maxLag},
+		Comparison: gate.Comparison{By: *by, AllowMismatch: *allowMismatch, OnInconclusive: gate.InconclusivePolicy(*inconclusive)}}
+	if !spec.OnInconclusive.Valid() {
+		return fail("-inconclusive %q: want fail or pass", *inconclusive)
+	}
+	if spec.Budgets, err = budget.Parse(*budgets); err != nil {
 		return fail("-budgets: %v", err)
 	}
 	if *budgetsFile != "" {
@@ -61,64 +68,53 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail("-budgets-file: %v", err)
 		}
-		bs = append(bs, more...)
+		spec.Budgets = append(spec.Budgets, more...)
 	}
-
-	var checks []reporters.GateCheck
-	check := func(name, kind string, m types.GomegaMatcher) {
-		ok, err := m.Match(run)
-		msg := ""
-		switch {
-		case err != nil:
-			ok, msg = false, err.Error()
-		case !ok:
-			msg = m.FailureMessage(run)
+	for m := range strings.SplitSeq(*gateMetrics, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			spec.Metrics = append(spec.Metrics, m)
 		}
-		checks = append(checks, reporters.GateCheck{Name: name, Kind: kind, Passed: ok, Message: msg})
-	}
-	check("completes every request", reporters.KindRequests, matchers.HaveNoFailedRequests())
-	if run.ControlledOutputPolicy == "strict" {
-		check("answers with exactly the requested words", reporters.KindOutput, matchers.AdhereToControlledOutput())
-	}
-	if run.Extension == nil || run.Extension.ContextAccuracy.Samples > 0 {
-		check(fmt.Sprintf("is served the planned context within %.1f%%", 100**tolerance), reporters.KindContext, matchers.HitPlannedContext(*tolerance))
-	}
-	for _, b := range bs {
-		check("meets the budget "+b.String(), reporters.KindBudget, matchers.MeetBudget(b))
 	}
 	if *baselinePath != "" {
-		baseline, err := artifact.Read(*baselinePath)
-		if err != nil {
+		spec.BaselinePath = *baselinePath
+		if spec.Baseline, err = artifact.Read(*baselinePath); err != nil {
 			return fail("-baseline: %v", err)
-		}
-		if !*allowMismatch {
-			check("runs the baseline's workload", reporters.KindComparable, matchers.RunTheWorkloadOf(baseline))
-		}
-		for m := range strings.SplitSeq(*gateMetrics, ",") {
-			if m = strings.TrimSpace(m); m == "" {
-				continue
-			}
-			gate := matchers.NotRegressFrom(baseline).On(m).By(*by)
-			if *allowMismatch {
-				gate = gate.AllowMismatch()
-			}
-			check(fmt.Sprintf("does not regress %s by %.0f%% from the baseline", m, 100**by), reporters.KindRegression, gate)
 		}
 	}
 
-	summary := reporters.SummarizeChecks("judge", checks)
-	for _, c := range checks {
-		verdict := "pass"
-		if !c.Passed {
-			verdict = "FAIL: " + c.Message
+	results := spec.Refusals(run.Requests)
+	if len(results) == 0 {
+		for _, c := range spec.Checks() {
+			results = append(results, c.Judge(run))
 		}
-		fmt.Fprintf(stdout, "  [%s] %s: %s\n", c.Kind, c.Name, verdict)
 	}
-	fmt.Fprintf(stdout, "gate: %s (%d checks, %d failed)\n", summary.Outcome, summary.Specs, len(summary.Failed))
+	var failures []gate.Failure
+	judged := 0
+	for _, r := range results {
+		verdict := "pass"
+		switch {
+		case r.Skipped != "":
+			verdict = "skipped: " + r.Skipped
+		case !r.Passed():
+			verdict = strings.ToUpper(r.Outcome.Text()) + ": " + r.Message
+			failures = append(failures, gate.Failure{Suite: "judge", Check: r.Check, Kind: r.Kind, Outcome: r.Outcome, State: "failed", Message: r.Message})
+		}
+		if r.Skipped == "" {
+			judged++
+		}
+		fmt.Fprintf(stdout, "  [%s] %s: %s\n", r.Kind, r.Check, verdict)
+	}
+	id := "judge"
+	if run.Extension != nil && gate.ValidRunID(run.Extension.RunID) {
+		id = run.Extension.RunID
+	}
+	s := gate.Summary{RunID: id}
+	s.FinishSuite("judge", judged, failures)
+	fmt.Fprintf(stdout, "gate: %s (%d checks, %d failed)\n", s.Outcome.Text(), s.Checks, len(failures))
 	if *out != "" {
-		if err := artifact.WriteJSON(filepath.Join(*out, reporters.GateFileName), summary); err != nil {
+		if err := gate.WriteSummary(filepath.Join(*out, gate.SummaryFile), s); err != nil {
 			return fail("%v", err)
 		}
 	}
-	return summary.ExitCode
+	return s.ExitCode
 }

@@ -1,18 +1,21 @@
 // Command anvilbench works with anvil-serving.benchmark/v1 artifacts outside the suites.
 //
 //	anvilbench compare [flags] OLD.json NEW.json
-//	anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
+//	anvilbench gate-status [OUT_DIR or gate.json]
 //	anvilbench merge -o OUT.json SHARD.json...
 //	anvilbench judge [flags] ARTIFACT.json
 //	anvilbench report [flags] OUT_DIR
 //	anvilbench run [ginkgo flags] [PACKAGES]
 //
 // compare judges a current artifact against a baseline of the same workload and exits 0
-// when no metric regressed, 1 when one did, and 2 when the two cannot be compared or an
-// input is bad (the reason on stderr). See compare -h for the flags.
+// when no metric regressed, 1 when one did, 2 when the two cannot be compared or an input
+// is bad, and 5 when the samples cannot resolve a change of the gate's size (the reason on
+// stderr). See compare -h for the flags.
 //
-// gate-status reads the gate summary the suites wrote and exits with its typed code: 0
-// pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed.
+// gate-status reads the verdict of the run in ANVIL_OUT_DIR and exits with its code: 0
+// pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed,
+// 5 inconclusive, 6 invalid run (the client could not keep up). Run it built, not with go
+// run: go run exits 1 whatever the program's status.
 //
 // merge recomputes one artifact of a sharded run from its shards' artifacts, and exits 2
 // when they are not one run's. judge gates an artifact (a merged one) as the gated specs
@@ -47,7 +50,7 @@ const (
 )
 
 const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
-       anvilbench gate-status [ANVIL_OUT_DIR or gate.json]
+       anvilbench gate-status [OUT_DIR or gate.json]
        anvilbench merge -o OUT.json SHARD.json...
        anvilbench judge [flags] ARTIFACT.json
        anvilbench report [flags] OUT_DIR
@@ -55,8 +58,9 @@ const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
 
 Commands:
   compare      judge NEW.json against the baseline OLD.json metric by metric
-  gate-status  print the suites' gate outcome and exit with its code
-               (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed)
+  gate-status  print the verdict of the run in ANVIL_OUT_DIR and exit with its code
+               (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,
+               5 inconclusive, 6 invalid run)
   merge        merge the shard artifacts of a sharded run into one artifact
   judge        gate an artifact (a merged one) on budgets and a baseline, with
                gate-status's exit codes
@@ -75,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case "compare":
 		return runCompare(args[1:], stdout, stderr, getenv)
 	case "gate-status":
-		return runGateStatus(args[1:], stdout, stderr)
+		return runGateStatus(args[1:], stdout, stderr, getenv)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
 	case "judge":

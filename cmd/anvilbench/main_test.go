@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 const reference = "../../testdata/reference/benchmark-v1-example.json"
@@ -73,7 +75,7 @@ func TestCompareExitCodes(t *testing.T) {
 			[]string{"the artifacts measured different workloads (pass --allow-mismatch to compare anyway):\n  max_tokens 512 vs 128\n"}},
 		{"allowed mismatch", []string{"compare", "--allow-mismatch", reference, otherWorkload}, 0, nil, nil},
 		{"insufficient samples", []string{"compare", "--metrics", "tpot_p50_ms", reference, few}, 2, nil,
-			[]string{"anvilbench compare: tpot_p50_ms: tpot p50: insufficient samples: 6 vs 4 requests (at least 5 on each side)\n"}},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50: not comparable: 6 vs 4 requests with a figure (a comparison needs at least 5 on each side)\n"}},
 		{"missing file", []string{"compare", reference, filepath.Join(dir, "absent.json")}, 2, nil, []string{"anvilbench compare: current: read artifact ", "absent.json: open "}},
 		{"not an artifact", []string{"compare", otherSchema, reference}, 2, nil, []string{"anvilbench compare: baseline: read artifact ", "not an anvil-serving.benchmark/v1 artifact"}},
 		{"bad format", []string{"compare", "--format", "yaml", reference, reference}, 2, nil, []string{`anvilbench compare: --format "yaml": want text, json or markdown` + "\n"}},
@@ -157,10 +159,27 @@ func TestGateStatusExitsWithTheOutcomeCode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	summary := func(outcome gate.Outcome, suites ...gate.SuiteState) string {
+		s := gate.Summary{RunID: "run-1", Suites: suites}
+		if outcome != gate.Pass {
+			s.Failed = []gate.Failure{{Suite: "capacity", Check: "c", Outcome: outcome, Message: "tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"}}
+		}
+		s.Judge()
+		data, _ := json.Marshal(s)
+		return string(data)
+	}
+	finished := gate.SuiteState{Name: "capacity", State: gate.SuiteFinished, Checks: 3}
 	for body, want := range map[string]int{
-		`{"outcome":"pass","exit_code":0,"specs":3,"failed":[]}`: 0,
-		`{"outcome":"budget_broken","exit_code":3,"specs":3,"failed":[{"spec":"s","kind":"budget","state":"failed","message":"tpot p50 6.31ms exceeds budget 6.00ms over 6 samples"}]}`: 3,
-		`{"outcome":"run_failed","exit_code":4,"specs":1,"failed":[]}`: 4,
+		summary(gate.Pass, finished):          0,
+		summary(gate.BudgetBroken, finished):  3,
+		summary(gate.Inconclusive, finished):  5,
+		summary(gate.InvalidRun, finished):    6,
+		summary(gate.NotComparable, finished): 2,
+		// A suite that never reported, or nothing judged, fails whatever the file says.
+		summary(gate.Pass, finished, gate.SuiteState{Name: "curves", State: gate.SuiteRunning}): 4,
+		summary(gate.Pass, gate.SuiteState{Name: "capacity", State: gate.SuiteFinished}):        4,
+		// A verdict of the previous format, a pass included, is not read as one.
+		`{"outcome":"pass","exit_code":0,"specs":3,"failed":[]}`: 4,
 		`not json`: 4,
 	} {
 		write(body)
@@ -168,6 +187,38 @@ func TestGateStatusExitsWithTheOutcomeCode(t *testing.T) {
 		if got := run([]string{"gate-status", dir}, &out, &errOut, func(string) string { return "" }); got != want {
 			t.Errorf("%s: exit %d, want %d (%s%s)", body, got, want, out.String(), errOut.String())
 		}
+	}
+	// A directory without a verdict, and one whose run.json names another run.
+	empty := t.TempDir()
+	if got := run([]string{"gate-status", empty}, io.Discard, io.Discard, func(string) string { return "" }); got != 4 {
+		t.Errorf("no gate.json: exit %d", got)
+	}
+	write(summary(gate.Pass, finished))
+	os.WriteFile(filepath.Join(dir, gate.ManifestFile), []byte(`{"schema":"anvilbench.run/v1","run_id":"run-2"}`), 0o644)
+	var out strings.Builder
+	if got := run([]string{"gate-status", dir}, &out, &out, func(string) string { return "" }); got != 4 || !strings.Contains(out.String(), "names run run-2") {
+		t.Errorf("a verdict of another run: exit %d: %s", got, out.String())
+	}
+}
+
+// Without an argument gate-status reads ANVIL_OUT_DIR, taken from the module root.
+func TestGateStatusReadsTheOutDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := gate.Summary{RunID: "run-1", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 3}},
+		Failed: []gate.Failure{{Check: "c", Outcome: gate.BudgetBroken, Message: "m"}}}
+	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), s); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string {
+		if k == "ANVIL_OUT_DIR" {
+			return dir
+		}
+		return ""
+	}
+	var out strings.Builder
+	if got := run([]string{"gate-status"}, &out, &out, env); got != 3 || !strings.Contains(out.String(), "FAIL (budget broken)") {
+		t.Errorf("exit %d: %s", got, out.String())
 	}
 }
 

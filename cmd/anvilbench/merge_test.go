@@ -44,9 +44,13 @@ func TestMerge(t *testing.T) {
 	if err != nil || merged.Requests != 6 || capacity.Verify(merged) != nil {
 		t.Fatalf("merged artifact: %v", err)
 	}
-	// The merged artifact is judged like any other.
-	if code, _, stderr := invoke("", "compare", out, out); code != exitOK {
+	// The merged artifact is judged like any other: against itself, its tpot held; its
+	// ttft over 6 requests cannot resolve a 5% change (inconclusive).
+	if code, _, stderr := invoke("", "compare", "--metrics", "tpot_p50_ms", out, out); code != exitOK {
 		t.Errorf("compare of the merged artifact with itself exited %d: %s", code, stderr)
+	}
+	if code, _, stderr := invoke("", "compare", "--metrics", "ttft_p50_ms", out, out); code != 5 || !strings.Contains(stderr, "requests in each run would") {
+		t.Errorf("compare of the merged ttft exited %d, want 5: %s", code, stderr)
 	}
 
 	code, _, stderr = invoke("", "merge", "-o", out, paths[0])
@@ -63,15 +67,21 @@ func TestJudge(t *testing.T) {
 	dir := t.TempDir()
 	// The original tool sized the reference run's prompts 5% short of their plan.
 	code, stdout, _ := invoke("", "judge", reference)
-	if code != 4 || !strings.Contains(stdout, "[context] is served the planned context within 2.0%: FAIL: prompt tokens are 5.05% off") {
+	if code != 4 || !strings.Contains(stdout, "[context] is served the planned context within 2.0%: RUN FAILED: prompt tokens are 5.05% off") {
 		t.Errorf("the reference run's context: exit %d:\n%s", code, stdout)
 	}
+	// The reference's six requests are tight enough to resolve a 5% change against
+	// themselves: the comparison held.
 	code, stdout, stderr := invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-o", dir, reference)
+	if code != exitOK || !strings.Contains(stdout, "[regression] does not regress ttft_p50_ms by 5% from the baseline: pass") {
+		t.Errorf("judge of the reference against itself exited %d:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-inconclusive", "pass", "-o", dir, reference)
 	if code != exitOK || !strings.Contains(stdout, "[budget] meets the budget ttft_p50_ms<=100000: pass") || !strings.Contains(stdout, "gate: pass") {
 		t.Fatalf("judge of the reference against itself exited %d:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "tpot_p50_ms<=1", "-o", dir, reference)
-	if code != 3 || !strings.Contains(stdout, "gate: budget_broken") {
+	if code != 3 || !strings.Contains(stdout, "gate: budget broken") {
 		t.Errorf("a broken budget: exit %d:\n%s", code, stdout)
 	}
 	if code, stdout, _ := invoke("", "gate-status", dir); code != 3 || !strings.Contains(stdout, "tpot p50") {
@@ -79,5 +89,18 @@ func TestJudge(t *testing.T) {
 	}
 	if code, _, _ := invoke("", "judge", "-budgets", "nonsense", reference); code != 4 {
 		t.Errorf("bad budgets: exit %d", code)
+	}
+	// A baseline of 4 requests cannot be compared with: refused before any check.
+	small, err := artifact.Read(reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small.RequestTimings, small.Requests, small.Completed = small.RequestTimings[:4], 4, 4
+	smallPath := filepath.Join(dir, "small.json")
+	if err := artifact.Write(smallPath, small); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := invoke("", "judge", "-baseline", smallPath, reference); code != 2 || !strings.Contains(stdout, "the baseline has 4 requests with a figure; a comparison needs at least 5") {
+		t.Errorf("a 4-request baseline: exit %d:\n%s", code, stdout)
 	}
 }

@@ -12,6 +12,10 @@ import (
 func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	var o refengine.Options
 	fs.StringVar(&o.Model, "model", refengine.DefaultModel, "served model id")
+	fs.Func("alias", "a further model id served but not listed by /v1/models, as Ollama serves name for name:latest (repeatable)", func(v string) error {
+		o.Aliases = append(o.Aliases, v)
+		return nil
+	})
 	fs.IntVar(&o.MaxModelLen, "max-model-len", refengine.DefaultMaxModelLen, "context window in tokens")
 	fs.DurationVar(&o.PrefillOverhead, "ttft", refengine.DefaultPrefillOverhead, "fixed time to first token (prefill overhead)")
 	fs.Float64Var(&o.PrefillRate, "prefill-rate", 0, "prefill compute in prompt tokens/s on one shared lane (0 = free)")

@@ -30,6 +30,13 @@ type Extension struct {
 	// Capabilities is what the endpoint showed it supports, so a gate can be skipped or
 	// failed explicitly instead of judging a figure the endpoint cannot produce.
 	Capabilities Capabilities `json:"capabilities"`
+	// ContextClamp says how the served window cut the planned contexts; null when it cut
+	// none.
+	ContextClamp *ContextClamp `json:"context_clamp"`
+	// RunID names the run (every suite of one ginkgo -r, or the shards of one sharded run)
+	// the artifact belongs to; "" for an artifact written outside a run. The v1 run_id names
+	// this scenario's own measurement.
+	RunID string `json:"run_id"`
 	// ITL is the inter-token latency pooled over every successful request's chunk gaps;
 	// ClientOverhead is the harness's own cost, so a run it bottlenecked is flagged.
 	ITL            ITLSummary     `json:"itl"`
@@ -75,6 +82,20 @@ func NewBaselineRef(source string, baseline *Benchmark) *BaselineRef {
 		}
 	}
 	return ref
+}
+
+// ContextClamp is how a served window cut a run's planned contexts.
+type ContextClamp struct {
+	// Window is the served context window and WindowSource where it came from;
+	// MaxPromptTokens what it leaves for a prompt after max_tokens and the margin.
+	Window          int     `json:"window"`
+	WindowSource    *string `json:"window_source"`
+	MaxPromptTokens int     `json:"max_prompt_tokens"`
+	// Requests counts the requests clamped; LargestPlanned is the largest size planned.
+	Requests       int `json:"requests"`
+	LargestPlanned int `json:"largest_planned"`
+	// Note says it in a sentence.
+	Note string `json:"note"`
 }
 
 // Shard is one segment of a run split across processes or hosts: the requests whose index

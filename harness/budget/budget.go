@@ -3,12 +3,14 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
 // Comparison operators.
@@ -75,22 +77,34 @@ func Parse(s string) ([]Budget, error) {
 }
 
 func parseTerm(term string) (Budget, error) {
-	i := strings.IndexAny(term, "<>")
+	i := strings.IndexAny(term, "<>=!")
 	if i < 0 {
 		return Budget{}, fmt.Errorf("no comparison (want metric op number, op one of %s)", operators)
 	}
-	op := term[i : i+1]
-	if i+1 < len(term) && term[i+1] == '=' {
-		op += "="
+	j := i
+	for j < len(term) && strings.IndexByte("<>=!", term[j]) >= 0 {
+		j++
+	}
+	op := term[i:j]
+	switch op {
+	case AtMost, Below, AtLeast, Above:
+	case "=>", "=<":
+		return Budget{}, fmt.Errorf("operator %q: did you mean %s?", op, string(op[1])+"=")
+	default:
+		return Budget{}, fmt.Errorf("operator %q: want one of %s (a budget bounds a figure on one side)", op, operators)
 	}
 	metric := strings.TrimSpace(term[:i])
-	number, options, hasOptions := strings.Cut(term[i+len(op):], optionSep)
+	number, options, hasOptions := strings.Cut(term[j:], optionSep)
 	number = strings.TrimSpace(number)
 	if _, _, ok := new(artifact.Metrics).Lookup(metric); !ok {
 		if key, _, found := strings.Cut(metric, optionSep); found {
 			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
 		}
-		return Budget{}, fmt.Errorf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms)", metric)
+		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms)", metric)
+		if near := suggest.Nearest(metric, artifact.MetricKeys(), 3); near != "" {
+			msg = fmt.Sprintf("unknown metric %q (did you mean %s?)", metric, near)
+		}
+		return Budget{}, errors.New(msg)
 	}
 	limit, err := strconv.ParseFloat(number, 64)
 	if err != nil || math.IsNaN(limit) || math.IsInf(limit, 0) {
@@ -201,11 +215,25 @@ func (v Verdict) Message() string {
 		true:  {AtMost: "is within budget", Below: "is below budget", AtLeast: "meets budget", Above: "is above budget"},
 		false: {AtMost: "exceeds budget", Below: "is not below budget", AtLeast: "is below budget", Above: "is not above budget"},
 	}[v.Pass][v.Budget.Op]
+	// Figures take the limit's precision when it was written finer than two decimals:
+	// "exceeds budget 0.00ms" for a limit of 0.001 would say nothing.
+	places := max(2, decimals(v.Budget.Limit))
+	format := func(x float64) string { return FormatPlaces(x, unit, places) }
 	if v.Bound != "" && v.Bound != Point {
-		return fmt.Sprintf("%s %s %s %s %s over %d samples (point %s)", name, v.Bound.label(), Format(v.Value, unit), relation,
-			Format(v.Budget.Limit, unit), v.Samples, Format(v.Point, unit))
+		return fmt.Sprintf("%s %s %s %s %s over %d samples (point %s)", name, v.Bound.label(), format(v.Value), relation,
+			format(v.Budget.Limit), v.Samples, format(v.Point))
 	}
-	return fmt.Sprintf("%s %s %s %s over %d samples", name, Format(v.Value, unit), relation, Format(v.Budget.Limit, unit), v.Samples)
+	return fmt.Sprintf("%s %s %s %s over %d samples", name, format(v.Value), relation, format(v.Budget.Limit), v.Samples)
+}
+
+// decimals is how many decimal places x needs to be written exactly as its shortest form:
+// 6 needs 0, 0.5 one, 0.001 three.
+func decimals(x float64) int {
+	s := strconv.FormatFloat(math.Abs(x), 'f', -1, 64)
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		return len(frac)
+	}
+	return 0
 }
 
 // Describe names a metric key for people: "tpot_p50_ms" is "tpot p50".
@@ -230,14 +258,17 @@ func Unit(metric string) string {
 }
 
 // Format prints a figure with its unit: "6.31ms", "151.20 tok/s", "6".
-func Format(v float64, unit string) string {
+func Format(v float64, unit string) string { return FormatPlaces(v, unit, 2) }
+
+// FormatPlaces is Format with places decimal places for a figure with a unit.
+func FormatPlaces(v float64, unit string, places int) string {
 	switch unit {
 	case "ms":
-		return strconv.FormatFloat(v, 'f', 2, 64) + "ms"
+		return strconv.FormatFloat(v, 'f', places, 64) + "ms"
 	case "":
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64) + " " + unit
+	return strconv.FormatFloat(v, 'f', places, 64) + " " + unit
 }
 
 // withoutUsage says, for a figure with no value, how many successes came without the usage

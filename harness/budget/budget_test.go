@@ -31,7 +31,8 @@ func TestParseErrorsQuoteTheTerm(t *testing.T) {
 	t.Parallel()
 	for input, want := range map[string]string{
 		"tpot_p50_ms<=6, tpot_p42_ms<=6": `budget "tpot_p42_ms<=6": unknown metric "tpot_p42_ms"`,
-		"tpot_p50_ms=6":                  `budget "tpot_p50_ms=6": no comparison`,
+		"tpot_p50_ms=6":                  `budget "tpot_p50_ms=6": operator "=": want one of`,
+		"tpot_p50_ms 6":                  `budget "tpot_p50_ms 6": no comparison`,
 		"tpot_p50_ms<=fast":              `budget "tpot_p50_ms<=fast": limit "fast" is not a finite number`,
 		"tpot_p50_ms<=NaN":               `limit "NaN" is not a finite number`,
 	} {
@@ -71,5 +72,42 @@ func TestJudge(t *testing.T) {
 	want := "tpot p50 has no value: 4 of 4 requests succeeded, 4 of them without usage.completion_tokens, which the token figures need"
 	if v := Judge(Budget{"tpot_p50_ms", AtMost, 6}, noUsage); v.Err == nil || v.Pass || !strings.Contains(v.Err.Error(), want) {
 		t.Errorf("without usage: %v, want %q", v.Err, want)
+	}
+}
+
+// A misspelt metric or a reversed operator is named with what was probably meant.
+func TestParseSuggests(t *testing.T) {
+	t.Parallel()
+	for term, want := range map[string]string{
+		"tbot_p50_ms<=10": `budget "tbot_p50_ms<=10": unknown metric "tbot_p50_ms" (did you mean tpot_p50_ms?)`,
+		"ttft_p50_ms=>5":  `budget "ttft_p50_ms=>5": operator "=>": did you mean >=?`,
+		"ttft_p50_ms=<5":  `budget "ttft_p50_ms=<5": operator "=<": did you mean <=?`,
+		"ttft_p50_ms==5":  `budget "ttft_p50_ms==5": operator "==": want one of <= < >= > (a budget bounds a figure on one side)`,
+		"ttft_p50_ms!=5":  `budget "ttft_p50_ms!=5": operator "!=": want one of <= < >= > (a budget bounds a figure on one side)`,
+		"frobnicate<=5":   `budget "frobnicate<=5": unknown metric "frobnicate" (want a key of the v1 metrics block, e.g. tpot_p50_ms)`,
+	} {
+		if _, err := Parse(term); err == nil || err.Error() != want {
+			t.Errorf("%s: %v\nwant %s", term, err, want)
+		}
+	}
+}
+
+// A limit is printed with the precision it was written with, and the figure alike.
+func TestLimitsKeepTheirPrecision(t *testing.T) {
+	t.Parallel()
+	a := &artifact.Benchmark{Requests: 6, Completed: 6}
+	a.Metrics.TTFT = artifact.Distribution{Samples: 6, P50: artifact.F(18.1)}
+	for term, want := range map[string]string{
+		"ttft_p50_ms<=0.001": "ttft p50 18.100ms exceeds budget 0.001ms over 6 samples",
+		"ttft_p50_ms<=6":     "ttft p50 18.10ms exceeds budget 6.00ms over 6 samples",
+		"ttft_p50_ms<=0.5":   "ttft p50 18.10ms exceeds budget 0.50ms over 6 samples",
+	} {
+		b, err := Parse(term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Judge(b[0], a).Message(); got != want {
+			t.Errorf("%s: %q, want %q", term, got, want)
+		}
 	}
 }

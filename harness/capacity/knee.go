@@ -28,7 +28,9 @@ type KneeOptions struct {
 // Curve is the result of a knee search: every probe, in the order run, and the highest
 // concurrency at which every budget held.
 type Curve struct {
-	Schema  string   `json:"schema"`
+	Schema string `json:"schema"`
+	// RunID names the run the search belongs to (see artifact.Extension.RunID).
+	RunID   string   `json:"run_id"`
 	Budgets []string `json:"budgets"`
 	// Knee is the highest passing concurrency below the lowest failing one; 0 when even
 	// concurrency 1 failed. Bounded is false when no probe failed up to MaxConcurrency, so

@@ -47,6 +47,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
 		PromptNonce: first.Extension.PromptNonce, SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
+		RunID: first.Extension.RunID, ContextClamp: mergedClamp(shards),
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
 	for _, s := range shards {
 		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
@@ -231,6 +232,7 @@ func runDifferences(a, b *artifact.Benchmark) []string {
 	differ("start_at", sa.StartAt, sb.StartAt)
 	differ("scenario", a.Extension.Scenario, b.Extension.Scenario)
 	differ("prompt_nonce", a.Extension.PromptNonce, b.Extension.PromptNonce)
+	differ("run_id", a.Extension.RunID, b.Extension.RunID)
 	differ("clock_domain_id", a.ClockDomainID, b.ClockDomainID)
 	differ("schema", a.Schema, b.Schema)
 	differ("model", a.Model, b.Model)
@@ -296,7 +298,11 @@ func worseOverhead(a, b artifact.ClientOverhead, shard int) artifact.ClientOverh
 	}
 	a.DispatchDelayP50Ms, a.DispatchDelayMaxMs = maxF(a.DispatchDelayP50Ms, b.DispatchDelayP50Ms), maxF(a.DispatchDelayMaxMs, b.DispatchDelayMaxMs)
 	a.EventLagMeanUs, a.EventLagMaxUs = maxF(a.EventLagMeanUs, b.EventLagMeanUs), maxF(a.EventLagMaxUs, b.EventLagMaxUs)
-	a.CPUSharePct = maxF(a.CPUSharePct, b.CPUSharePct)
+	a.CPUSharePct, a.CPUWaitPct = maxF(a.CPUSharePct, b.CPUSharePct), maxF(a.CPUWaitPct, b.CPUWaitPct)
+	a.StartLagP99Ms, a.StartLagMaxMs = maxF(a.StartLagP99Ms, b.StartLagP99Ms), maxF(a.StartLagMaxMs, b.StartLagMaxMs)
+	a.StartLagSharePct = maxF(a.StartLagSharePct, b.StartLagSharePct)
+	a.StartLagSamples += b.StartLagSamples
+	a.Cores = max(a.Cores, b.Cores)
 	if b.GCCycles != nil {
 		a.GCCycles = artifact.I(*b.GCCycles + derefInt(a.GCCycles))
 	}
@@ -305,6 +311,25 @@ func worseOverhead(a, b artifact.ClientOverhead, shard int) artifact.ClientOverh
 		a.Reason = joinReason(a.Reason, fmt.Sprintf("shard %d: %s", shard, b.Reason))
 	}
 	return a
+}
+
+// mergedClamp is the shards' clamp of one plan: the requests clamped in all of them.
+func mergedClamp(shards []NamedArtifact) *artifact.ContextClamp {
+	var out *artifact.ContextClamp
+	for _, s := range shards {
+		c := s.Extension.ContextClamp
+		if c == nil {
+			continue
+		}
+		if out == nil {
+			copied := *c
+			out = &copied
+			continue
+		}
+		out.Requests += c.Requests
+		out.LargestPlanned = max(out.LargestPlanned, c.LargestPlanned)
+	}
+	return out
 }
 
 func derefInt(p *int) int {

@@ -51,9 +51,16 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 			return nil, fmt.Errorf("context window %d leaves %d prompt tokens after max_tokens %d and margin %d: need at least %d",
 				sc.MaxContextTokens, capTokens, sc.MaxTokens, sc.ContextMargin, workload.MinPromptTokens)
 		}
+		if sc.ContextTokens > capTokens && !sc.ClampToWindow {
+			return nil, errors.New(WindowTooSmall(sc.ContextTokens, sc.MaxContextTokens, windowSource(caps), sc.MaxTokens, sc.ContextMargin))
+		}
 	}
 
 	plan := workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)
+	clamp := clampOf(sc, plan, capTokens, caps)
+	if clamp != nil && sc.Progress != nil {
+		fmt.Fprintf(sc.Progress, "[%s] %s\n", sc.Name, clamp.Note)
+	}
 	prompts := workload.Prompts{
 		Seed:          sc.ContextSeed,
 		CharsPerToken: sc.CharsPerToken,
@@ -106,6 +113,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited)
 	b.Extension.ClientOverhead.GCCycles = artifact.I(int(gcs))
 	b.Extension.EngineMetrics = watch()
+	b.Extension.ContextClamp = clamp
 	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
 	// incomplete; the requests it cut are failures of type cancelled.
 	b.Extension.Complete = ctx.Err() == nil
@@ -235,13 +243,9 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 	}
 	models, err := client.Models(ctx)
 	caps.ModelsEndpoint = artifact.B(err == nil)
-	var se *stream.Error
-	if err != nil && errors.As(err, &se) && (se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled) {
-		return caps, fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at the base URL?", err)
-	}
-	if se != nil && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
-		// Every request would be refused the same way: say so once, before sending any.
-		return caps, fmt.Errorf("the endpoint refused the credentials (GET /models: %v); check the API key (ANVIL_API_KEY)", err)
+	if err := refused(err); err != nil {
+		// Every request would fail the same way: say so once, before sending any.
+		return caps, err
 	}
 	if sc.Model == "" {
 		if err != nil {

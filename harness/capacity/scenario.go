@@ -84,8 +84,14 @@ type Scenario struct {
 	// Name is the spec's name, recorded in the artifact's extension block.
 	Name                  string
 	Requests, Concurrency int
-	// ContextTokens is every request's planned prompt size; 0 samples ContextBuckets.
-	ContextTokens  int
+	// ContextTokens is every request's planned prompt size; 0 samples ContextBuckets. A
+	// fixed size the served window cannot hold (with MaxTokens and ContextMargin) is refused
+	// before any request unless ClampToWindow; sampled sizes are always clamped to it. Each
+	// clamp is printed and recorded (the artifact's anvilbench.context_clamp).
+	ContextTokens int
+	// ClampToWindow clamps a fixed ContextTokens to the served window instead of refusing
+	// it: for built-in scenarios (the context ladder) that sweep sizes past small windows.
+	ClampToWindow  bool
 	ContextSeed    int64
 	ContextBuckets []workload.Bucket
 	// ContextMargin is kept below MaxContextTokens - MaxTokens.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/secret"
+	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
 // Prefix is the prefix of every variable.
@@ -69,16 +71,16 @@ type Config struct {
 
 	// Budgets (ANVIL_BUDGETS) are the gates of the configured scenario, e.g.
 	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.
-	Budgets string `env:"BUDGETS"`
+	Budgets string `env:"BUDGETS" use:"configured"`
 	// BudgetsFile (ANVIL_BUDGETS_FILE) is a JSON file of more budgets,
 	// {"budgets": ["tpot_p50_ms<=6"]} (budget.ReadFile); a relative path is taken from the
 	// module root.
-	BudgetsFile string `env:"BUDGETS_FILE"`
+	BudgetsFile string `env:"BUDGETS_FILE" use:"configured"`
 	// fileBudgets are BudgetsFile's budgets, read once by Load.
 	fileBudgets []budget.Budget
 	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
 	// scenario must not regress from; a relative path is taken from the module root.
-	Baseline string `env:"BASELINE"`
+	Baseline string `env:"BASELINE" use:"configured"`
 	// baseline is Baseline's artifact, read once by Load.
 	baseline *artifact.Benchmark
 	// BaselineDir (ANVIL_BASELINE_DIR) is the ANVIL_OUT_DIR of an earlier run: the report
@@ -88,7 +90,7 @@ type Config struct {
 
 	// ScenariosFile (ANVIL_SCENARIOS_FILE) is a JSON file of named scenarios, each gated like
 	// the configured one (see ReadScenarios); a relative path is taken from the module root.
-	ScenariosFile string `env:"SCENARIOS_FILE"`
+	ScenariosFile string `env:"SCENARIOS_FILE" use:"scenarios"`
 	// scenarios are ScenariosFile's, read and validated once by Load.
 	scenarios []GatedScenario
 
@@ -117,22 +119,35 @@ type Config struct {
 	// ConfigurationFingerprint (ANVIL_CONFIGURATION_FINGERPRINT) is an operator-declared
 	// sha256:<64 hex> of the serving configuration.
 	ConfigurationFingerprint string `env:"CONFIGURATION_FINGERPRINT"`
+
+	// RunID (ANVIL_RUN_ID) names the run, [A-Za-z0-9._-]{1,64}; empty derives it from the
+	// process that launched the suites, or for shards from ANVIL_START_AT and the shard count
+	// (gate.RunID). Every artifact, junit.xml and gate.json of the run carries it.
+	RunID string `env:"RUN_ID"`
 }
 
 // FromEnvironment loads the configuration from the process environment.
 func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
 
 // Load parses environ (variable name to value) and validates the result. The error lists
-// every problem, each naming its ANVIL_* variable.
+// every problem, each naming its ANVIL_* variable; an ANVIL_* variable anvilbench does not
+// know is one, with the known one it was probably meant to be.
 func Load(environ map[string]string) (Config, error) {
+	unknown := unknownVariables(environ)
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
 	if err == nil {
-		if err := cfg.complete(environ); err != nil {
+		err := cfg.complete(environ)
+		var more Problems
+		if err != nil && !errors.As(err, &more) {
 			return Config{}, err
+		}
+		if problems := append(unknown, more...); len(problems) > 0 {
+			return Config{}, problems
 		}
 		return cfg, nil
 	}
 	problems, unparsable := describeParseError(err, environ)
+	problems = append(unknown, problems...)
 	// Validate the rest too, with the unparsable variables at their defaults, so that one
 	// run reports every problem.
 	rest := map[string]string{}
@@ -153,8 +168,92 @@ func Load(environ map[string]string) (Config, error) {
 // Problems is the error of a configuration that failed to load: one line per problem.
 type Problems []string
 
+// Error says the first problem on its first line, so that a one-line verdict names it,
+// then lists every problem.
 func (p Problems) Error() string {
-	return "invalid anvilbench configuration:\n  " + strings.Join(p, "\n  ")
+	if len(p) == 0 {
+		return "invalid anvilbench configuration"
+	}
+	first := "invalid anvilbench configuration: " + p[0]
+	if len(p) == 1 {
+		return first
+	}
+	return fmt.Sprintf("%s (and %d more)\n  %s", first, len(p)-1, strings.Join(p, "\n  "))
+}
+
+// OtherVariables are the ANVIL_* variables of anvilbench's own tools and tests, which the
+// configuration accepts and leaves to them: ANVIL_GINKGO (anvilbench run), ANVIL_REFENGINE_API_KEY
+// (cmd/refengine), ANVIL_TRUTH and ANVIL_TRUTH_SERVER_CPU (the truth benchmark),
+// ANVIL_REPORT_HTML and ANVIL_REPORT_SCREENSHOT (the report's browser test),
+// ANVIL_CI_ARTIFACTS (CI), ANVIL_TEST_ROLE and ANVIL_TEST_READY (subprocess tests).
+func OtherVariables() []string {
+	return []string{"ANVIL_GINKGO", "ANVIL_REFENGINE_API_KEY", "ANVIL_TRUTH", "ANVIL_TRUTH_SERVER_CPU", "ANVIL_REPORT_HTML",
+		"ANVIL_REPORT_SCREENSHOT", "ANVIL_CI_ARTIFACTS", "ANVIL_TEST_ROLE", "ANVIL_TEST_READY"}
+}
+
+// unknownVariables names every ANVIL_* variable of environ that is neither a configuration
+// variable nor one of OtherVariables, with the known one it was probably meant to be.
+func unknownVariables(environ map[string]string) Problems {
+	var known []string
+	for _, v := range Variables() {
+		known = append(known, v[0])
+	}
+	known = append(known, OtherVariables()...)
+	var p Problems
+	for _, name := range sortedKeys(environ) {
+		if !strings.HasPrefix(name, Prefix) || slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: unknown variable", name)
+		if near := suggest.Nearest(name, known, 3); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		p = append(p, msg+"; anvilbench would ignore it")
+	}
+	return p
+}
+
+// Set names the configuration variables set in environ, sorted: what a run can be held to
+// use.
+func Set(environ map[string]string) []string {
+	var out []string
+	for _, v := range Variables() {
+		if _, ok := environ[v[0]]; ok {
+			out = append(out, v[0])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Uses are the configuration variables the specs of a suite read: every variable of the
+// endpoint, identity, timing and output, those of the workload and the gate when the
+// configured scenario or a file scenario runs (file scenarios take them as defaults), the
+// configured scenario's budgets and baseline, and the scenarios file. A variable no suite
+// of a run uses fails the run's gate.
+func Uses(configured, scenarios bool) []string {
+	var out []string
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		name := Prefix + strings.Split(f.Tag.Get("env"), ",")[0]
+		switch f.Tag.Get("use") {
+		case "configured":
+			if configured {
+				out = append(out, name)
+			}
+		case "scenarios":
+			if scenarios {
+				out = append(out, name)
+			}
+		case "scenario":
+			if configured || scenarios {
+				out = append(out, name)
+			}
+		default:
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // describeParseError rewrites env's errors, which name Go fields and echo raw values, into

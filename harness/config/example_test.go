@@ -31,7 +31,7 @@ func ExampleParseScenarios() {
 	// Output:
 	// short-chat: 60 requests at concurrency 32, 2000-token prompts, budgets [tpot_p50_ms<=6]
 	// agent-32k: 60 requests at concurrency 4, 32000-token prompts, budgets []
-	// invalid anvilbench configuration:
+	// invalid anvilbench configuration: scenarios[0].concurency: unknown key (did you mean concurrency?) (and 1 more)
 	//   scenarios[0].concurency: unknown key (did you mean concurrency?)
 	//   scenarios[0].requests=-5: out of range (want 1..10000)
 }

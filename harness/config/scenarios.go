@@ -14,6 +14,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
 // maxScenariosFileBytes bounds a scenarios file: a few dozen scenarios, never megabytes.
@@ -114,9 +115,12 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 		add("%s: want an object of scenario keys, got %s", at, clipJSON(raw))
 		return GatedScenario{}, p
 	}
-	w, gate := env.Workload, env.Gate
-	fields := fileFields(&w, &gate)
+	w, gates := env.Workload, env.Gate
+	fields := fileFields(&w, &gates)
 	g := GatedScenario{}
+	var budgets []budget.Budget
+	var baselinePath string
+	var baseline *artifact.Benchmark
 	for _, key := range sortedKeys(entry) {
 		value := entry[key]
 		switch key {
@@ -144,25 +148,25 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 				if err != nil {
 					add("%s.budgets[%d]: %v", at, j, err)
 				}
-				g.Budgets = append(g.Budgets, bs...)
+				budgets = append(budgets, bs...)
 			}
 		case keyBaseline:
-			if err := json.Unmarshal(value, &g.BaselinePath); err != nil || g.BaselinePath == "" {
+			if err := json.Unmarshal(value, &baselinePath); err != nil || baselinePath == "" {
 				add("%s.baseline: want the path of a v1 artifact, got %s", at, clipJSON(value))
 				break
 			}
-			if !filepath.IsAbs(g.BaselinePath) {
-				g.BaselinePath = filepath.Join(dir, g.BaselinePath)
+			if !filepath.IsAbs(baselinePath) {
+				baselinePath = filepath.Join(dir, baselinePath)
 			}
-			b, err := artifact.Read(g.BaselinePath)
+			b, err := artifact.Read(baselinePath)
 			if err != nil {
-				add("%s.baseline=%q: %v", at, g.BaselinePath, err)
+				add("%s.baseline=%q: %v", at, baselinePath, err)
 			}
-			g.Baseline = b
+			baseline = b
 		default:
 			field, ok := fields[key]
 			if !ok {
-				add("%s.%s: unknown key%s", at, key, suggest(key, fields))
+				add("%s.%s: unknown key%s", at, key, suggestKey(key, fields))
 				continue
 			}
 			if msg := decodeField(value, field); msg != "" {
@@ -176,10 +180,10 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	name := func(field string) string { return at + "." + field }
 	sc, err := env.scenario(w)
 	p = append(p, render(err, name)...)
-	p = append(p, render(gate.validate(), name)...)
+	p = append(p, render(gates.validate(), name)...)
 	sc.Name = g.Name
-	g.Scenario, g.GateMetrics, g.GateBy, g.AllowMismatch = sc, gate.metrics(), gate.GateBy, gate.AllowMismatch
-	g.ContextTolerance = gate.ContextTolerance
+	g.Scenario = sc
+	g.Spec = gates.spec(budgets, baselinePath, baseline)
 	return g, p
 }
 
@@ -221,40 +225,13 @@ func decodeField(value json.RawMessage, field reflect.Value) string {
 	return ""
 }
 
-// suggest names the known key closest to a misspelt one, when one is close.
-func suggest(key string, fields map[string]reflect.Value) string {
+// suggestKey names the known key closest to a misspelt one, when one is close.
+func suggestKey(key string, fields map[string]reflect.Value) string {
 	known := append([]string{keyName, keyLabels, keyBudgets, keyBaseline}, sortedKeys(fields)...)
-	best, bestDistance := "", 3
-	for _, k := range known {
-		if d := editDistance(key, k); d < bestDistance {
-			best, bestDistance = k, d
-		}
+	if best := suggest.Nearest(key, known, 2); best != "" {
+		return fmt.Sprintf(" (did you mean %s?)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -67,11 +67,11 @@ func TestScenariosTakeTheEnvironmentThenTheDefaults(t *testing.T) {
 	// Unset keys: the environment's concurrency, then the defaults; budgets and baseline
 	// are never inherited.
 	if agent.Scenario.Concurrency != 4 || agent.Scenario.Requests != 60 || agent.Scenario.MaxTokens != 64 ||
-		*agent.Scenario.Temperature != 0.6 || agent.GateBy != 0.1 || len(agent.Budgets) != 0 || agent.BaselinePath != "" {
+		*agent.Scenario.Temperature != 0.6 || agent.By != 0.1 || len(agent.Budgets) != 0 || agent.BaselinePath != "" {
 		t.Errorf("agent-32k: %+v", agent)
 	}
-	if strings.Join(agent.GateMetrics, ",") != "tpot_p50_ms,ttft_p50_ms" {
-		t.Errorf("agent-32k gate metrics %v", agent.GateMetrics)
+	if strings.Join(agent.Metrics, ",") != "tpot_p50_ms,ttft_p50_ms" {
+		t.Errorf("agent-32k gate metrics %v", agent.Metrics)
 	}
 	if !burst.Scenario.Burst || burst.Scenario.Requests != 16 || burst.Scenario.Concurrency != 16 || !burst.Scenario.Legacy {
 		t.Errorf("prefix-burst: %+v", burst.Scenario)

@@ -10,6 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/workload"
 )
 
@@ -61,6 +62,9 @@ func (c Config) Validate() error {
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
 	}
+	if c.RunID != "" && !gate.ValidRunID(c.RunID) {
+		add("%sRUN_ID=%q: want 1 to 64 of A-Z a-z 0-9 . _ -", Prefix, c.RunID)
+	}
 	if len(p) > 0 {
 		return p
 	}
@@ -80,6 +84,15 @@ func (g Gate) validate() error {
 	}
 	if math.IsNaN(g.ContextTolerance) || g.ContextTolerance <= 0 || g.ContextTolerance >= 1 {
 		errs = append(errs, &capacity.FieldError{Field: "context_tolerance", Value: g.ContextTolerance, Problem: "out of range (want a fraction in (0, 1), e.g. 0.02 for 2%)"})
+	}
+	if !g.GateInconclusive.Valid() || g.GateInconclusive == "" {
+		errs = append(errs, &capacity.FieldError{Field: "gate_inconclusive", Value: string(g.GateInconclusive), Problem: "want fail or pass"})
+	}
+	if math.IsNaN(g.MaxClientCPUPct) || g.MaxClientCPUPct <= 0 {
+		errs = append(errs, &capacity.FieldError{Field: "max_client_cpu_pct", Value: g.MaxClientCPUPct, Problem: "want a percentage above 0 (90: the client may want up to 90% of its cores)"})
+	}
+	if math.IsNaN(g.MaxStartLagPct) || g.MaxStartLagPct <= 0 || g.MaxStartLagPct > 100 {
+		errs = append(errs, &capacity.FieldError{Field: "max_start_lag_pct", Value: g.MaxStartLagPct, Problem: "out of range (want a percentage in (0, 100])"})
 	}
 	return errors.Join(errs...)
 }

@@ -57,6 +57,9 @@ type Options struct {
 	// Model is the served model id; requests naming another model get 404.
 	// Default DefaultModel.
 	Model string
+	// Aliases are further model ids the engine serves but GET /v1/models does not list, as
+	// Ollama serves "name" for the listed "name:latest".
+	Aliases []string
 	// MaxModelLen is the context window in tokens, reported by /v1/models as "max_model_len";
 	// prompt_tokens + max_tokens above it is rejected with 400. Default DefaultMaxModelLen.
 	MaxModelLen int

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -122,7 +123,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, mode
 	if err := json.Unmarshal(body, v); err != nil {
 		return errBadRequest("Invalid JSON body: %v", err)
 	}
-	if *model != "" && *model != s.opts.Model {
+	if *model != "" && *model != s.opts.Model && !slices.Contains(s.opts.Aliases, *model) {
 		return errModelNotFound(*model)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,8 @@ type Server struct {
 	cache   *prefixCache // nil without Options.PrefixCache
 	seed    maphash.Seed // of the prefix-cache block keys
 	markers markerBook
+	// generations counts the completion requests received, served or not.
+	generations atomic.Int64
 
 	mu        sync.Mutex
 	idle      *sync.Cond // signalled when active drops to 0
@@ -85,6 +88,10 @@ func StartAt(addr string, opts Options) (*Server, error) {
 
 // BaseURL is the OpenAI API base URL, URL + "/v1".
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Requests counts the completion requests (chat and legacy) the engine has received,
+// refused ones included: what a test can hold a client to sending.
+func (s *Server) Requests() int { return int(s.generations.Load()) }
 
 // Options returns the effective options, defaults filled in.
 func (s *Server) Options() Options { return s.opts }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
@@ -19,11 +19,13 @@ func ExampleBuild() {
 		b.Metrics.TPOT = artifact.Distribution{Samples: 20, P50: artifact.F(tpot)}
 		return report.Run{Path: "scenarios/" + name + ".json", Benchmark: b}
 	}
+	verdict := &gate.Summary{RunID: "run-1", Suites: []gate.SuiteState{{Name: "engine", State: gate.SuiteFinished, Checks: 8}},
+		Failed: []gate.Failure{{Check: "scenario agent-16k meets the budget tpot_p50_ms<=6", Kind: gate.KindBudget,
+			Message: "tpot p50 7.20ms exceeds budget 6.00ms over 20 samples", Outcome: gate.BudgetBroken}}}
+	verdict.Judge()
 	m, err := report.Build(report.Input{
 		Runs: []report.Run{run("agent-16k", 7.2), run("short-chat", 5.1)},
-		Gate: &reporters.GateSummary{Outcome: reporters.GateBudgetBroken, Specs: 8, Failed: []reporters.GateFailed{{
-			Spec:    "scenario agent-16k meets the budget tpot_p50_ms<=6",
-			Message: "tpot p50 7.20ms exceeds budget 6.00ms over 20 samples", Outcome: reporters.GateBudgetBroken}}},
+		Gate: verdict,
 	})
 	if err != nil {
 		fmt.Println(err)

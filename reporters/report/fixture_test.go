@@ -13,7 +13,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 const (
@@ -47,7 +47,7 @@ func synth(s synthSpec) *artifact.Benchmark {
 		ContextDistribution:    map[string]int{fmt.Sprint(s.ctx): s.n},
 		ControlledOutputPolicy: "strict", MeasurementProtocol: artifact.ProtocolV3, PromptCacheMode: "unique",
 		RunID: "run-" + s.name, StartedAt: "2026-01-02T03:04:05Z", FinishedAt: "2026-01-02T03:05:06Z",
-		Extension: &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: s.name, Complete: true, SelfTest: s.selfTest,
+		Extension: &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: s.name, Complete: true, SelfTest: s.selfTest, RunID: fixtureRun,
 			Arrival: artifact.Arrival{Model: artifact.ArrivalClosedLoop, MaxInFlight: s.conc}},
 	}
 	slots := make([]float64, s.conc)
@@ -115,6 +115,9 @@ func ladder(url string, tpot float64, concs ...int) []Run {
 // fixture is a run as the suites leave it: the endpoint's configured scenario (with a
 // baseline), a concurrency ladder and a context ladder against it, self-tests against
 // private engines (a knee search among them), and a gate whose budget broke.
+// fixtureRun is the run every artifact of the fixture belongs to.
+const fixtureRun = "run-fixture"
+
 func fixture() Input {
 	configured := synth(synthSpec{name: "configured", conc: 4, ctx: 2048, n: 40, ttftMs: 50, tpotMs: 6})
 	configured.Extension.Baseline = &artifact.BaselineRef{Source: "baselines/main.json", RunID: "run-main",
@@ -130,7 +133,7 @@ func fixture() Input {
 		in.Runs = append(in.Runs, Run{Path: fmt.Sprintf("capacity/gate-unchanged-%d.json", i+1),
 			Benchmark: synth(synthSpec{name: fmt.Sprintf("gate-unchanged-%d", i+1), url: []string{privateA, privateB}[i], conc: c, ctx: 1000, n: 8, ttftMs: 10, tpotMs: 1, selfTest: true})})
 	}
-	curve := capacity.Curve{Schema: capacity.CurveSchema, Budgets: []string{"tpot_p95_ms<=8"}, Knee: 9, Bounded: true}
+	curve := capacity.Curve{Schema: capacity.CurveSchema, RunID: fixtureRun, Budgets: []string{"tpot_p95_ms<=8"}, Knee: 9, Bounded: true}
 	for _, c := range []int{1, 2, 4, 8, 16, 12, 10, 9} {
 		path := fmt.Sprintf("curves/knee-c%d.json", c)
 		b := synth(synthSpec{name: fmt.Sprintf("knee-c%d", c), url: privateB, conc: c, ctx: 1000, n: max(8, 2*c), ttftMs: 10, tpotMs: 1 + 0.75*float64(c), selfTest: true})
@@ -139,9 +142,10 @@ func fixture() Input {
 			Metrics: map[string]float64{"tpot_p95_ms": 1 + 0.75*float64(c)}})
 	}
 	in.Curves = []Curve{{Path: "curves/knee" + CurveFileSuffix, Curve: curve}}
-	in.Gate = &reporters.GateSummary{Outcome: reporters.GateBudgetBroken, ExitCode: 3, Specs: 7, SuiteSpecs: map[string]int{"capacity": 7},
-		Failed: []reporters.GateFailed{{Suite: "capacity", Spec: "configured scenario meets the budget tpot_p95_ms<=5", Kind: "budget",
-			State: "failed", Message: "tpot p95 6.12ms exceeds budget 5.00ms over 40 samples", Outcome: reporters.GateBudgetBroken}}}
+	in.Gate = &gate.Summary{RunID: fixtureRun, Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 7}},
+		Failed: []gate.Failure{{Suite: "capacity", Check: "configured scenario meets the budget tpot_p95_ms<=5", Kind: gate.KindBudget,
+			State: "failed", Message: "tpot p95 6.12ms exceeds budget 5.00ms over 40 samples", Outcome: gate.BudgetBroken}}}
+	in.Gate.Judge()
 	return in
 }
 

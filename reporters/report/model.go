@@ -45,6 +45,7 @@ type Field struct{ Label, Value string }
 // show: a nil artifact or a budget of an unknown metric. A capacity curve it cannot read
 // is left out with a note.
 func Build(in Input) (*Model, error) {
+	runs, curves := thisRun(&in)
 	m := &Model{Title: strings.TrimSpace(in.Title), Notes: slices.Clip(in.Notes)}
 	if m.Title == "" {
 		m.Title = DefaultTitle
@@ -63,7 +64,6 @@ func Build(in Input) (*Model, error) {
 			baseline[r.Path] = r.Benchmark
 		}
 	}
-	runs := slices.Clone(in.Runs)
 	slices.SortStableFunc(runs, func(a, b Run) int { return naturalLess(a.Path, b.Path) })
 	for i, r := range runs {
 		if r.Benchmark == nil {
@@ -100,7 +100,7 @@ func Build(in Input) (*Model, error) {
 	for _, r := range runs {
 		endpoint[r.Path] = r.BaseURL
 	}
-	for i, c := range in.Curves {
+	for i, c := range curves {
 		ch, ok, err := curveChart(i+1, c, endpoint)
 		if err != nil {
 			m.Notes = append(m.Notes, err.Error())
@@ -285,4 +285,39 @@ func suiteOf(p string) string {
 		return d
 	}
 	return ""
+}
+
+// thisRun are the runs and curves of the run the report shows (in.RunID): those of
+// earlier runs left in the directory are left out, with a note naming them, so nothing an
+// earlier run wrote is presented as this run's.
+func thisRun(in *Input) ([]Run, []Curve) {
+	if in.RunID == "" {
+		return slices.Clone(in.Runs), in.Curves
+	}
+	var runs []Run
+	var stale []string
+	for _, r := range in.Runs {
+		if r.Benchmark != nil && (r.Extension == nil || r.Extension.RunID != in.RunID) {
+			stale = append(stale, r.Path)
+			continue
+		}
+		runs = append(runs, r)
+	}
+	var curves []Curve
+	for _, c := range in.Curves {
+		if c.RunID != in.RunID {
+			stale = append(stale, c.Path)
+			continue
+		}
+		curves = append(curves, c)
+	}
+	if len(stale) > 0 {
+		shown := stale
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(stale)-5))
+		}
+		in.Notes = append(in.Notes, fmt.Sprintf("%s of other runs in this directory left out, not run %s's: %s",
+			plural(len(stale), "file", "files"), in.RunID, strings.Join(shown, ", ")))
+	}
+	return runs, curves
 }

@@ -29,7 +29,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 // File names, in the output directory.
@@ -72,8 +72,12 @@ type Input struct {
 	Title string
 	// Runs are the artifacts of the run, in any order.
 	Runs []Run
-	// Gate is the gate summary of the run (gate.json); nil when no gate spec ran.
-	Gate *reporters.GateSummary
+	// Gate is the run's verdict (gate.json); nil when the directory has none (a directory of
+	// artifacts no run of the suites wrote, e.g. merged ones).
+	Gate *gate.Summary
+	// RunID, when set, is the run the report shows: artifacts of other runs are left out
+	// with a note, and a verdict of another run, or none, is a failed run's.
+	RunID string
 	// Budgets are drawn on the charts of their metric and, without a gate summary, judged
 	// against the endpoint's runs for the verdict.
 	Budgets []budget.Budget
@@ -95,9 +99,9 @@ type Options struct {
 	Budgets []budget.Budget
 	// BaselineDir is the output directory of an earlier run to compare with; empty for none.
 	BaselineDir string
-	// Invocation, when set, is the run's (reporters.ParentInvocation): a gate summary left
-	// by another run is not this run's verdict, and is set aside with a note.
-	Invocation string
+	// RunID is the run to report; empty takes the run the directory holds (its run.json),
+	// or every artifact of a directory without one.
+	RunID string
 }
 
 // WriteDir loads outDir (Load), builds the report and writes outDir/report.html and
@@ -109,9 +113,8 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 		return nil, err
 	}
 	in.Title, in.Budgets = opts.Title, opts.Budgets
-	if in.Gate != nil && opts.Invocation != "" && in.Gate.Invocation != opts.Invocation {
-		in.Gate = nil
-		in.Notes = append(in.Notes, reporters.GateFileName+": left by an earlier run, not this one's verdict")
+	if opts.RunID != "" {
+		in.RunID = opts.RunID
 	}
 	if opts.BaselineDir != "" {
 		base, notes, err := LoadRuns(opts.BaselineDir)
@@ -142,27 +145,25 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 	return m, nil
 }
 
-// Load reads an output directory: its artifacts (LoadRuns), its gate summary
-// (reporters.GateFileName) and its capacity curves (<suite>/*.capacity-curve.json). A file
-// that cannot be read is left out with a note, never failing the load; the error is
-// reserved for a directory that cannot be listed.
+// Load reads an output directory: its artifacts (LoadRuns), its run's verdict
+// (gate.SummaryFile) and run id (gate.CurrentRun), and its capacity curves
+// (<suite>/*.capacity-curve.json). A file that cannot be read is left out with a note,
+// never failing the load; the error is reserved for a directory that cannot be listed.
 func Load(outDir string) (Input, error) {
 	runs, notes, err := LoadRuns(outDir)
 	if err != nil {
 		return Input{}, err
 	}
 	in := Input{Runs: runs, Notes: notes}
-	switch data, err := os.ReadFile(filepath.Join(outDir, reporters.GateFileName)); {
+	switch g, err := gate.ReadSummary(filepath.Join(outDir, gate.SummaryFile)); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		in.Notes = append(in.Notes, reporters.GateFileName+": not read: "+err.Error())
+		in.Notes = append(in.Notes, gate.SummaryFile+": not read: "+err.Error())
 	default:
-		var g reporters.GateSummary
-		if err := json.Unmarshal(data, &g); err != nil || g.Outcome == "" {
-			in.Notes = append(in.Notes, reporters.GateFileName+": not a gate summary")
-		} else {
-			in.Gate = &g
-		}
+		in.Gate = &g
+	}
+	if id, err := gate.CurrentRun(outDir); err == nil {
+		in.RunID = id
 	}
 	paths, _ := filepath.Glob(filepath.Join(outDir, "*", "*"+CurveFileSuffix))
 	for _, p := range paths {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 func TestTheVerdictComesFirst(t *testing.T) {
@@ -22,7 +22,7 @@ func TestTheVerdictComesFirst(t *testing.T) {
 		t.Fatalf("the page does not open with the verdict, then the endpoint, then the scenarios (at %d, %d, %d)", verdict, underTest, scenarios)
 	}
 	head := page[verdict:underTest]
-	for _, want := range []string{`<span class="word">FAIL</span>1 gate check of 7 failed`, "budget broken",
+	for _, want := range []string{`<span class="word">FAIL</span>1 check of 7 failed`, "budget broken",
 		"configured scenario meets the budget tpot_p95_ms&lt;=5", "tpot p95 6.12ms exceeds budget 5.00ms over 40 samples"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the verdict lacks %q:\n%s", want, head)
@@ -44,20 +44,30 @@ func TestTheVerdictOfEachGateOutcome(t *testing.T) {
 		first string
 	}{
 		{"gate passed", func(in *Input) {
-			in.Gate = &reporters.GateSummary{Outcome: reporters.GatePass, Specs: 13, SuiteSpecs: map[string]int{"capacity": 13}}
-		}, "# ✅ PASS: 13 gate checks held"},
+			in.Gate = &gate.Summary{RunID: "run-fixture", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 13}}}
+			in.Gate.Judge()
+		}, "# ✅ PASS: 13 checks held over 12 scenarios"},
 		{"most severe first", func(in *Input) {
-			in.Gate.Failed = append(in.Gate.Failed, reporters.GateFailed{Spec: "configured scenario completes every request",
-				Message: "2 of 40 requests failed: request_error x2", Outcome: reporters.GateRunFailed})
+			in.Gate.Failed = append(in.Gate.Failed, gate.Failure{Check: "configured scenario completes every request",
+				Message: "2 of 40 requests failed: request_error x2", Outcome: gate.RunFailed})
+			in.Gate.Judge()
 		}, "# ❌ FAIL (run failed): configured scenario completes every request: 2 of 40 requests failed: request\\_error x2 (and 1 more)"},
 		{"budgets judged without a gate", func(in *Input) {
 			in.Gate = nil
 			in.Budgets, _ = budget.Parse("tpot_p50_ms<=5.5")
 		}, "# ❌ FAIL (budget broken): configured meets the budget tpot\\_p50\\_ms&lt;=5.5: tpot p50 "},
 		{"nothing gated", func(in *Input) { in.Gate = nil }, "# ➖ NOT GATED: 12 scenarios measured, not judged"},
-		{"every gate spec filtered out", func(in *Input) {
-			in.Gate = &reporters.GateSummary{Outcome: reporters.GatePass, SuiteSpecs: map[string]int{"capacity": 0}}
-		}, "# ➖ NOT GATED: 12 scenarios measured, no gate check ran"},
+		{"nothing judged", func(in *Input) {
+			in.Gate = &gate.Summary{RunID: "run-fixture", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished}}}
+			in.Gate.Judge()
+		}, "# ❌ FAIL (run failed): the run: no check ran"},
+		{"a suite that never reported", func(in *Input) {
+			in.Gate.Suites = append(in.Gate.Suites, gate.SuiteState{Name: "curves", State: gate.SuiteRunning, StartedAt: "2026-12-03T10:00:00.000Z"})
+			in.Gate.Judge()
+		}, "# ❌ FAIL (run failed): suite curves: suite curves started at 2026-12-03T10:00:00.000Z and has not finished"},
+		{"a run with no verdict of its own", func(in *Input) {
+			in.Gate, in.RunID = nil, "run-2"
+		}, "# ❌ FAIL (run failed): the run: gate.json holds no verdict of run run-2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := fixture()
@@ -379,8 +389,7 @@ func TestLoadAndWriteDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in.Gate.Invocation = "run-1"
-	if err := artifact.WriteJSON(filepath.Join(dir, reporters.GateFileName), in.Gate); err != nil {
+	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), *in.Gate); err != nil {
 		t.Fatal(err)
 	}
 	write := func(rel, data string) {
@@ -393,7 +402,7 @@ func TestLoadAndWriteDir(t *testing.T) {
 	write("capacity/garbage.json", `not json`)
 	write("capacity/.hidden.json", `not json`)
 
-	m, err := WriteDir(dir, Options{Title: "from disk", Invocation: "run-1"})
+	m, err := WriteDir(dir, Options{Title: "from disk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,14 +418,15 @@ func TestLoadAndWriteDir(t *testing.T) {
 	if !strings.Contains(string(page), `id="chart-knee-1"`) || !strings.Contains(string(page), "capacity/garbage.json: not read") {
 		t.Error("the knee curve or the notes did not reach the report")
 	}
-	// the report files do not disturb a second load; gate.json of another run is set aside
-	m, err = WriteDir(dir, Options{Invocation: "run-2"})
-	if err != nil || len(m.Notes) != 3 || !strings.Contains(m.Notes[2], "left by an earlier run") {
-		t.Fatalf("second write: %v", err)
+	// the report files do not disturb a second load; for another run, neither the verdict
+	// nor the artifacts of this one are shown as its own
+	m, err = WriteDir(dir, Options{RunID: "run-2"})
+	if err != nil || len(m.Notes) != 3 || !strings.Contains(m.Notes[2], "files of other runs in this directory left out, not run run-2's") {
+		t.Fatalf("second write: %v %q", err, m.Notes)
 	}
 	md, _ = os.ReadFile(filepath.Join(dir, MarkdownFile))
-	if !strings.HasPrefix(string(md), "# ➖ NOT GATED") {
-		t.Errorf("a stale gate summary became the verdict:\n%.200s", md)
+	if !strings.HasPrefix(string(md), "# ❌ FAIL (run failed): the run: gate.json holds no verdict of run run-2") || len(m.Scenarios)+len(m.SelfTests) != 0 {
+		t.Errorf("a stale gate summary became the verdict, or stale runs were shown:\n%.200s", md)
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

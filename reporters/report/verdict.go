@@ -5,20 +5,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-// Ungated is the outcome of a run that no gate judged: no gate spec ran and no budget was
-// given.
-const Ungated = "ungated"
+// Ungated is the outcome of a directory no run judged and no budget was given for: a
+// report of artifacts alone (e.g. merged ones).
+const Ungated gate.Outcome = "ungated"
 
 // Verdict is the report's first word: whether the run passed and, when not, every check
 // that failed with its figure, bound and sample count.
 type Verdict struct {
-	// Outcome is the gate outcome (reporters.GatePass, reporters.GateBudgetBroken, ...) or
-	// Ungated.
-	Outcome string
+	// Outcome is the run's gate outcome, or Ungated.
+	Outcome gate.Outcome
 	// Word is "PASS", "FAIL" or "NOT GATED"; Summary says what was judged.
 	Word, Summary string
 	// Failed are the checks that did not pass, most severe first.
@@ -27,20 +25,20 @@ type Verdict struct {
 	Basis string
 }
 
-// Check is one failed check: a gate spec, or a budget the report judged.
+// Check is one failed check: a gated spec, a set-up step, or a budget the report judged.
 type Check struct {
 	Name    string
-	Outcome string
+	Outcome gate.Outcome
 	Message string
 }
 
 // Pass reports whether the run passed its gate.
-func (v Verdict) Pass() bool { return v.Outcome == reporters.GatePass }
+func (v Verdict) Pass() bool { return v.Outcome == gate.Pass }
 
 // Class is the verdict's CSS class: "pass", "fail" or "ungated".
 func (v Verdict) Class() string {
 	switch v.Outcome {
-	case reporters.GatePass:
+	case gate.Pass:
 		return "pass"
 	case Ungated:
 		return "ungated"
@@ -49,7 +47,7 @@ func (v Verdict) Class() string {
 }
 
 // OutcomeText is the outcome for people: "budget broken".
-func OutcomeText(outcome string) string { return strings.ReplaceAll(outcome, "_", " ") }
+func OutcomeText(outcome gate.Outcome) string { return outcome.Text() }
 
 // FirstLine is the check's message up to its first line break.
 func (c Check) FirstLine() string {
@@ -57,7 +55,7 @@ func (c Check) FirstLine() string {
 	return strings.TrimSpace(line)
 }
 
-// Headline is the verdict in one line: "PASS: 13 gate checks held" or
+// Headline is the verdict in one line: "PASS: 13 checks held" or
 // "FAIL (budget broken): <check>: <figure, bound and samples> (and 2 more)".
 func (v Verdict) Headline() string {
 	if len(v.Failed) == 0 {
@@ -74,74 +72,82 @@ func (v Verdict) Headline() string {
 	return s
 }
 
-// verdictOf judges the run: the gate summary when there is one; else the budgets against
+// verdictOf judges the run: its verdict (gate.json) when the directory holds a run; a
+// failed run when it holds a run without a verdict of its own; else the budgets against
 // the endpoint's runs; else nothing is gated.
 func verdictOf(in Input, runs []*RunView) Verdict {
-	if g := in.Gate; g != nil && g.Specs == 0 && len(g.Failed) == 0 {
-		return Verdict{Outcome: Ungated, Word: "NOT GATED", Basis: reporters.GateFileName + ": every gate spec was skipped or filtered out",
-			Summary: fmt.Sprintf("%s measured, no gate check ran", plural(len(runs), "scenario", "scenarios"))}
+	if g := in.Gate; g != nil && (in.RunID == "" || g.RunID == in.RunID) {
+		return fromSummary(*g, runs)
 	}
-	if g := in.Gate; g != nil {
-		v := Verdict{Outcome: g.Outcome, Word: "PASS", Basis: fmt.Sprintf("%s: the gate specs of %s", reporters.GateFileName, plural(len(g.SuiteSpecs), "suite", "suites"))}
-		if g.Outcome != reporters.GatePass {
-			v.Word = "FAIL"
-		}
-		v.Summary = fmt.Sprintf("%s held", plural(g.Specs-len(g.Failed), "gate check", "gate checks"))
-		if len(g.Failed) > 0 {
-			v.Summary = fmt.Sprintf("%s of %s failed", plural(len(g.Failed), "gate check", "gate checks"), fmtInt(g.Specs))
-		}
-		for _, f := range g.Failed {
-			v.Failed = append(v.Failed, Check{Name: f.Spec, Outcome: f.Outcome, Message: f.Message})
-		}
-		bySeverity(v.Failed)
-		return v
+	if in.RunID != "" {
+		return Verdict{Outcome: gate.RunFailed, Word: "FAIL", Basis: "run " + in.RunID + " has no verdict of its own",
+			Failed: []Check{{Name: "the run", Outcome: gate.RunFailed, Message: fmt.Sprintf("%s holds no verdict of run %s: the run did not get to judge anything", gate.SummaryFile, in.RunID)}}}
 	}
 	if len(in.Budgets) == 0 {
-		v := Verdict{Outcome: Ungated, Word: "NOT GATED", Basis: "no gate spec ran and no budget was given",
+		v := Verdict{Outcome: Ungated, Word: "NOT GATED", Basis: "no run's verdict and no budget",
 			Summary: fmt.Sprintf("%s measured, not judged", plural(len(runs), "scenario", "scenarios"))}
 		if n := failedRuns(runs); n > 0 {
 			v.Summary += fmt.Sprintf("; %s had failed requests", plural(n, "scenario", "scenarios"))
 		}
 		return v
 	}
-	v := Verdict{Outcome: reporters.GatePass, Word: "PASS", Basis: "the budgets, judged by the report against every scenario of the endpoint"}
-	checks := 0
-	for _, r := range runs {
-		checks++
-		if r.B.Failed > 0 {
-			v.Failed = append(v.Failed, Check{Name: r.Name + " completes every request", Outcome: reporters.GateRunFailed,
-				Message: fmt.Sprintf("%d of %d requests failed", r.B.Failed, r.B.Requests)})
-		}
+	return budgetsVerdict(in, runs)
+}
+
+// fromSummary is the verdict of a run's gate summary.
+func fromSummary(g gate.Summary, runs []*RunView) Verdict {
+	v := Verdict{Outcome: g.Outcome, Word: "PASS", Basis: fmt.Sprintf("%s of run %s: %s", gate.SummaryFile, g.RunID, plural(len(g.Suites), "suite", "suites"))}
+	if g.Outcome != gate.Pass {
+		v.Word = "FAIL"
 	}
-	for _, r := range runs {
-		for _, b := range in.Budgets {
-			checks++
-			if j := budget.Judge(b, r.B); j.Err != nil || !j.Pass {
-				v.Failed = append(v.Failed, Check{Name: r.Name + " meets the budget " + b.String(), Outcome: reporters.GateBudgetBroken, Message: j.Message()})
-			}
-		}
+	failures := g.Failures()
+	v.Summary = fmt.Sprintf("%s held over %s", plural(g.Checks-len(g.Failed), "check", "checks"), plural(len(runs), "scenario", "scenarios"))
+	if len(failures) > 0 {
+		v.Summary = fmt.Sprintf("%s of %s failed", plural(len(failures), "check", "checks"), fmtInt(max(g.Checks, len(failures))))
 	}
-	v.Summary = fmt.Sprintf("%s held", plural(checks, "check", "checks"))
-	if len(v.Failed) > 0 {
-		bySeverity(v.Failed)
-		v.Word, v.Outcome = "FAIL", v.Failed[0].Outcome
-		v.Summary = fmt.Sprintf("%s of %s failed", plural(len(v.Failed), "check", "checks"), fmtInt(checks))
+	for _, f := range failures {
+		v.Failed = append(v.Failed, Check{Name: f.Check, Outcome: f.Outcome, Message: f.Message})
 	}
 	return v
 }
 
-// severity ranks the gate outcomes, most severe first.
-var severity = map[string]int{reporters.GateRunFailed: 0, reporters.GateNotComparable: 1, reporters.GateRegression: 2, reporters.GateBudgetBroken: 3}
-
-// bySeverity sorts checks most severe first; an outcome it does not know counts as a failed
-// run.
-func bySeverity(checks []Check) {
-	for i, c := range checks {
-		if _, ok := severity[c.Outcome]; !ok {
-			checks[i].Outcome = reporters.GateRunFailed
+// budgetsVerdict judges the budgets against every run of the endpoint, as a gated
+// scenario would: each run's requests, then each budget.
+func budgetsVerdict(in Input, runs []*RunView) Verdict {
+	v := Verdict{Outcome: gate.Pass, Word: "PASS", Basis: "the budgets, judged by the report against every scenario of the endpoint"}
+	checks := []gate.Check{gate.NoFailedRequests()}
+	for _, b := range in.Budgets {
+		checks = append(checks, gate.MeetBudget(b))
+	}
+	judged := 0
+	for _, r := range runs {
+		for _, c := range checks {
+			judged++
+			if res := c.Judge(r.B); !res.Passed() {
+				v.Failed = append(v.Failed, Check{Name: r.Name + " " + res.Check, Outcome: res.Outcome, Message: res.Message})
+			}
 		}
 	}
-	slices.SortStableFunc(checks, func(a, b Check) int { return severity[a.Outcome] - severity[b.Outcome] })
+	v.Summary = fmt.Sprintf("%s held", plural(judged, "check", "checks"))
+	if len(v.Failed) > 0 {
+		bySeverity(v.Failed)
+		v.Word, v.Outcome = "FAIL", v.Failed[0].Outcome
+		v.Summary = fmt.Sprintf("%s of %s failed", plural(len(v.Failed), "check", "checks"), fmtInt(judged))
+	}
+	return v
+}
+
+// bySeverity sorts checks most severe first (gate.Outcomes).
+func bySeverity(checks []Check) {
+	slices.SortStableFunc(checks, func(a, b Check) int {
+		switch {
+		case a.Outcome.Worse(b.Outcome):
+			return -1
+		case b.Outcome.Worse(a.Outcome):
+			return 1
+		}
+		return 0
+	})
 }
 
 func failedRuns(runs []*RunView) int {

@@ -3,7 +3,6 @@ package anvil
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -13,9 +12,8 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/reporters"
-	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
 // Env is what a spec needs of the suite's setup.
@@ -29,6 +27,8 @@ type Env struct {
 	OutDir string
 	// Suite names the suite's artifact directory.
 	Suite string
+	// RunID names the run every artifact of it carries (gate.RunID).
+	RunID string
 }
 
 // Target is the endpoint under test with the configured key and timeouts.
@@ -74,15 +74,24 @@ func (e *Env) RunsSelfTest(labels []string) bool {
 	if e.Embedded || e.Config.SelfTest {
 		return true
 	}
+	if GinkgoLabelFilter() == "" {
+		return false
+	}
+	return !selected(slices.DeleteFunc(slices.Clone(labels), func(l string) bool { return l == LabelSelfTest }))
+}
+
+// selected reports whether the label filter selects a spec with labels; every spec
+// without a filter, and when the filter cannot be read (Ginkgo reports it).
+func selected(labels []string) bool {
 	filter := GinkgoLabelFilter()
 	if filter == "" {
-		return false
+		return true
 	}
 	matches, err := types.ParseLabelFilter(filter)
 	if err != nil {
-		return false
+		return true
 	}
-	return !matches(slices.DeleteFunc(slices.Clone(labels), func(l string) bool { return l == LabelSelfTest }))
+	return matches(labels)
 }
 
 var (
@@ -122,36 +131,46 @@ func EmbeddedEngine() refengine.Options {
 	}
 }
 
-// Bootstrap registers the suite-level nodes of an anvilbench suite: load and validate the
-// configuration (every problem at once, before any request), start the embedded engine on
-// process 1 when ANVIL_BASE_URL is empty and stop it at the end, skip the self-tests
-// against an engine under test unless asked, and after the suite merge its specs into
-// $ANVIL_OUT_DIR/junit.xml and gate.json and write the report. Call it once per suite
-// package, naming the suite's artifact directory:
+// Bootstrap registers the suite-level nodes of an anvilbench suite, and returns true so a
+// suite can call it from a package-level var. Before any spec, on process 1:
+//
+//   - the suite joins its run (gate.RunID) in $ANVIL_OUT_DIR: run.json names the run and
+//     gate.json records the suite as running, so a run that ends here is a failed run;
+//   - the configuration is loaded and validated, every problem at once;
+//   - the embedded engine starts when ANVIL_BASE_URL is empty (stopped at the end);
+//   - the preflight, once per run: endpoint reachable, key accepted, model served, window,
+//     and every gated scenario of the suite able to run (its baseline comparable, its
+//     budgets judgeable, its fixed context inside the window). A failure ends the suite
+//     with one message and no spec reports a symptom of it; later suites of the run skip.
+//
+// Self-tests are skipped against an engine under test unless asked. After each spec a
+// failure is classified by the check that failed it. After the suite its specs are merged
+// into $ANVIL_OUT_DIR/junit.xml, its verdict into gate.json, and the report is rewritten.
+// Call it once per suite package, naming the suite's artifact directory:
 //
 //	var _ = anvil.Bootstrap("engine")
 func Bootstrap(suite string) bool {
 	suiteName = suite
-	SynchronizedBeforeSuite(func() []byte {
+	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		joinRun(suite)
 		cfg := mustConfig()
-		if !cfg.UsesEmbeddedEngine() {
-			return []byte(cfg.BaseURL)
+		baseURL := cfg.BaseURL
+		if cfg.UsesEmbeddedEngine() {
+			var err error
+			engine, err = refengine.Start(EmbeddedEngine())
+			if err != nil {
+				Fail(fmt.Sprintf("start the embedded reference engine: %v", err))
+			}
+			baseURL = engine.BaseURL()
+			fmt.Fprintf(os.Stdout, "ANVIL_BASE_URL is empty: measuring the embedded reference engine at %s\n", baseURL)
 		}
-		var err error
-		engine, err = refengine.Start(EmbeddedEngine())
-		if err != nil {
-			Fail(fmt.Sprintf("start the embedded reference engine: %v", err))
-		}
-		GinkgoWriter.Printf("ANVIL_BASE_URL is empty: measuring the embedded reference engine at %s\n", engine.BaseURL())
-		return []byte(engine.BaseURL())
+		preflight(ctx, cfg, baseURL)
+		return []byte(baseURL)
 	}, func(baseURL []byte) {
 		cfg := mustConfig()
-		out, err := cfg.ResolveOutDir()
-		if err != nil {
-			Fail(err.Error())
-		}
-		current = &Env{Config: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: out, Suite: suite}
-	})
+		r := runOf()
+		current = &Env{Config: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: r.outDir, Suite: suiteName, RunID: r.id}
+	}, NodeTimeout(30*time.Minute))
 	SynchronizedAfterSuite(func() {}, func() {
 		if engine != nil {
 			engine.Close()
@@ -163,40 +182,27 @@ func Bootstrap(suite string) bool {
 			Skip("a self-test of the harness: against an engine under test it runs only with --label-filter=selftest or ANVIL_SELFTEST=true")
 		}
 	})
-	ReportAfterSuite("junit, gate summary and report", writeRunOutputs)
+	AfterEach(classifyFailure)
+	ReportAfterSuite("junit, gate verdict and report", finishRun)
 	return true
 }
 
-// writeRunOutputs merges the suite into the run's JUnit file and gate summary and rewrites
-// the report from every artifact of the output directory.
-func writeRunOutputs(suiteReport types.Report) {
-	// Loaded again: on a config error BeforeSuite failed and current is nil, yet the failure
-	// still belongs in the JUnit file under ANVIL_OUT_DIR.
-	cfg, _ := config.FromEnvironment()
-	outDir, err := config.OutDirFromEnvironment()
-	if err != nil {
-		outDir = "artifacts"
-	}
-	dst := filepath.Join(outDir, "junit.xml")
-	if err := reporters.WriteJUnit(suiteReport, dst, reporters.JUnitOptions{Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
-		Fail(fmt.Sprintf("write %s: %v", dst, err))
-	}
-	if err := reporters.WriteGateSummary(suiteReport, filepath.Join(outDir, reporters.GateFileName), ""); err != nil {
-		Fail(err.Error())
-	}
-	m, err := report.WriteDir(outDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, Invocation: reporters.ParentInvocation()})
-	if err != nil {
-		Fail(fmt.Sprintf("write the report in %s: %v", outDir, err))
-	}
-	for _, n := range m.Notes {
-		GinkgoWriter.Println("report:", n)
-	}
-}
-
+// mustConfig loads the configuration or fails the suite. On process 1 a problem is the
+// run's: it is recorded as its failed preflight, so the run's later suites skip instead of
+// saying it again.
 func mustConfig() config.Config {
 	cfg, err := config.FromEnvironment()
-	if err != nil {
-		Fail(err.Error())
+	if err == nil {
+		return cfg
 	}
+	if GinkgoParallelProcess() == 1 {
+		r := runOf()
+		_, _ = gate.Update(r.outDir, r.id, func(s *gate.Summary) {
+			if s.Preflight == nil {
+				s.Preflight = &gate.Preflight{Suite: suiteName, Message: err.Error(), Outcome: gate.RunFailed}
+			}
+		})
+	}
+	Fail(err.Error())
 	return cfg
 }

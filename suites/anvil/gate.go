@@ -1,21 +1,20 @@
 package anvil
 
 import (
-	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/config"
-	"github.com/anvilbench/anvilbench/harness/workload"
-	"github.com/anvilbench/anvilbench/matchers"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/reporters"
 )
 
-// Labels the toolkit puts on specs. The gate summary (gate.json, `anvilbench gate-status`)
-// judges the specs labelled LabelGate by their kind label; the report keeps specs labelled
+// Labels the toolkit puts on specs. LabelGate marks the specs that gate an engine merge
+// (select them with --label-filter=gate); the verdict judges every spec that ran, and the
+// kind of a failure comes from the check that failed it. The report keeps specs labelled
 // LabelSelfTest apart from the engine's results.
 const (
 	// LabelGate marks a spec that gates an engine merge.
@@ -27,15 +26,15 @@ const (
 	LabelConfigured = "configured"
 	// LabelScenarioPrefix, followed by its name, marks the specs of a file scenario.
 	LabelScenarioPrefix = "scenario:"
-
-	// The kind labels of gate specs: what each checks, which decides the gate outcome its
-	// failure leads to.
-	LabelKindRequests   = reporters.KindLabelPrefix + reporters.KindRequests
-	LabelKindOutput     = reporters.KindLabelPrefix + reporters.KindOutput
-	LabelKindContext    = reporters.KindLabelPrefix + reporters.KindContext
-	LabelKindBudget     = reporters.KindLabelPrefix + reporters.KindBudget
-	LabelKindComparable = reporters.KindLabelPrefix + reporters.KindComparable
-	LabelKindRegression = reporters.KindLabelPrefix + reporters.KindRegression
+	// The kind labels of gated specs, to select them by what they check. A failure no check
+	// explains (a plain assertion) takes the outcome of its spec's kind label.
+	LabelKindRequests   = reporters.KindLabelPrefix + string(gate.KindRequests)
+	LabelKindOutput     = reporters.KindLabelPrefix + string(gate.KindOutput)
+	LabelKindContext    = reporters.KindLabelPrefix + string(gate.KindContext)
+	LabelKindClient     = reporters.KindLabelPrefix + string(gate.KindClient)
+	LabelKindBudget     = reporters.KindLabelPrefix + string(gate.KindBudget)
+	LabelKindComparable = reporters.KindLabelPrefix + string(gate.KindComparable)
+	LabelKindRegression = reporters.KindLabelPrefix + string(gate.KindRegression)
 )
 
 // ScenariosDir is the directory under ANVIL_OUT_DIR of the file scenarios' artifacts.
@@ -44,17 +43,44 @@ const ScenariosDir = "scenarios"
 // SelfTest decorates a container or spec as a self-test of the harness.
 var SelfTest = Label(LabelSelfTest)
 
+// gated is a gated container registered while the spec tree is built, for the preflight
+// to check before any spec and for the variables the suite uses.
+type gated struct {
+	g config.GatedScenario
+	// origin is configured, a file scenario, or code (DescribeGated).
+	configured, file bool
+	// labels are each spec's labels, the container's included.
+	labels [][]string
+}
+
+var registry []gated
+
+// selected reports whether the label filter selects any spec of the container.
+func (r gated) selected() bool { return slices.ContainsFunc(r.labels, selected) }
+
+// uses are the ANVIL_* variables this suite's selected specs use.
+func uses() []string {
+	configured, scenarios := false, false
+	for _, r := range registry {
+		if r.selected() {
+			configured = configured || r.configured
+			scenarios = scenarios || r.file
+		}
+	}
+	return config.Uses(configured, scenarios)
+}
+
 // DescribeConfigured registers the gate of the scenario the ANVIL_* variables describe:
 // a container "configured scenario" labelled configured and gate whose artifact is
 // $ANVIL_OUT_DIR/<suite>/configured.json (see DescribeGated for its specs).
 func DescribeConfigured() bool {
 	g, err := treeConfig().Configured()
 	if err != nil {
-		// BeforeSuite reports the configuration's problems; the container still runs the
-		// scenario spec so the failure has a place.
-		g = config.GatedScenario{Name: config.ConfiguredName}
+		// BeforeSuite reports the configuration's problems; the container still has specs
+		// so that the filter selects it and the failure has a place.
+		g = config.GatedScenario{Name: config.ConfiguredName, Spec: gate.DefaultSpec()}
 	}
-	return describeGated("configured scenario", "", g, LabelConfigured)
+	return describeGated("configured scenario", "", g, gated{configured: true}, LabelConfigured)
 }
 
 // DescribeScenarios registers one gated container per scenario of ANVIL_SCENARIOS_FILE,
@@ -64,7 +90,7 @@ func DescribeConfigured() bool {
 func DescribeScenarios() bool {
 	for _, g := range treeConfig().Scenarios() {
 		labels := append([]string{LabelScenarioPrefix + g.Name}, g.Labels...)
-		describeGated("scenario "+g.Name, ScenariosDir, g, labels...)
+		describeGated("scenario "+g.Name, ScenariosDir, g, gated{file: true}, labels...)
 	}
 	return true
 }
@@ -72,23 +98,34 @@ func DescribeScenarios() bool {
 // DescribeGated registers the gate of one scenario built in code, as an Ordered container
 // named after it and labelled gate plus labels: the scenario runs once against the
 // endpoint under test (its artifact written to $ANVIL_OUT_DIR/<suite>/<name>.json), then
-// one spec per check, so JUnit names the one that broke:
+// one spec per check of its gate.Spec, so JUnit names the one that broke:
 //
 //   - every request completed (kind:requests);
 //   - every response was exactly the requested words, under the strict policy (kind:output);
 //   - the engine counted each request's planned prompt tokens within the context
 //     tolerance (kind:context): a truncated prompt is named as such;
+//   - the client kept up with the workload (kind:client): if not, the run is invalid;
 //   - one spec per budget (kind:budget);
 //   - with a baseline, that it ran the same workload (kind:comparable) and one spec per
-//     gated metric that it did not regress (kind:regression).
+//     gated metric that it did not regress (kind:regression), inconclusive when the
+//     samples cannot tell.
+//
+// The preflight checks it before any request: a baseline it cannot be compared with, a
+// budget it cannot judge, a fixed context the window cannot hold end the run there.
 func DescribeGated(g config.GatedScenario, labels ...string) bool {
-	return describeGated("scenario "+g.Name, "", g, labels...)
+	return describeGated("scenario "+g.Name, "", g, gated{}, labels...)
 }
 
-func describeGated(title, dir string, g config.GatedScenario, labels ...string) bool {
-	return Describe(title, Serial, Ordered, ContinueOnFailure, Label(append([]string{LabelGate}, labels...)...), func() {
+func describeGated(title, dir string, g config.GatedScenario, reg gated, labels ...string) bool {
+	container := append([]string{LabelGate}, labels...)
+	checks := g.Spec.Checks()
+	reg.g = g
+	for _, c := range checks {
+		reg.labels = append(reg.labels, append(slices.Clone(container), reporters.KindLabelPrefix+string(c.Kind)))
+	}
+	registry = append(registry, reg)
+	return Describe(title, Serial, Ordered, ContinueOnFailure, Label(container...), func() {
 		var run *artifact.Benchmark
-
 		BeforeAll(func(ctx SpecContext) {
 			env := Current()
 			into := dir
@@ -101,48 +138,22 @@ func describeGated(title, dir string, g config.GatedScenario, labels ...string) 
 				}
 			})
 		}, NodeTimeout(time.Hour))
-
-		It("completes every request", Label(LabelKindRequests), func() {
-			Expect(run).To(matchers.HaveNoFailedRequests())
-		})
-
-		It("answers with exactly the requested words", Label(LabelKindOutput), func() {
-			if run.ControlledOutputPolicy != string(workload.PolicyStrict) {
-				Skip("the controlled-output policy is observe: adherence is recorded, not gated")
-			}
-			Expect(run).To(matchers.AdhereToControlledOutput())
-		})
-
-		It(fmt.Sprintf("is served the planned context within %.1f%%", 100*g.ContextTolerance), Label(LabelKindContext), func() {
-			if run.Extension != nil && run.Extension.ContextAccuracy.Samples == 0 {
-				Skip("the engine reported no usage.prompt_tokens: what context it saw cannot be checked")
-			}
-			Expect(run).To(matchers.HitPlannedContext(g.ContextTolerance))
-		})
-
-		for _, b := range g.Budgets {
-			It("meets the budget "+b.String(), Label(LabelKindBudget), func() {
-				Expect(run).To(matchers.MeetBudget(b))
-			})
-		}
-
-		if g.BaselinePath == "" {
-			return
-		}
-		It("runs the baseline's workload", Label(LabelKindComparable), func() {
-			if g.AllowMismatch {
-				Skip("mismatched workloads are allowed (allow_mismatch)")
-			}
-			Expect(run).To(matchers.RunTheWorkloadOf(g.Baseline), "baseline %s", g.BaselinePath)
-		})
-		for _, metric := range g.GateMetrics {
-			It(fmt.Sprintf("does not regress %s by %.0f%% from the baseline", metric, 100*g.GateBy), Label(LabelKindRegression), func() {
-				m := matchers.NotRegressFrom(g.Baseline).On(metric).By(g.GateBy)
-				if g.AllowMismatch {
-					m = m.AllowMismatch()
-				}
-				Expect(run).To(m)
-			})
+		for _, c := range checks {
+			It(c.Name, Label(reporters.KindLabelPrefix+string(c.Kind)), func() { expectCheck(c, run) })
 		}
 	})
+}
+
+// expectCheck judges run with c: a check that does not apply skips the spec, a failure
+// fails it with the check's message and attaches the judgement for the verdict.
+func expectCheck(c gate.Check, run *artifact.Benchmark) {
+	GinkgoHelper()
+	r := c.Judge(run)
+	if r.Skipped != "" {
+		Skip(r.Skipped)
+	}
+	if !r.Passed() {
+		AddReportEntry(reporters.CheckEntry, r, ReportEntryVisibilityNever)
+		Fail(r.Message)
+	}
 }

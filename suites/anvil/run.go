@@ -16,12 +16,14 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
 // Run executes a scenario against target, writes its artifact to
 // $ANVIL_OUT_DIR/<suite>/<spec>.json before anything is asserted, checks the artifact's
 // invariants (capacity.Verify), and returns it. A run that cannot start (an invalid
-// scenario, an unreachable endpoint) fails the spec with the reason.
+// scenario, an unreachable endpoint, a fixed context the window cannot hold) fails the
+// spec with the reason.
 func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario) *artifact.Benchmark {
 	GinkgoHelper()
 	return runIn(ctx, Current().Suite, spec, target, sc, nil)
@@ -80,9 +82,10 @@ func (c *console) Write(p []byte) (int, error) {
 
 // Record writes a run's artifact to $ANVIL_OUT_DIR/<suite>/<spec>.json, checks its
 // invariants (capacity.Verify: a violation is a harness bug, not an engine result) and
-// returns the path relative to the output directory. A run recorded by a spec labelled
-// LabelSelfTest is marked so (the extension's self_test), and reports keep it apart from
-// the engine's results.
+// returns the path relative to the output directory. The artifact carries the run's id
+// (anvilbench.run_id), so the report and the verdict count it as this run's; a run
+// recorded by a spec labelled LabelSelfTest is marked so (the extension's self_test), and
+// reports keep it apart from the engine's results.
 func Record(spec string, run *artifact.Benchmark) string {
 	GinkgoHelper()
 	return recordIn(Current().Suite, spec, run)
@@ -93,6 +96,7 @@ func recordIn(dir, spec string, run *artifact.Benchmark) string {
 	env := Current()
 	if run.Extension != nil {
 		run.Extension.SelfTest = slices.Contains(CurrentSpecReport().Labels(), LabelSelfTest)
+		run.Extension.RunID = env.RunID
 	}
 	path, err := reporters.ArtifactPath(env.OutDir, dir, spec)
 	if err != nil {
@@ -110,6 +114,20 @@ func recordIn(dir, spec string, run *artifact.Benchmark) string {
 		return path
 	}
 	return rel
+}
+
+// RecordCurve writes a knee search's capacity curve to
+// $ANVIL_OUT_DIR/<suite>/<name>.capacity-curve.json, carrying the run's id so the report
+// draws it as this run's, and returns the path.
+func RecordCurve(name string, curve *capacity.Curve) string {
+	GinkgoHelper()
+	env := Current()
+	curve.RunID = env.RunID
+	path := filepath.Join(env.OutDir, reporters.Slug(env.Suite), reporters.Slug(name)+report.CurveFileSuffix)
+	if err := artifact.WriteJSON(path, curve); err != nil {
+		Fail(fmt.Sprintf("write the capacity curve: %v", err))
+	}
+	return path
 }
 
 // PrivateEngine starts a reference engine for the current spec only, stopped when the

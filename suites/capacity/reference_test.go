@@ -25,6 +25,9 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 			MaxTokens:     512,
 			ResponseWords: 32,
 			Policy:        workload.PolicyStrict,
+			// The reference workload is fixed; on a smaller window it runs at the window, said
+			// and recorded, and the context spec holds the engine to that plan.
+			ClampToWindow: true,
 		})
 		run := anvil.Run(ctx, "reference", env.Target(), sc)
 

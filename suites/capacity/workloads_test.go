@@ -65,6 +65,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 		It("names a truncated prompt, and fits the plan to the window once it is set", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
 			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 16384, HideWindow: true, TruncatePrompts: true, Tokenizer: refengine.CountTokensBPE}))
 			sc := strictWords(4, 2, 64000)
+			sc.ClampToWindow = true // the plan runs at the window once it is known, said and recorded
 			run := anvil.Run(ctx, "context-truncated", target, sc)
 
 			Expect(run.Extension.Capabilities.MaxContextSource).To(BeNil(), "no source stated the window")
@@ -76,13 +77,16 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 			fitted := anvil.Run(ctx, "context-window-set", target, sc)
 			Expect(fitted).To(HaveNoFailedRequests())
 			Expect(fitted.ContextDistribution).To(Equal(map[string]int{"15296": 4}), "16384 - max_tokens 64 - margin 1024")
+			Expect(fitted.Extension.ContextClamp).To(HaveField("Requests", 4))
 			Expect(fitted).To(HitPlannedContext(0.02))
 		})
 
 		DescribeTable("finds the window where the engine states it",
 			func(ctx SpecContext, native, source string) {
 				_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 16384, HideWindow: true, TruncatePrompts: true, NativeInfo: native}))
-				run := anvil.Run(ctx, "context-window-"+native, target, strictWords(2, 1, 64000))
+				sc := strictWords(2, 1, 64000)
+				sc.ClampToWindow = true
+				run := anvil.Run(ctx, "context-window-"+native, target, sc)
 
 				Expect(run).To(HaveNoFailedRequests())
 				Expect(run.Extension.Capabilities.MaxContextSource).To(HaveValue(Equal(source)))

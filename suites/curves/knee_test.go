@@ -1,7 +1,6 @@
 package curves_test
 
 import (
-	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,7 +10,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/reporters/report"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
@@ -27,7 +25,6 @@ var _ = Describe("knee search", Serial, anvil.SelfTest, Label("knee"), func() {
 		// Step time at 8 sequences 2.70 ms, at 16 (time-sliced) 5.40 ms per token.
 		budgets, err := budget.Parse("tpot_p50_ms<=2.9")
 		Expect(err).NotTo(HaveOccurred())
-		env := anvil.Current()
 		sc := rung(0, 0, 1000)
 		sc.Name, sc.Engine = "knee", anvil.EmbeddedEngineName
 
@@ -38,8 +35,7 @@ var _ = Describe("knee search", Serial, anvil.SelfTest, Label("knee"), func() {
 			},
 		})
 		Expect(err).NotTo(HaveOccurred())
-		path := filepath.Join(env.OutDir, env.Suite, "knee"+report.CurveFileSuffix)
-		Expect(artifact.WriteJSON(path, curve)).To(Succeed())
+		anvil.RecordCurve("knee", curve)
 		AddReportEntry("knee", curve.Knee)
 
 		Expect(curve.Bounded).To(BeTrue(), "a probe must fail below the search bound")

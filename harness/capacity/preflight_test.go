@@ -1,0 +1,84 @@
+package capacity
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+func TestPreflight(t *testing.T) {
+	t.Parallel()
+	s, err := refengine.Start(refengine.Options{Model: "llama3:latest", Aliases: []string{"llama3"}, MaxModelLen: 16384, ITL: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	target := Target{BaseURL: s.BaseURL(), Timeout: 10 * time.Second}
+	ctx := context.Background()
+
+	ep, err := Preflight(ctx, target, PreflightOptions{})
+	if err != nil || ep.Model != "llama3:latest" || ep.Alias || ep.Window != 16384 || ep.WindowSource != "/v1/models" {
+		t.Errorf("the first listed model: %+v %v", ep, err)
+	}
+	ep, err = Preflight(ctx, target, PreflightOptions{Model: "llama3"})
+	if err != nil || ep.Model != "llama3" || !ep.Alias {
+		t.Errorf("an alias the engine serves but does not list: %+v %v", ep, err)
+	}
+	before := s.Requests()
+	_, err = Preflight(ctx, target, PreflightOptions{Model: "llama4"})
+	want := `model "llama4" is not served: GET /models lists llama3:latest, and a one-token request for it was refused: HTTP 404`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a model the engine refuses: %v\nwant %s", err, want)
+	}
+	if n := s.Requests() - before; n != 1 {
+		t.Errorf("the refused model took %d requests, want one probe", n)
+	}
+	ep, err = Preflight(ctx, target, PreflightOptions{Model: "llama3:latest", Window: 8192})
+	if err != nil || ep.Window != 8192 || ep.WindowSource != WindowConfigured {
+		t.Errorf("a configured window: %+v %v", ep, err)
+	}
+
+	addr := s.BaseURL()
+	s.Close()
+	if _, err := Preflight(ctx, Target{BaseURL: addr, Timeout: 2 * time.Second}, PreflightOptions{Model: "x"}); err == nil || !strings.Contains(err.Error(), "endpoint unreachable") {
+		t.Errorf("a closed port: %v", err)
+	}
+}
+
+// A fixed plan the window cannot hold is refused before any request, naming the window,
+// its source and the largest plan that fits; a scenario that clamps runs at the window and
+// says so.
+func TestAFixedPlanOverTheWindow(t *testing.T) {
+	t.Parallel()
+	s, err := refengine.Start(refengine.Options{MaxModelLen: 16384, ITL: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	target := Target{BaseURL: s.BaseURL(), Timeout: 30 * time.Second}
+	sc := Scenario{Requests: 2, Concurrency: 1, ContextTokens: 20000, MaxTokens: 64, ResponseWords: 32, ContextMargin: 1024}
+	_, err = Run(context.Background(), target, sc)
+	want := "a 20000-token context does not fit the served window of 16384 tokens (from /v1/models): after max_tokens 64 and the margin of 1024, the largest plan that fits is 15296 tokens"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	if n := s.Requests(); n != 0 {
+		t.Errorf("%d requests sent before the refusal", n)
+	}
+	var progress strings.Builder
+	sc.ClampToWindow, sc.Progress = true, &progress
+	run, err := Run(context.Background(), target, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Extension.ContextClamp
+	if c == nil || c.Requests != 2 || c.LargestPlanned != 20000 || c.MaxPromptTokens != 15296 || c.Window != 16384 {
+		t.Fatalf("clamp %+v", c)
+	}
+	if !strings.Contains(progress.String(), "context plan clamped: 2 of 2 requests planned up to 20000 tokens run at 15296") {
+		t.Errorf("the clamp was not printed: %q", progress.String())
+	}
+}

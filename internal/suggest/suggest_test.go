@@ -1,0 +1,18 @@
+package suggest
+
+import "testing"
+
+func TestNearest(t *testing.T) {
+	known := []string{"ANVIL_CONCURRENCY", "ANVIL_CONTEXT_TOKENS", "ANVIL_BUDGETS", "ANVIL_SCENARIOS_FILE"}
+	for word, want := range map[string]string{
+		"ANVIL_CONCURENCY": "ANVIL_CONCURRENCY", "ANVIL_BUDGET": "ANVIL_BUDGETS", "ANVIL_SCENARIO_FILE": "ANVIL_SCENARIOS_FILE",
+		"ANVIL_SOMETHING_ELSE": "", "ANVIL_BUDGETS": "",
+	} {
+		if got := Nearest(word, known, 2); got != want {
+			t.Errorf("%s: %q, want %q", word, got, want)
+		}
+	}
+	if d := Distance("tbot", "tpot"); d != 1 {
+		t.Errorf("distance %d", d)
+	}
+}

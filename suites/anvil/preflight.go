@@ -1,0 +1,94 @@
+package anvil
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/reporters"
+)
+
+// preflight makes sure, before any request of a scenario, that this suite's gated
+// scenarios can run against the endpoint at baseURL: it checks the endpoint once per run
+// (capacity.Preflight; a later suite takes the first one's finding, and skips when it
+// failed), then every selected gated scenario: a baseline it cannot be compared with, a
+// budget it cannot judge, a fixed context the window cannot hold. A failure ends the suite
+// with every problem in one message, classified for the verdict.
+func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
+	r := runOf()
+	s, err := gate.Update(r.outDir, r.id, func(*gate.Summary) {})
+	if err != nil {
+		Fail(fmt.Sprintf("the run's verdict cannot be read: %v", err))
+	}
+	found := s.Preflight
+	if found == nil || cfg.UsesEmbeddedEngine() {
+		found = checkEndpoint(ctx, cfg, baseURL)
+	}
+
+	var refusals []gate.Result
+	for _, reg := range registry {
+		if !reg.selected() {
+			continue
+		}
+		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.Requests) {
+			res.Message = "scenario " + reg.g.Name + ": " + res.Message
+			refusals = append(refusals, res)
+		}
+		if sc := reg.g.Scenario; found.Window > 0 && sc.ContextTokens > 0 && !sc.ClampToWindow && sc.MaxContextTokens == 0 {
+			if sc.ContextTokens > found.Window-sc.MaxTokens-sc.ContextMargin {
+				refusals = append(refusals, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,
+					Message: fmt.Sprintf("scenario %s: %s", reg.g.Name, capacity.WindowTooSmall(sc.ContextTokens, found.Window, "from "+found.WindowSource, sc.MaxTokens, sc.ContextMargin))})
+			}
+		}
+	}
+	if len(refusals) == 0 {
+		return
+	}
+	worst := refusals[0]
+	var lines []string
+	for _, res := range refusals {
+		if res.Outcome.Worse(worst.Outcome) {
+			worst = res
+		}
+		lines = append(lines, res.Message)
+	}
+	msg := "preflight: " + strings.Join(lines, "\n  ")
+	AddReportEntry(reporters.CheckEntry, gate.Result{Check: "preflight", Kind: worst.Kind, Outcome: worst.Outcome, Message: msg}, ReportEntryVisibilityNever)
+	Fail(msg)
+}
+
+// checkEndpoint runs the endpoint's preflight and records what it found in the run's
+// verdict, failing the suite when the endpoint cannot run a scenario.
+func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Preflight {
+	r := runOf()
+	ep, err := capacity.Preflight(ctx, cfg.Target(baseURL), capacity.PreflightOptions{
+		Model: cfg.Model, Window: cfg.MaxContextTokens, Legacy: cfg.API == config.APICompletions})
+	found := &gate.Preflight{OK: err == nil, Suite: suiteName, Model: ep.Model, Served: ep.Served, Window: ep.Window, WindowSource: ep.WindowSource}
+	if err != nil {
+		found.Message, found.Outcome = err.Error(), gate.RunFailed
+	} else {
+		found.Message = fmt.Sprintf("model %s served", ep.Model)
+		if ep.Alias {
+			found.Message += " (not listed by GET /models: an alias the engine answers)"
+		}
+		if ep.Window > 0 {
+			found.Message += fmt.Sprintf("; window %d tokens (%s)", ep.Window, ep.WindowSource)
+		}
+	}
+	if !cfg.UsesEmbeddedEngine() {
+		if _, werr := gate.Update(r.outDir, r.id, func(s *gate.Summary) { s.Preflight = found }); werr != nil {
+			Fail(fmt.Sprintf("the run's verdict cannot be written: %v", werr))
+		}
+		fmt.Fprintf(os.Stdout, "\nanvilbench preflight: %s\n", found.Message)
+	}
+	if err != nil {
+		AddReportEntry(reporters.CheckEntry, gate.Result{Check: "preflight", Kind: gate.KindRun, Outcome: gate.RunFailed, Message: "preflight: " + err.Error()}, ReportEntryVisibilityNever)
+		Fail("preflight: " + err.Error())
+	}
+	return found
+}

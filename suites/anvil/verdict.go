@@ -1,0 +1,124 @@
+package anvil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/checklog"
+	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/reporters/report"
+)
+
+// runRef is the run this suite process belongs to and where it writes.
+type runRef struct{ outDir, id string }
+
+// runOf resolves the run from the environment alone, so that a run whose configuration
+// is invalid still writes its verdict where it was asked to.
+var runOf = sync.OnceValue(func() runRef {
+	out, err := config.OutDirFromEnvironment()
+	if err != nil {
+		out = "artifacts"
+	}
+	return runRef{outDir: out, id: gate.RunID(os.Getenv)}
+})
+
+// joinRun records the suite as running in its run's gate.json: from here on, a run that
+// ends without the suite's report is a failed run.
+func joinRun(suite string) {
+	r := runOf()
+	s, err := gate.Update(r.outDir, r.id, recordSuite(suite))
+	if err != nil {
+		Fail(fmt.Sprintf("the run's verdict cannot be written: %v", err))
+	}
+	if p := s.Preflight; p != nil && !p.OK && p.Suite != suite {
+		Skip(fmt.Sprintf("the run failed before any scenario, in suite %s: %s", p.Suite, firstLine(p.Message)))
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// recordSuite notes the suite in a run's summary: running, with the ANVIL_* variables set
+// when the run started and those its selected specs use.
+func recordSuite(suite string) func(*gate.Summary) {
+	return func(s *gate.Summary) {
+		if len(s.Suites) == 0 {
+			s.Variables = config.Set(environ())
+		}
+		st := s.Suite(suite)
+		st.Uses = uses()
+		if _, err := config.FromEnvironment(); err != nil {
+			// What the specs would have read is unknown: none of the variables is unused.
+			st.Uses = config.Set(environ())
+		}
+	}
+}
+
+// classifyFailure attaches to a failed spec the judgement of the matcher that failed it
+// (package matchers records each one), so the verdict names the outcome of what failed,
+// labels or not. A spec the toolkit judged carries its judgement already.
+func classifyFailure() {
+	results := checklog.Take()
+	spec := CurrentSpecReport()
+	if !spec.Failed() {
+		return
+	}
+	for _, e := range spec.ReportEntries {
+		if e.Name == reporters.CheckEntry {
+			return
+		}
+	}
+	if r, ok := checklog.Explaining(results, spec.Failure.Message); ok {
+		AddReportEntry(reporters.CheckEntry, r, ReportEntryVisibilityNever)
+	}
+}
+
+// finishRun merges the suite into the run's JUnit file and verdict, rewrites the report
+// from the run's artifacts, and prints the verdict so far.
+func finishRun(suiteReport types.Report) {
+	r := runOf()
+	checks, failed := reporters.SuiteVerdict(suiteReport)
+	record := recordSuite(suiteReport.SuiteDescription)
+	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
+		record(s)
+		s.FinishSuite(suiteReport.SuiteDescription, checks, failed)
+	})
+	if err != nil {
+		Fail(fmt.Sprintf("write the run's verdict in %s: %v", r.outDir, err))
+	}
+	dst := filepath.Join(r.outDir, "junit.xml")
+	if err := reporters.WriteJUnit(suiteReport, dst, reporters.JUnitOptions{RunID: r.id, Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
+		Fail(fmt.Sprintf("write %s: %v", dst, err))
+	}
+	// Loaded again: on a configuration error BeforeSuite failed and current is nil.
+	cfg, _ := config.FromEnvironment()
+	m, err := report.WriteDir(r.outDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, RunID: r.id})
+	if err != nil {
+		Fail(fmt.Sprintf("write the report in %s: %v", r.outDir, err))
+	}
+	for _, n := range m.Notes {
+		GinkgoWriter.Println("report:", n)
+	}
+	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.id, suiteReport.SuiteDescription, s.ExitCode, m.Verdict.Headline())
+}
+
+// environ is the process environment as a map.
+func environ() map[string]string {
+	out := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
