@@ -81,8 +81,8 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 			t.ChunkTimes = make([]time.Time, 0, min(limit/g.per, 1<<12)+1)
 		}
 	})
-	deadline := computeDone.Add(s.opts.PrefillOverhead)
 	steps := newStepper(&s.opts, &s.gate.running, tr.t.Index)
+	deadline := computeDone.Add(time.Duration(float64(s.opts.PrefillOverhead) * steps.factor))
 	sleep := newSleeper(ctx, true)
 	defer sleep.close()
 

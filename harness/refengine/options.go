@@ -75,6 +75,11 @@ type Options struct {
 	// ITLJitter is the relative standard deviation of a seeded gaussian jitter applied to every
 	// decode step (0 = none); the jitter is clamped to ±70% of the step.
 	ITLJitter float64
+	// RequestJitter is the relative standard deviation of a seeded gaussian factor drawn once
+	// per request (by its arrival index) and applied to its PrefillOverhead and every one of
+	// its decode steps, clamped to ±70%: requests that differ from one another as a whole,
+	// the run-to-run noise a regression test must see through (0 = none).
+	RequestJitter float64
 	// BatchSlowdown stretches decode steps with load:
 	// step = ITL*(1+BatchSlowdown*(running-1)), running counting admitted, unfinished requests.
 	// 0 keeps steps flat.
@@ -200,6 +205,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ITL < 0 {
 		errs = append(errs, fmt.Errorf("ITL %v is negative", o.ITL))
+	}
+	if o.RequestJitter < 0 {
+		errs = append(errs, fmt.Errorf("RequestJitter %g is negative", o.RequestJitter))
 	}
 	if o.ITLJitter < 0 {
 		errs = append(errs, fmt.Errorf("ITLJitter %g is negative", o.ITLJitter))

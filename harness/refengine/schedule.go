@@ -110,13 +110,19 @@ type stepper struct {
 	running  *atomic.Int64
 	rng      *rand.Rand // nil without jitter
 	slices   float64    // fractional steps owed while time-sliced
+	// factor scales the request's prefill overhead and each of its steps (RequestJitter).
+	factor float64
 }
 
 func newStepper(o *Options, running *atomic.Int64, index int) stepper {
-	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, batch: o.MaxBatch, running: running}
+	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, batch: o.MaxBatch, running: running, factor: 1}
 	if s.jitter > 0 {
 		// Seeded per request index, so a request's steps do not depend on its neighbours.
 		s.rng = rand.New(rand.NewPCG(uint64(o.Seed), uint64(index)))
+	}
+	if o.RequestJitter > 0 {
+		j := rand.New(rand.NewPCG(uint64(o.Seed), ^uint64(index))).NormFloat64() * o.RequestJitter
+		s.factor = 1 + min(maxJitter, max(-maxJitter, j))
 	}
 	return s
 }
@@ -131,7 +137,7 @@ func (s *stepper) next() time.Duration {
 	if s.batch > 0 {
 		b = min(r, s.batch)
 	}
-	f := 1.0
+	f := s.factor
 	if s.slowdown > 0 && b > 1 {
 		f += s.slowdown * float64(b-1)
 	}

@@ -2,6 +2,7 @@ package refengine
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,5 +155,32 @@ func TestSleepPrecision(t *testing.T) {
 			t.Errorf("precise=%v: sleep after cancellation did not fail", precise)
 		}
 		sl.close()
+	}
+}
+
+// RequestJitter draws one factor per request, by its index: the same seed gives the same
+// factors, and over many requests their spread is the jitter asked for.
+func TestRequestJitterScalesAWholeRequest(t *testing.T) {
+	t.Parallel()
+	o := Options{ITL: time.Millisecond, RequestJitter: 0.15, Seed: 3}
+	var running atomic.Int64
+	running.Store(1)
+	var sum, sq float64
+	const n = 4000
+	for i := range n {
+		s := newStepper(&o, &running, i)
+		if again := newStepper(&o, &running, i); again.factor != s.factor {
+			t.Fatalf("request %d: factor %v then %v", i, s.factor, again.factor)
+		}
+		if step := s.next(); step != time.Duration(float64(time.Millisecond)*s.factor) {
+			t.Fatalf("request %d: step %v with factor %v", i, step, s.factor)
+		}
+		sum += s.factor
+		sq += s.factor * s.factor
+	}
+	mean := sum / n
+	sd := math.Sqrt(sq/n - mean*mean)
+	if math.Abs(mean-1) > 0.01 || math.Abs(sd-0.15) > 0.01 {
+		t.Errorf("factors mean %.3f sd %.3f, want 1 and 0.15", mean, sd)
 	}
 }
