@@ -22,6 +22,7 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.DurationVar(&o.ITL, "itl", refengine.DefaultITL, "inter-token latency at batch size 1")
 	fs.Float64Var(&o.ITLJitter, "itl-jitter", 0, "relative stddev of per-step gaussian jitter")
 	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(batch-1))")
+	fs.Float64Var(&o.RequestJitter, "request-jitter", 0, "relative standard deviation of a per-request speed factor on its prefill overhead and steps (0 = none)")
 	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max sequences per decode step (0 = unlimited)")
 	fs.StringVar(&o.Overflow, "overflow", refengine.OverflowQueue, "beyond -max-batch: queue (wait before prefill) or timeslice (share decode steps)")
 	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")

@@ -213,12 +213,12 @@ func unknownVariables(environ map[string]string) Problems {
 	return p
 }
 
-// Set names the configuration variables set in environ, sorted: what a run can be held to
-// use.
+// Set names the configuration variables set to a value in environ, sorted: what a run can
+// be held to use. An empty value is unset (a CI job passes its empty inputs along).
 func Set(environ map[string]string) []string {
 	var out []string
 	for _, v := range Variables() {
-		if _, ok := environ[v[0]]; ok {
+		if environ[v[0]] != "" {
 			out = append(out, v[0])
 		}
 	}

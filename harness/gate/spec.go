@@ -216,9 +216,9 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 }
 
 // Refusals are what makes the spec unable to judge a run of requests requests, found
-// before any request is sent, each a failed Result: a baseline with too few requests, or
-// too wide a spread, to resolve the gate's change (NotComparable), and a budget whose
-// figure needs more samples than the run can have (RunFailed: a configuration error).
+// before any request is sent, each a failed Result: a baseline with fewer requests than a
+// comparison needs (NotComparable), and a budget whose figure needs more samples than the
+// run can have (RunFailed: a configuration error).
 func (s Spec) Refusals(requests int) []Result {
 	var out []Result
 	for _, b := range s.Budgets {
@@ -231,12 +231,8 @@ func (s Spec) Refusals(requests int) []Result {
 	if s.Baseline == nil {
 		return out
 	}
-	by := s.By
-	if by == 0 {
-		by = DefaultBy
-	}
 	for _, m := range s.metrics() {
-		if err := compare.Sufficient(s.Baseline, m, by); err != nil {
+		if err := compare.Sufficient(s.Baseline, m); err != nil {
 			out = append(out, Result{Check: NoRegression(s.Baseline, m, s.Comparison).Name, Kind: KindComparable, Outcome: NotComparable,
 				Message: fmt.Sprintf("not comparable: baseline %s: %v", s.BaselinePath, err)})
 		}

@@ -31,7 +31,7 @@ func ExampleBootstrap() {
 // A spec of the engine's own: a scenario built in code against the endpoint under test,
 // its artifact written before anything is asserted, then judged with the matchers.
 func ExampleRun() {
-	_ = It("decodes at 16 streams within 7 ms per token", Label(anvil.LabelGate, anvil.LabelKindBudget), func(ctx SpecContext) {
+	_ = It("decodes at 16 streams within 7 ms per token", Label(anvil.LabelGate), func(ctx SpecContext) {
 		env := anvil.Current()
 		sc := env.WithIdentity(capacity.Scenario{Requests: 16, Concurrency: 16, ContextTokens: 1000, MaxTokens: 64, ResponseWords: 32})
 		run := anvil.Run(ctx, "sixteen-streams", env.Target(), sc)

@@ -18,8 +18,8 @@ type Summary struct {
 	Throughput          string
 	Protocol            string
 	// Notes qualify the figures: how prompts were sized when calibration fell back, how far
-	// tpot may read low when chunks carried several tokens, and a prefix cache that served
-	// a run of unique prompts.
+	// tpot may read low when chunks carried several tokens, a window that clamped the
+	// planned contexts, and a prefix cache that served a run of unique prompts.
 	Notes []string
 }
 
@@ -45,6 +45,9 @@ func Summarize(a *artifact.Benchmark) Summary {
 		}
 		if x.ITL.Note != "" {
 			s.Notes = append(s.Notes, x.ITL.Note)
+		}
+		if x.ContextClamp != nil {
+			s.Notes = append(s.Notes, x.ContextClamp.Note)
 		}
 	}
 	if note := warmCacheNote(a); note != "" {

@@ -24,7 +24,7 @@ var _ = anvil.Bootstrap("engine")
 var _ = anvil.DescribeScenarios()
 
 // A scenario of our own, written in code: 16 requests at 16 in flight must decode fast.
-var _ = It("decodes at 16 streams within 7 ms per token", Label(anvil.LabelGate, anvil.LabelKindBudget), func(ctx SpecContext) {
+var _ = It("decodes at 16 streams within 7 ms per token", Label(anvil.LabelGate), func(ctx SpecContext) {
 	env := anvil.Current()
 	sc := env.WithIdentity(capacity.Scenario{Requests: 16, Concurrency: 16, ContextTokens: 1000, MaxTokens: 64, ResponseWords: 32})
 	run := anvil.Run(ctx, "sixteen-streams", env.Target(), sc)
