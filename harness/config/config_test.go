@@ -151,19 +151,6 @@ func TestVariablesListsEveryField(t *testing.T) {
 	}
 }
 
-func TestREADMEDocumentsEveryVariable(t *testing.T) {
-	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range Variables() {
-		if !strings.Contains(string(readme), "`"+v[0]+"`") {
-			t.Errorf("README.md does not document %s", v[0])
-		}
-	}
-}
-
 // Each suite runs in its own package directory, so input files named relative to where
 // ginkgo runs are taken from the module root, like ANVIL_OUT_DIR.
 func TestInputFilesAreTakenFromTheModuleRoot(t *testing.T) {

@@ -1,0 +1,114 @@
+// Package docs_test checks the reference pages against the code they describe and the
+// README that links them.
+package docs_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
+)
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// The configuration page names every variable the configuration accepts, and none it
+// does not: a variable added to the code without a line here, or a line left for a
+// variable that is gone, fails.
+func TestTheConfigurationPageMatchesTheCode(t *testing.T) {
+	t.Parallel()
+	page := read(t, "configuration.md")
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(ANVIL_[A-Z0-9_]+)`").FindAllStringSubmatch(page, -1) {
+		documented[m[1]] = true
+	}
+	accepted := config.OtherVariables()
+	for _, v := range config.Variables() {
+		accepted = append(accepted, v[0])
+	}
+	for _, v := range accepted {
+		if !documented[v] {
+			t.Errorf("docs/configuration.md does not document %s", v)
+		}
+	}
+	for v := range documented {
+		if !slices.Contains(accepted, v) && !strings.HasPrefix(v, "ANVIL_REQ_") {
+			t.Errorf("docs/configuration.md names %s, which the configuration does not accept", v)
+		}
+	}
+	// The defaults the page gives for the gate are the gate's.
+	for _, row := range []string{
+		"| `ANVIL_GATE_BY` | 0.05 |", "| `ANVIL_CONTEXT_TOLERANCE` | 0.02 |", "| `ANVIL_GATE_INCONCLUSIVE` | `fail` |",
+		"| `ANVIL_MAX_CLIENT_CPU_PCT` | 90 |", "| `ANVIL_MAX_START_LAG_PCT` | 5 |",
+		"| `ANVIL_GATE_METRICS` | `" + strings.Join(gate.DefaultMetrics(), ",") + "` |",
+	} {
+		if !strings.Contains(page, row) {
+			t.Errorf("docs/configuration.md lacks the row %q", row)
+		}
+	}
+}
+
+// Every page of docs/ is reachable from the README, and every relative link of the README
+// and the pages leads to a file that exists.
+func TestEveryPageIsReachable(t *testing.T) {
+	t.Parallel()
+	link := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`)
+	readme := read(t, filepath.Join("..", "README.md"))
+	linked := map[string]bool{}
+	for _, m := range link.FindAllStringSubmatch(readme, -1) {
+		linked[filepath.Clean(filepath.Join("..", m[1]))] = true
+	}
+	pages, _ := filepath.Glob("*.md")
+	if len(pages) == 0 {
+		t.Fatal("no pages")
+	}
+	for _, p := range pages {
+		if !linked[filepath.Clean(filepath.Join("..", "docs", p))] {
+			t.Errorf("docs/%s is not linked from the README", p)
+		}
+		for _, m := range link.FindAllStringSubmatch(read(t, p), -1) {
+			if _, err := os.Stat(m[1]); err != nil {
+				t.Errorf("docs/%s links %s, which does not exist", p, m[1])
+			}
+		}
+	}
+	for target := range linked {
+		if _, err := os.Stat(target); err != nil {
+			t.Errorf("the README links %s, which does not exist", target)
+		}
+	}
+	if n := strings.Count(readme, "\n"); n > 150 {
+		t.Errorf("the README has %d lines; keep it to the first screens (150) and move the reference to docs/", n)
+	}
+}
+
+// The outcomes, their exit codes and their order on the gating page are the gate's.
+func TestTheGatingPageMatchesTheGate(t *testing.T) {
+	t.Parallel()
+	page := read(t, "gating.md")
+	last := -1
+	for _, o := range gate.Outcomes() {
+		row := "| `" + string(o) + "` | " + strconv.Itoa(o.ExitCode()) + " |"
+		at := strings.Index(page, row)
+		if at < 0 {
+			t.Errorf("docs/gating.md lacks the row %q", row)
+			continue
+		}
+		if at < last {
+			t.Errorf("docs/gating.md lists %s out of the gate's order of precedence", o)
+		}
+		last = at
+	}
+}
