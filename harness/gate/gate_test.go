@@ -200,7 +200,7 @@ func TestANewRunStartsFailed(t *testing.T) {
 	if s, err := ReadSummary(filepath.Join(dir, SummaryFile)); err != nil || s.Outcome != Pass || s.RunID != "run-a" {
 		t.Fatalf("first run: %+v %v", s, err)
 	}
-	s, err := Begin(dir, "run-b", "capacity", []string{"ANVIL_CONCURRENCY"}, nil)
+	s, err := Update(dir, "run-b", func(s *Summary) { s.Suite("capacity") })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,18 +139,6 @@ func Update(outDir, id string, f func(s *Summary)) (Summary, error) {
 	return s, WriteSummary(path, s)
 }
 
-// Begin records suite as running in run id, with the ANVIL_* variables set (names only,
-// recorded when the run starts) and those its selected specs use.
-func Begin(outDir, id, suite string, variables, uses []string) (Summary, error) {
-	return Update(outDir, id, func(s *Summary) {
-		if len(s.Suites) == 0 {
-			s.Variables = variables
-		}
-		st := s.Suite(suite)
-		st.State, st.StartedAt, st.FinishedAt, st.Uses = SuiteRunning, now(), "", uses
-	})
-}
-
 // CurrentRun is the id of the run outDir holds: its run.json, else its gate.json (a
 // directory `anvilbench judge` wrote); "" when it has neither.
 func CurrentRun(outDir string) (string, error) {
