@@ -44,13 +44,14 @@ func TestMerge(t *testing.T) {
 	if err != nil || merged.Requests != 6 || capacity.Verify(merged) != nil {
 		t.Fatalf("merged artifact: %v", err)
 	}
-	// The merged artifact is judged like any other: against itself, its tpot held; its
-	// ttft over 6 requests cannot resolve a 5% change (inconclusive).
-	if code, _, stderr := invoke("", "compare", "--metrics", "tpot_p50_ms", out, out); code != exitOK {
+	// The merged artifact is judged like any other: against itself it is the same workload
+	// and no metric regressed (six requests may not resolve 5%: held or inconclusive); its
+	// prompts were sized uncalibrated, hence the wide context tolerance.
+	if code, _, stderr := invoke("", "compare", out, out); code != exitOK && code != 5 {
 		t.Errorf("compare of the merged artifact with itself exited %d: %s", code, stderr)
 	}
-	if code, _, stderr := invoke("", "compare", "--metrics", "ttft_p50_ms", out, out); code != 5 || !strings.Contains(stderr, "requests in each run would") {
-		t.Errorf("compare of the merged ttft exited %d, want 5: %s", code, stderr)
+	if code, stdout, _ := invoke("", "judge", "-context-tolerance", "0.5", "-budgets", "tpot_p50_ms<=1000", out); code != exitOK {
+		t.Errorf("judge of the merged artifact exited %d:\n%s", code, stdout)
 	}
 
 	code, _, stderr = invoke("", "merge", "-o", out, paths[0])
