@@ -102,7 +102,7 @@ type Verdict struct {
 // standard error, taken from the width of the 95% interval): exp((z(1−Alpha) + z(0.8))·se) − 1,
 // mirrored for rates. Otherwise the verdict is Inconclusive, and RequestsNeeded is how many
 // requests each run would need for Detectable to reach by, the spread per request
-// unchanged.
+// unchanged, with half as many again for the uncertainty of that spread.
 //
 // Not a pass: NotComparable when Comparable reports differences (unless AllowMismatch),
 // Insufficient when either side has fewer than MinRows values, Invalid for a bad metric, gate
@@ -215,7 +215,9 @@ func detectable(se float64, higherIsWorse bool) float64 {
 
 // requestsNeeded is the requests each of two runs needs for a change of by to be
 // detectable, given a comparison of nBase and nCur requests with log-ratio standard error
-// se: the variance per request, se²/(1/nBase + 1/nCur), is taken as fixed.
+// se: the variance per request, se²/(1/nBase + 1/nCur), is taken as fixed, and half as
+// many again are asked for, since that variance is itself estimated (from a few requests,
+// roughly: at the bare count the detectable change lands on either side of the gate).
 func requestsNeeded(se float64, nBase, nCur int, by float64, higherIsWorse bool) int {
 	if se == 0 || nBase == 0 || nCur == 0 {
 		return max(nBase, nCur)
@@ -226,7 +228,7 @@ func requestsNeeded(se float64, nBase, nCur int, by float64, higherIsWorse bool)
 		gate = -math.Log1p(-min(by, 0.999))
 	}
 	k := (zAlpha + zPower) / gate
-	return max(MinRows, int(math.Ceil(2*perRequest*k*k)))
+	return max(MinRows, int(math.Ceil(1.5*2*perRequest*k*k)))
 }
 
 // rule states the rule applied to s at gate by.
