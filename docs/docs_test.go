@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 func read(t *testing.T, path string) string {

@@ -18,8 +18,7 @@ import (
 // samples: 6 of the 100 required" (inconclusive, or a failed run when requests failed), and
 // a bound judges that end of the 95% confidence interval:
 //
-//	Expect(run).To(MeetBudget(budget.Budget{Metric: "tpot_p95_ms", Op: "<=", Limit: 8}.
-//		WithOptions(budget.Options{Bound: budget.Upper95})))
+//	Expect(run).To(MeetBudget(budget.Budget{Metric: "tpot_p95_ms", Op: budget.AtMost, Limit: 8, Bound: budget.Upper95}))
 //
 // fails with e.g. "tpot p95 upper CI95 bound 8.41ms exceeds budget 8.00ms over 80 samples
 // (point 7.12ms)".

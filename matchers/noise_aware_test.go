@@ -8,7 +8,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 	. "github.com/anvilbench/anvilbench/matchers"
 )
 
@@ -17,7 +17,7 @@ import (
 func timed(n int, scale float64) *artifact.Benchmark {
 	a := &artifact.Benchmark{
 		Schema: artifact.Schema, MeasurementProtocol: artifact.ProtocolV3, Model: "m", Requests: n, Completed: n,
-		Concurrency: 1, ContextTokens: artifact.I(1024), ContextDistribution: map[string]int{"1024": n}, MaxTokens: 64,
+		Concurrency: 1, ContextTokens: new(1024), ContextDistribution: map[string]int{"1024": n}, MaxTokens: 64,
 		ResponseWords: 32, ControlledOutputPolicy: "strict", PromptCacheMode: "unique",
 		ServeFlags: artifact.ServeFlags{ThinkingMode: "unsupported"},
 	}
@@ -58,9 +58,9 @@ func TestMeetBudgetNoiseAware(t *testing.T) {
 		want string
 	}{
 		{MeetBudget(parsed[0]), ""},
-		{MeetBudget(budget.Budget{Metric: "tpot_p50_ms", Op: budget.AtMost, Limit: 5.2}.WithOptions(budget.Options{Bound: budget.Upper95})),
+		{MeetBudget(budget.Budget{Metric: "tpot_p50_ms", Op: budget.AtMost, Limit: 5.2, Bound: budget.Upper95}),
 			"tpot p50 upper CI95 bound 5.26ms exceeds budget 5.20ms over 40 samples (point 5.19ms)"},
-		{MeetBudget(budget.Budget{Metric: "tpot_p50_ms", Op: budget.AtMost, Limit: 5.1}.WithOptions(budget.Options{Bound: budget.Lower95})),
+		{MeetBudget(budget.Budget{Metric: "tpot_p50_ms", Op: budget.AtMost, Limit: 5.1, Bound: budget.Lower95}),
 			"tpot p50 lower CI95 bound 5.13ms exceeds budget 5.10ms over 40 samples (point 5.19ms)"},
 		{MeetBudget(parsed[2]), ""}, // p95 needs 20 samples; 40 are enough
 		{HaveMetricAtMost("tpot_p50_ms", 5.1), "tpot p50 5.19ms exceeds budget 5.10ms over 40 samples"}, // a plain budget reads as before
@@ -81,7 +81,7 @@ func TestMeetBudgetInsufficientSamplesIsAnError(t *testing.T) {
 	}{
 		{HaveMetricAtMost("tpot_p99_ms", 9), "MeetBudget: budget tpot_p99_ms<=9: tpot p99: insufficient samples: 6 of the 100 required"},
 		{HaveMetricAtMost("tpot_p95_ms", 9), "MeetBudget: budget tpot_p95_ms<=9: tpot p95: insufficient samples: 6 of the 20 required"},
-		{MeetBudget(budget.Budget{Metric: "tpot_p90_ms", Op: budget.AtMost, Limit: 9}.WithOptions(budget.Options{Bound: budget.Upper95, MinSamples: 6})),
+		{MeetBudget(budget.Budget{Metric: "tpot_p90_ms", Op: budget.AtMost, Limit: 9, Bound: budget.Upper95, MinSamples: 6}),
 			"MeetBudget: budget tpot_p90_ms<=9@upper95@min=6: tpot p90: insufficient samples for an upper CI95 bound: 6 of the 36 required"},
 	} {
 		if got := errorOf(t, six, c.m); got != c.want {
@@ -89,7 +89,7 @@ func TestMeetBudgetInsufficientSamplesIsAnError(t *testing.T) {
 		}
 	}
 	// The budget may say otherwise: the p99 of 6 samples, knowingly descriptive.
-	if got := failureOf(t, six, MeetBudget(budget.Budget{Metric: "tpot_p99_ms", Op: budget.AtMost, Limit: 5}.WithOptions(budget.Options{MinSamples: 6}))); got != "tpot p99 5.05ms exceeds budget 5.00ms over 6 samples" {
+	if got := failureOf(t, six, MeetBudget(budget.Budget{Metric: "tpot_p99_ms", Op: budget.AtMost, Limit: 5, MinSamples: 6})); got != "tpot p99 5.05ms exceeds budget 5.00ms over 6 samples" {
 		t.Errorf("@min=6: %q", got)
 	}
 	// Through Gomega the error fails the assertion, never passes it.

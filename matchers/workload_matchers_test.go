@@ -55,13 +55,13 @@ func TestHitPlannedContext(t *testing.T) {
 	b := run()
 	for i := range b.RequestTimings {
 		b.RequestTimings[i].PlannedContextTokens = 1000
-		b.RequestTimings[i].PromptTokens = artifact.I(1004)
+		b.RequestTimings[i].PromptTokens = new(1004)
 	}
 	b.Extension = &artifact.Extension{Calibration: artifact.Calibration{Method: "tokenize"}}
 	if got := failureOf(t, b, HitPlannedContext(0.01)); got != "" {
 		t.Fatalf("0.4%% off failed a 1%% tolerance: %q", got)
 	}
-	b.RequestTimings[3].PromptTokens = artifact.I(1250)
+	b.RequestTimings[3].PromptTokens = new(1250)
 	if got := failureOf(t, b, HitPlannedContext(0.01)); got != "prompt tokens are 25.00% off their planned size at worst (request 3) over 6 requests, calibration tokenize (tolerance 1.00%)" {
 		t.Errorf("got %q", got)
 	}

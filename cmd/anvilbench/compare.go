@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/compare"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/compare"
 )
 
 // compareFlags are the options of anvilbench compare.
@@ -28,7 +28,7 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fs.Float64Var(&f.by, "by", gate.DefaultBy, "gate: the smallest relative change that must be caught (0.05 is 5%)")
-	fs.StringVar(&f.metrics, "metrics", strings.Join(compare.DefaultMetrics, ","), "comma-separated metrics to compare and gate")
+	fs.StringVar(&f.metrics, "metrics", strings.Join(compare.DefaultMetrics(), ","), "comma-separated metrics to compare and gate")
 	fs.BoolVar(&f.allowMismatch, "allow-mismatch", false, "compare even when the workloads differ")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD.json NEW.json\n\nExit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")

@@ -24,7 +24,11 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(batch-1))")
 	fs.Float64Var(&o.RequestJitter, "request-jitter", 0, "relative standard deviation of a per-request speed factor on its prefill overhead and steps (0 = none)")
 	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max sequences per decode step (0 = unlimited)")
-	fs.StringVar(&o.Overflow, "overflow", refengine.OverflowQueue, "beyond -max-batch: queue (wait before prefill) or timeslice (share decode steps)")
+	o.Overflow = refengine.OverflowQueue
+	fs.Func("overflow", "beyond -max-batch: queue (wait before prefill, the default) or timeslice (share decode steps)", func(v string) error {
+		o.Overflow = refengine.Overflow(v)
+		return nil
+	})
 	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")
 	fs.Int64Var(&o.Seed, "seed", 0, "jitter seed")
 	fs.BoolVar(&o.PrefixCache, "prefix-cache", false, "automatic prefix caching (usage.prompt_tokens_details.cached_tokens)")
@@ -32,13 +36,20 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", refengine.DefaultCacheCapacityBlocks, "prefix cache size in 64-byte blocks (LRU)")
 	fs.BoolVar(&o.ThinkByDefault, "think", false, "chat requests reason unless chat_template_kwargs.enable_thinking is false")
 	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", refengine.DefaultReasoningTokens, "reasoning tokens of a thinking reply")
-	fs.StringVar(&o.ReasoningField, "reasoning-field", refengine.ReasoningContentField, "delta member of reasoning text: reasoning_content or reasoning")
+	o.ReasoningField = refengine.ReasoningContentField
+	fs.Func("reasoning-field", "delta member of reasoning text: reasoning_content (the default) or reasoning", func(v string) error {
+		o.ReasoningField = refengine.ReasoningMember(v)
+		return nil
+	})
 	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")
 	fs.BoolVar(&o.DisableTokenize, "disable-tokenize", false, "POST /tokenize answers 404")
 	fs.BoolVar(&o.ServeTraces, "serve-traces", false, "serve GET /ref/traces: arrival and chunk flush times (Unix ns) of every request")
 	fs.BoolVar(&o.HideWindow, "hide-window", false, "leave the context window out of /v1/models and /tokenize (llama.cpp, Ollama)")
 	fs.BoolVar(&o.TruncatePrompts, "truncate-prompts", false, "cut prompts over -max-model-len silently instead of answering 400 (llama.cpp, Ollama)")
-	fs.StringVar(&o.NativeInfo, "native-info", "", "serve one engine's own window endpoint: llamacpp (GET /props), ollama (POST /api/show) or sglang (GET /server_info)")
+	fs.Func("native-info", "serve one engine's own window endpoint: llamacpp (GET /props), ollama (POST /api/show) or sglang (GET /server_info)", func(v string) error {
+		o.NativeInfo = refengine.NativeAPI(v)
+		return nil
+	})
 	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default, coarse or bpe (merges like a real BPE)")
 	faults := fs.String("faults", "", "faults of every request, in the X-Anvil-Faults header format (e.g. stall_after=3,stall_for=2s)")
 	var words refengine.Faults

@@ -71,12 +71,14 @@ type BaselineRef struct {
 }
 
 // BaselineMetrics are the v1 metrics keys a BaselineRef keeps: the headline figures.
-var BaselineMetrics = []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "throughput_tok_s"}
+func BaselineMetrics() []string {
+	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "throughput_tok_s"}
+}
 
 // NewBaselineRef is the reference to baseline, read from source.
 func NewBaselineRef(source string, baseline *Benchmark) *BaselineRef {
 	ref := &BaselineRef{Source: source, RunID: baseline.RunID, StartedAt: baseline.StartedAt, Metrics: map[string]float64{}}
-	for _, key := range BaselineMetrics {
+	for _, key := range BaselineMetrics() {
 		if v, _, ok := baseline.Metrics.Lookup(key); ok && v != nil {
 			ref.Metrics[key] = *v
 		}
@@ -336,9 +338,6 @@ type Capabilities struct {
 	ReasoningStream      *bool `json:"reasoning_stream"`
 	CachedTokensReported *bool `json:"cached_tokens_reported"`
 }
-
-// B returns a pointer to b, for the nullable boolean fields.
-func B(b bool) *bool { return &b }
 
 // RequestSpan places one request on the run's clock.
 type RequestSpan struct {

@@ -94,7 +94,7 @@ func TestEmptyPopulation(t *testing.T) {
 				ResponseReceived: true, ResponseTiming: OptionalTiming{Present: true},
 				ResponseMetadata: &ResponseMetadata{OutputTokenSource: "usage"}},
 		},
-		Metrics: Metrics{OutputTokens: I(0)},
+		Metrics: Metrics{OutputTokens: new(0)},
 	}
 	out, err := Encode(b)
 	if err != nil {

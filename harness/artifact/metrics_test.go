@@ -149,7 +149,7 @@ func TestMetricsFieldNames(t *testing.T) {
 	m := Metrics{
 		MeanTimePerOutputToken: Distribution{Samples: 3, StdDev: F(1.5)},
 		PromptTokensDist:       Distribution{P50: F(60771)},
-		PromptTokens:           I(364633),
+		PromptTokens:           new(364633),
 		PromptTokenSamples:     6,
 		E2E:                    Distribution{MeanCI95High: F(2)},
 	}

@@ -23,12 +23,6 @@ type Float float64
 // F returns a pointer to f as a Float, for the nullable fields.
 func F(f float64) *Float { v := Float(f); return &v }
 
-// I returns a pointer to i, for the nullable integer fields.
-func I(i int) *int { return &i }
-
-// S returns a pointer to s, for the nullable string fields.
-func S(s string) *string { return &s }
-
 // Benchmark is one capacity artifact (41 top-level keys).
 type Benchmark struct {
 	BaseURL                  string            `json:"base_url"`
@@ -207,7 +201,9 @@ const (
 )
 
 // P99Metrics are the metric families listed in metric_population's p99 maps.
-var P99Metrics = []string{"decode_tok_s", "e2e", "effective_prefill_tok_s", "tpot", "ttft"}
+func P99Metrics() []string {
+	return []string{"decode_tok_s", "e2e", "effective_prefill_tok_s", "tpot", "ttft"}
+}
 
 // Sampling records what was asked for and what was sent for each sampling parameter.
 type Sampling struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
 // ciLevel is the confidence level of the Upper95 and Lower95 bounds.

@@ -13,30 +13,42 @@ import (
 	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
+// Op is a budget's comparison.
+type Op string
+
 // Comparison operators.
 const (
-	AtMost    = "<="
-	Below     = "<"
-	AtLeast   = ">="
-	Above     = ">"
-	operators = "<= < >= >"
+	AtMost    Op = "<="
+	Below     Op = "<"
+	AtLeast   Op = ">="
+	Above     Op = ">"
+	operators    = "<= < >= >"
 )
 
 // Budget bounds one metric of the v1 metrics block, e.g. tpot_p50_ms <= 6.
 type Budget struct {
-	// Metric is a key of the metrics block (tpot_p50_ms, decode_tok_s_p95, throughput_tok_s),
-	// optionally followed by judging options, each introduced by "@":
-	// "tpot_p95_ms@upper95@min=50" (see Options, Key and WithOptions).
+	// Metric is a key of the metrics block: tpot_p50_ms, decode_tok_s_p95, throughput_tok_s.
 	Metric string
-	// Op is one of <=, <, >=, >.
-	Op string
+	Op     Op
 	// Limit is in the metric's own unit.
 	Limit float64
+	// Bound is the figure judged: the metric's own ("" or Point), or the upper or lower end
+	// of its 95% confidence interval (Upper95, Lower95: _mean and percentile keys only).
+	Bound Bound
+	// MinSamples is the sample count the figure needs; 0 is DefaultMinSamples(Metric).
+	MinSamples int
 }
 
-// String writes b in the grammar of Parse: "tpot_p50_ms<=6", "tpot_p95_ms<=8@upper95".
+// String writes b in the grammar of Parse: "tpot_p50_ms<=6", "tpot_p95_ms<=8@upper95@min=50".
 func (b Budget) String() string {
-	return b.Key() + b.Op + strconv.FormatFloat(b.Limit, 'g', -1, 64) + b.optionSuffix()
+	s := b.Metric + string(b.Op) + strconv.FormatFloat(b.Limit, 'g', -1, 64)
+	if b.Bound != "" && b.Bound != Point {
+		s += optionSep + string(b.Bound)
+	}
+	if b.MinSamples != 0 {
+		s += optionSep + "min=" + strconv.Itoa(b.MinSamples)
+	}
+	return s
 }
 
 // Parse reads a comma-separated list of budgets. The grammar:
@@ -56,10 +68,9 @@ func (b Budget) String() string {
 //   - min=N sets the samples the figure needs, replacing DefaultMinSamples (p99 100, p95 20,
 //     p90 10, other keys 1): tpot_p99_ms<=9@min=50.
 //
-// So "tpot_p50_ms<=6, tpot_p95_ms<=8@upper95, tpot_p99_ms<=9@min=50". Options are kept in
-// Budget.Metric after the key ("tpot_p95_ms@upper95"), at most one bound and one min each.
-// Blanks around terms and options are ignored; an empty string is no budget. Errors quote
-// the bad term.
+// So "tpot_p50_ms<=6, tpot_p95_ms<=8@upper95, tpot_p99_ms<=9@min=50": at most one bound
+// and one min each. Blanks around terms and options are ignored; an empty string is no
+// budget. Errors quote the bad term.
 func Parse(s string) ([]Budget, error) {
 	var out []Budget
 	for term := range strings.SplitSeq(s, ",") {
@@ -85,11 +96,11 @@ func parseTerm(term string) (Budget, error) {
 	for j < len(term) && strings.IndexByte("<>=!", term[j]) >= 0 {
 		j++
 	}
-	op := term[i:j]
+	op := Op(term[i:j])
 	switch op {
 	case AtMost, Below, AtLeast, Above:
 	case "=>", "=<":
-		return Budget{}, fmt.Errorf("operator %q: did you mean %s?", op, string(op[1])+"=")
+		return Budget{}, fmt.Errorf("operator %q: did you mean %s?", op, string(op[1:])+"=")
 	default:
 		return Budget{}, fmt.Errorf("operator %q: want one of %s (a budget bounds a figure on one side)", op, operators)
 	}
@@ -112,11 +123,9 @@ func parseTerm(term string) (Budget, error) {
 	}
 	b := Budget{Metric: metric, Op: op, Limit: limit}
 	if hasOptions {
-		o, err := parseOptions(metric, strings.Split(options, optionSep))
-		if err != nil {
+		if err := b.parseOptions(strings.Split(options, optionSep)); err != nil {
 			return Budget{}, err
 		}
-		b = b.WithOptions(o)
 	}
 	return b, nil
 }
@@ -152,9 +161,8 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 		v.Err = fmt.Errorf("no artifact to judge %s against", b)
 		return v
 	}
-	key := b.Key()
-	opts, err := b.Options()
-	if err != nil {
+	key := b.Metric
+	if err := b.checkBound(); err != nil {
 		v.Err = err
 		return v
 	}
@@ -171,18 +179,16 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s", Describe(key), a.Completed, a.Requests, withoutUsage(a))
 		return v
 	}
-	v.Required = opts.MinSamples
-	if v.Required == 0 {
-		v.Required = DefaultMinSamples(key)
-	}
+	v.Required = b.RequiredSamples()
 	if samples < v.Required {
 		v.Err = fmt.Errorf("%s: %w: %d of the %d required", Describe(key), ErrInsufficientSamples, samples, v.Required)
 		return v
 	}
 	v.Value, v.Point = *value, *value
-	if opts.Bound != "" {
-		v.Bound = opts.Bound
-		if v.Value, err = boundOf(key, opts.Bound, a, samples); err != nil {
+	if b.Bound != "" && b.Bound != Point {
+		v.Bound = b.Bound
+		var err error
+		if v.Value, err = boundOf(key, b.Bound, a, samples); err != nil {
 			v.Err = err
 			return v
 		}
@@ -209,9 +215,9 @@ func (v Verdict) Message() string {
 	if v.Err != nil {
 		return v.Err.Error()
 	}
-	key := v.Budget.Key()
+	key := v.Budget.Metric
 	name, unit := Describe(key), Unit(key)
-	relation := map[bool]map[string]string{
+	relation := map[bool]map[Op]string{
 		true:  {AtMost: "is within budget", Below: "is below budget", AtLeast: "meets budget", Above: "is above budget"},
 		false: {AtMost: "exceeds budget", Below: "is not below budget", AtLeast: "is below budget", Above: "is not above budget"},
 	}[v.Pass][v.Budget.Op]

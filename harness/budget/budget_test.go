@@ -13,7 +13,7 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Budget{{"tpot_p50_ms", "<=", 6}, {"ttft_p95_ms", "<=", 12500}, {"decode_tok_s_p50", ">=", 150}, {"throughput_tok_s", ">", 2.5}}
+	want := []Budget{{Metric: "tpot_p50_ms", Op: "<=", Limit: 6}, {Metric: "ttft_p95_ms", Op: "<=", Limit: 12500}, {Metric: "decode_tok_s_p50", Op: ">=", Limit: 150}, {Metric: "throughput_tok_s", Op: ">", Limit: 2.5}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -53,9 +53,9 @@ func TestJudge(t *testing.T) {
 		pass bool
 		msg  string
 	}{
-		{Budget{"tpot_p50_ms", AtMost, 5.2}, true, "tpot p50 5.20ms is within budget 5.20ms over 4 samples"},
-		{Budget{"tpot_p50_ms", Below, 5.2}, false, "tpot p50 5.20ms is not below budget 5.20ms over 4 samples"},
-		{Budget{"throughput_tok_s", AtLeast, 12}, false, "throughput_tok_s 10.00 tok/s is below budget 12.00 tok/s over 4 samples"},
+		{Budget{Metric: "tpot_p50_ms", Op: AtMost, Limit: 5.2}, true, "tpot p50 5.20ms is within budget 5.20ms over 4 samples"},
+		{Budget{Metric: "tpot_p50_ms", Op: Below, Limit: 5.2}, false, "tpot p50 5.20ms is not below budget 5.20ms over 4 samples"},
+		{Budget{Metric: "throughput_tok_s", Op: AtLeast, Limit: 12}, false, "throughput_tok_s 10.00 tok/s is below budget 12.00 tok/s over 4 samples"},
 	}
 	for _, c := range cases {
 		v := Judge(c.b, a)
@@ -63,14 +63,14 @@ func TestJudge(t *testing.T) {
 			t.Errorf("%v: pass %v err %v message %q", c.b, v.Pass, v.Err, v.Message())
 		}
 	}
-	if v := Judge(Budget{"ttft_p50_ms", AtMost, 1}, a); v.Err == nil || v.Pass {
+	if v := Judge(Budget{Metric: "ttft_p50_ms", Op: AtMost, Limit: 1}, a); v.Err == nil || v.Pass {
 		t.Errorf("a metric without samples must be an error, got %+v", v)
 	}
 	// An engine that sent no usage leaves the token figures empty, and the message says so.
 	noUsage := &artifact.Benchmark{Requests: 4, Completed: 4}
 	noUsage.Metrics.OutputTokenSources = map[string]int{"content_chunks": 4}
 	want := "tpot p50 has no value: 4 of 4 requests succeeded, 4 of them without usage.completion_tokens, which the token figures need"
-	if v := Judge(Budget{"tpot_p50_ms", AtMost, 6}, noUsage); v.Err == nil || v.Pass || !strings.Contains(v.Err.Error(), want) {
+	if v := Judge(Budget{Metric: "tpot_p50_ms", Op: AtMost, Limit: 6}, noUsage); v.Err == nil || v.Pass || !strings.Contains(v.Err.Error(), want) {
 		t.Errorf("without usage: %v, want %q", v.Err, want)
 	}
 }

@@ -33,11 +33,11 @@ func DefaultMinSamples(metric string) int {
 	return 1
 }
 
-// MinSamples is the sample count b needs: its @min option, or DefaultMinSamples of its key.
-// A budget with a malformed option needs DefaultMinSamples; Judge reports the option.
-func (b Budget) MinSamples() int {
-	if o, err := b.Options(); err == nil && o.MinSamples > 0 {
-		return o.MinSamples
+// RequiredSamples is the sample count b needs: its MinSamples (@min), or
+// DefaultMinSamples of its metric.
+func (b Budget) RequiredSamples() int {
+	if b.MinSamples > 0 {
+		return b.MinSamples
 	}
-	return DefaultMinSamples(b.Key())
+	return DefaultMinSamples(b.Metric)
 }

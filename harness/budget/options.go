@@ -25,92 +25,50 @@ const (
 	Lower95 Bound = "lower95" // the lower end of its 95% confidence interval
 )
 
-// Options are how a budget is judged. They are written after the number in the grammar
-// ("tpot_p95_ms<=8@upper95@min=50") and carried in Budget.Metric after the key, so Budget
-// stays a comparable three-field value that existing callers build and pass unchanged.
-type Options struct {
-	// Bound is the figure judged; "" means Point.
-	Bound Bound
-	// MinSamples is the sample count below which the budget is an insufficient-samples
-	// error; 0 means DefaultMinSamples of the key.
-	MinSamples int
-}
-
-// optionSep starts each option, in the grammar and in Budget.Metric.
+// optionSep starts each option in the grammar.
 const optionSep = "@"
 
-// Key returns the metrics key of b without its options: "tpot_p95_ms" for a Metric of
-// "tpot_p95_ms@upper95".
-func (b Budget) Key() string {
-	key, _, _ := strings.Cut(b.Metric, optionSep)
-	return key
-}
-
-// Options returns b's judging options, or an error quoting a malformed one.
-func (b Budget) Options() (Options, error) {
-	key, rest, found := strings.Cut(b.Metric, optionSep)
-	if !found {
-		return Options{}, nil
-	}
-	return parseOptions(key, strings.Split(rest, optionSep))
-}
-
-// WithOptions returns b with its options replaced by o, in the canonical form Parse
-// produces: "@upper95" or "@lower95" for a bound other than Point, then "@min=N" when set.
-// Validity is checked when the budget is judged.
-func (b Budget) WithOptions(o Options) Budget {
-	var sb strings.Builder
-	sb.WriteString(b.Key())
-	if o.Bound != "" && o.Bound != Point {
-		sb.WriteString(optionSep + string(o.Bound))
-	}
-	if o.MinSamples != 0 {
-		sb.WriteString(optionSep + "min=" + strconv.Itoa(o.MinSamples))
-	}
-	b.Metric = sb.String()
-	return b
-}
-
-// optionSuffix is the options as written after the number: "" or "@upper95@min=50".
-func (b Budget) optionSuffix() string {
-	_, rest, found := strings.Cut(b.Metric, optionSep)
-	if !found {
-		return ""
-	}
-	return optionSep + rest
-}
-
-// parseOptions reads options ("upper95", "min=50") for the metrics key they qualify.
-func parseOptions(key string, terms []string) (Options, error) {
-	var o Options
+// parseOptions reads options ("upper95", "min=50") into b.
+func (b *Budget) parseOptions(terms []string) error {
 	for _, t := range terms {
 		t = strings.TrimSpace(t)
 		switch {
 		case t == string(Point), t == string(Upper95), t == string(Lower95):
-			if o.Bound != "" {
-				return Options{}, fmt.Errorf("option %q: a second bound after %q", t, o.Bound)
+			if b.Bound != "" {
+				return fmt.Errorf("option %q: a second bound after %q", t, b.Bound)
 			}
-			o.Bound = Bound(t)
+			b.Bound = Bound(t)
 		case strings.HasPrefix(t, "min="):
-			if o.MinSamples != 0 {
-				return Options{}, fmt.Errorf("option %q: a second minimum after min=%d", t, o.MinSamples)
+			if b.MinSamples != 0 {
+				return fmt.Errorf("option %q: a second minimum after min=%d", t, b.MinSamples)
 			}
 			n, err := strconv.Atoi(strings.TrimPrefix(t, "min="))
 			if err != nil || n < 1 {
-				return Options{}, fmt.Errorf("option %q: want min=N with N a whole number of at least 1", t)
+				return fmt.Errorf("option %q: want min=N with N a whole number of at least 1", t)
 			}
-			o.MinSamples = n
+			b.MinSamples = n
 		default:
-			return Options{}, fmt.Errorf("unknown option %q (want point, upper95, lower95 or min=N)", t)
+			return fmt.Errorf("unknown option %q (want point, upper95, lower95 or min=N)", t)
 		}
 	}
-	if o.Bound == Point {
-		o.Bound = ""
+	if b.Bound == Point {
+		b.Bound = ""
 	}
-	if o.Bound != "" && !boundable(key) {
-		return Options{}, fmt.Errorf("option %q needs a _mean or percentile key, not %q", o.Bound, key)
+	return b.checkBound()
+}
+
+// checkBound reports a bound the budget's key has no interval for, or an unknown bound.
+func (b Budget) checkBound() error {
+	switch b.Bound {
+	case "", Point:
+		return nil
+	case Upper95, Lower95:
+		if !boundable(b.Metric) {
+			return fmt.Errorf("option %q needs a _mean or percentile key, not %q", b.Bound, b.Metric)
+		}
+		return nil
 	}
-	return o, nil
+	return fmt.Errorf("unknown bound %q (want point, upper95 or lower95)", b.Bound)
 }
 
 // boundable reports whether key has a confidence interval: a distribution mean or

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -16,33 +16,32 @@ func TestParseOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		b      Budget
-		text   string
-		key    string
-		option Options
+		b    Budget
+		text string
 	}{
-		{Budget{"tpot_p50_ms", "<=", 6}, "tpot_p50_ms<=6", "tpot_p50_ms", Options{}},
-		{Budget{"tpot_p95_ms@upper95", "<=", 8}, "tpot_p95_ms<=8@upper95", "tpot_p95_ms", Options{Bound: Upper95}},
-		{Budget{"tpot_p99_ms@min=50", "<=", 9}, "tpot_p99_ms<=9@min=50", "tpot_p99_ms", Options{MinSamples: 50}},
-		{Budget{"tpot_mean_ms@lower95@min=3", "<=", 7}, "tpot_mean_ms<=7@lower95@min=3", "tpot_mean_ms", Options{Bound: Lower95, MinSamples: 3}},
-		{Budget{"ttft_p50_ms", "<=", 1}, "ttft_p50_ms<=1", "ttft_p50_ms", Options{}}, // @point is the default
+		{Budget{Metric: "tpot_p50_ms", Op: AtMost, Limit: 6}, "tpot_p50_ms<=6"},
+		{Budget{Metric: "tpot_p95_ms", Op: AtMost, Limit: 8, Bound: Upper95}, "tpot_p95_ms<=8@upper95"},
+		{Budget{Metric: "tpot_p99_ms", Op: AtMost, Limit: 9, MinSamples: 50}, "tpot_p99_ms<=9@min=50"},
+		{Budget{Metric: "tpot_mean_ms", Op: AtMost, Limit: 7, Bound: Lower95, MinSamples: 3}, "tpot_mean_ms<=7@lower95@min=3"},
+		{Budget{Metric: "ttft_p50_ms", Op: AtMost, Limit: 1}, "ttft_p50_ms<=1"}, // @point is the default
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
 	for i, w := range want {
-		o, err := got[i].Options()
-		if got[i] != w.b || got[i].String() != w.text || got[i].Key() != w.key || o != w.option || err != nil {
-			t.Errorf("budget %d = %#v %q key %q options %+v %v, want %#v %q", i, got[i], got[i], got[i].Key(), o, err, w.b, w.text)
+		if got[i] != w.b || got[i].String() != w.text {
+			t.Errorf("budget %d = %#v %q, want %#v %q", i, got[i], got[i], w.b, w.text)
 		}
 		// String is in the grammar: it parses back to the same budget.
 		if again, err := Parse(got[i].String()); err != nil || len(again) != 1 || again[0] != got[i] {
 			t.Errorf("%q does not parse back: %v %v", got[i], again, err)
 		}
 	}
-	b := Budget{Metric: "tpot_p95_ms@min=5", Op: AtMost, Limit: 8}.WithOptions(Options{Bound: Upper95})
-	if b.Metric != "tpot_p95_ms@upper95" {
-		t.Errorf("WithOptions replaced the options with %q", b.Metric)
+	if n := (Budget{Metric: "tpot_p99_ms"}).RequiredSamples(); n != 100 {
+		t.Errorf("a p99 needs %d samples, want 100", n)
+	}
+	if n := got[2].RequiredSamples(); n != 50 {
+		t.Errorf("@min=50 needs %d samples", n)
 	}
 }
 
@@ -187,7 +186,7 @@ func TestJudgeBoundErrors(t *testing.T) {
 			t.Errorf("%s: pass %v err %v\n got %q\nwant %q", c.budget, v.Pass, v.Err, v.Message(), c.msg)
 		}
 	}
-	if v := Judge(Budget{Metric: "tpot_p50_ms@fast", Op: AtMost, Limit: 1}, forty); v.Err == nil || v.Message() != `unknown option "fast" (want point, upper95, lower95 or min=N)` {
+	if v := Judge(Budget{Metric: "tpot_p50_ms", Op: AtMost, Limit: 1, Bound: "fast"}, forty); v.Err == nil || v.Message() != `unknown bound "fast" (want point, upper95 or lower95)` {
 		t.Errorf("a malformed option built by hand: %q", v.Message())
 	}
 	if v := Judge(Budget{Metric: "tpot_p50_ms", Op: AtMost, Limit: 1}, nil); v.Err == nil || v.Message() != "no artifact to judge tpot_p50_ms<=1 against" {
@@ -198,7 +197,7 @@ func TestJudgeBoundErrors(t *testing.T) {
 func TestRowValues(t *testing.T) {
 	t.Parallel()
 	a := &artifact.Benchmark{RequestTimings: []artifact.RequestTiming{
-		{TTFTMs: 100, TPOTMs: artifact.F(5), OutputTokens: artifact.I(33), DecodeTokS: artifact.F(200)},
+		{TTFTMs: 100, TPOTMs: artifact.F(5), OutputTokens: new(33), DecodeTokS: artifact.F(200)},
 		{TTFTMs: 120, MeanInterTokenLatencyMs: artifact.F(6)}, // an older row: no tpot_ms, no usage
 	}}
 	for family, want := range map[string][]float64{

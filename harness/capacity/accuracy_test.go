@@ -11,7 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // The accuracy of the client's clock, against the reference engine's own record of when it

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
 // arrival records how requests were started and, for an open loop, the latencies from
@@ -13,7 +13,7 @@ func (r *run) arrival(wallSeconds float64) artifact.Arrival {
 	sc := r.sc
 	a := artifact.Arrival{Model: artifact.ArrivalClosedLoop, MaxInFlight: sc.Concurrency}
 	switch {
-	case sc.Burst:
+	case sc.Burst > 0:
 		a.Model = artifact.ArrivalBurst
 	case sc.RequestRate > 0:
 		a.Model, a.RatePerSec, a.Seed = string(sc.Arrival), artifact.F(sc.RequestRate), &sc.ContextSeed

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
 // assemble builds the artifact from the outcomes, in request-index order.
@@ -49,13 +49,13 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		WallClockMs:              artifact.Float(wall * 1000),
 	}
 	if sc.ContextTokens > 0 {
-		b.ContextTokens = artifact.I(sc.ContextTokens)
+		b.ContextTokens = new(sc.ContextTokens)
 	}
 	if sc.shared() {
 		b.SharedPrefixTokens = sc.SharedPrefixTokens
 	}
 	if sc.MaxContextTokens > 0 {
-		b.MaxContextTokens = artifact.I(sc.MaxContextTokens)
+		b.MaxContextTokens = new(sc.MaxContextTokens)
 	}
 	for _, i := range r.indices {
 		b.ContextDistribution[strconv.Itoa(r.plan[i])]++
@@ -81,7 +81,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	b.Completed, b.Failed = len(b.RequestTimings), len(b.Failures)
 	b.ResponsesReceived += b.Completed
 	if b.ResponsesReceived > 0 {
-		caps.StreamUsage, caps.CachedTokensReported, caps.ReasoningStream = artifact.B(usage), artifact.B(cachedTokens), artifact.B(reasoning)
+		caps.StreamUsage, caps.CachedTokensReported, caps.ReasoningStream = new(usage), new(cachedTokens), new(reasoning)
 	}
 	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
 	// A shard cannot know the run's throughput alone: its wall clock is not the run's.
@@ -124,7 +124,7 @@ func (r *run) shard(started time.Time) *artifact.Shard {
 	out := &artifact.Shard{Index: sh.Index, Count: sh.Count, TotalRequests: r.sc.Requests,
 		TotalConcurrency: r.sc.Concurrency, Indices: r.indices}
 	if at := r.sc.StartAt; !at.IsZero() {
-		out.StartAt = artifact.S(at.UTC().Format(StartAtLayout))
+		out.StartAt = new(at.UTC().Format(StartAtLayout))
 		out.StartSkewMs = artifact.F(started.Sub(at).Seconds() * 1000)
 	}
 	return out
@@ -187,7 +187,7 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 	if len(errs) == 0 {
 		return acc
 	}
-	acc.Samples, acc.WorstRequest = len(errs), artifact.I(worstIndex)
+	acc.Samples, acc.WorstRequest = len(errs), new(worstIndex)
 	acc.MeanErrorPct, acc.MaxAbsErrorPct = artifact.F(stats.FMean(errs)), artifact.F(100*worst)
 	if len(short) == 0 {
 		return acc
@@ -208,7 +208,7 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 	}
 	switch {
 	case oneCount && (calibrated || !onePlan):
-		acc.TruncatedAt, acc.Truncated = artifact.I(counted), len(short)
+		acc.TruncatedAt, acc.Truncated = new(counted), len(short)
 		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s %s: it truncated the prompt; its window is probably %d", counted, plan, which, counted)
 	case !calibrated:
 		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s %s: prompts were sized from an estimate of characters per token, not a measurement (calibration off or failed)", counted, plan, which)
@@ -249,7 +249,7 @@ func serveFlags(sc Scenario) artifact.ServeFlags {
 	f := artifact.ServeFlags{
 		NoThinking:        sc.ThinkingMode == ThinkingDisabled,
 		ReasoningEffort:   optional(string(sc.ReasoningEffort)),
-		SharedPrefixBurst: sc.Burst && sc.shared(),
+		SharedPrefixBurst: sc.Burst > 0 && sc.shared(),
 		ThinkingMode:      string(sc.ThinkingMode),
 	}
 	if f.ThinkingMode == "" {
@@ -347,10 +347,10 @@ func buildMetrics(rows []artifact.RequestTiming, cached []cachedRatio, wallSecon
 
 	m.PromptTokenSamples = len(prompt)
 	if len(prompt) > 0 {
-		m.PromptTokens = artifact.I(promptTokens)
+		m.PromptTokens = new(promptTokens)
 	}
 	if exactTokens {
-		m.OutputTokens = artifact.I(outputTokens)
+		m.OutputTokens = new(outputTokens)
 	} else if wallSeconds > 0 {
 		m.ContentChunksS = artifact.F(float64(m.ContentChunks) / wallSeconds)
 	}
@@ -408,7 +408,7 @@ func population(b *artifact.Benchmark) artifact.MetricPopulation {
 		PerformanceEligibleRequests:  b.Completed,
 		SuccessfulRequests:           b.Completed,
 	}
-	for _, name := range artifact.P99Metrics {
+	for _, name := range artifact.P99Metrics() {
 		d, _ := b.Metrics.Family(name)
 		p.P99SamplesByMetric[name] = d.Samples
 		p.P99InterpretationByMetric[name] = p99Interpretation(d.Samples)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 const (

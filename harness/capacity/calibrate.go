@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Calibration methods.
@@ -48,7 +48,7 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 		}
 		var n int
 		if method == CalibrationTokenize {
-			n, err = client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
+			n, err = client.Tokenize(ctx, sc.Model, prompt, sc.API != APICompletions)
 			if err != nil && k == 0 {
 				method = CalibrationUsage
 			}
@@ -117,7 +117,7 @@ func fitSizes(ctx context.Context, client *stream.Client, sc Scenario, p workloa
 			if err != nil {
 				break
 			}
-			n, err := client.Tokenize(ctx, sc.Model, prompt, !sc.Legacy)
+			n, err := client.Tokenize(ctx, sc.Model, prompt, sc.API != APICompletions)
 			if err != nil {
 				return nil
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // WindowTooSmall is the refusal of a fixed plan of planned prompt tokens that a window

@@ -19,7 +19,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // faultKey is the canary API key of the fault cases: it must appear in no artifact byte.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stats"
+	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
 // Thresholds above which the client may have limited what it measured.

@@ -74,7 +74,7 @@ func FindKnee(ctx context.Context, target Target, base Scenario, opts KneeOption
 	}
 	probe := func(c int) (bool, error) {
 		sc := base
-		sc.Concurrency, sc.Requests, sc.Burst, sc.RequestRate = c, opts.Requests(c), false, 0
+		sc.Concurrency, sc.Requests, sc.Burst, sc.RequestRate = c, opts.Requests(c), 0, 0
 		sc.Name = fmt.Sprintf("%s-c%d", base.Name, c)
 		run, err := Run(ctx, target, sc)
 		if err != nil {
@@ -131,7 +131,7 @@ func judgeProbe(run *artifact.Benchmark, budgets []budget.Budget, slo map[string
 		p.Verdicts = append(p.Verdicts, v.Message())
 		p.Passed = p.Passed && v.Err == nil && v.Pass
 		if v.Err == nil {
-			p.Metrics[b.Key()] = v.Value
+			p.Metrics[b.Metric] = v.Value
 		}
 	}
 	for _, key := range []string{"ttft_p50_ms", "tpot_p50_ms", "tpot_p95_ms", "throughput_tok_s"} {
@@ -157,7 +157,7 @@ func judgeProbe(run *artifact.Benchmark, budgets []budget.Budget, slo map[string
 func goodputSLO(budgets []budget.Budget) map[string]float64 {
 	slo := map[string]float64{}
 	for _, b := range budgets {
-		family, _, ok := artifact.ParseMetricKey(b.Key())
+		family, _, ok := artifact.ParseMetricKey(b.Metric)
 		if !ok || (b.Op != budget.AtMost && b.Op != budget.Below) {
 			continue
 		}

@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"go/build"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,30 +12,101 @@ import (
 const module = "github.com/anvilbench/anvilbench"
 
 // The measuring core depends on nothing above it: not on configuration (which sits at the
-// edge and converts into typed scenarios), not on the regression statistics, and not on
-// Ginkgo, Gomega or the packages built on them.
+// edge and converts into typed scenarios), not on the regression statistics or the gate,
+// and not on Ginkgo, Gomega or the packages built on them.
 func TestTheMeasuringCoreImportsNothingAboveIt(t *testing.T) {
 	t.Parallel()
+	forbidden := []string{
+		module + "/internal/config", module + "/internal/compare", module + "/harness/gate", module + "/matchers",
+		module + "/reporters", module + "/internal/junit", module + "/suites", "github.com/onsi/ginkgo", "github.com/onsi/gomega",
+	}
+	for _, pkg := range []string{"harness/stream", "harness/capacity", "internal/workload", "internal/schedule", "harness/artifact", "internal/stats"} {
+		deps := importsOf(t, pkg)
+		for dep := range deps {
+			if slices.ContainsFunc(forbidden, func(f string) bool { return dep == f || strings.HasPrefix(dep, f+"/") }) {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+		if len(deps) < 2 {
+			t.Errorf("%s: found only %v; the walk is broken", pkg, deps)
+		}
+	}
+}
+
+// The report renderer and the command-line tool link neither Ginkgo nor Gomega: they read
+// artifacts and verdicts, whatever ran the suites.
+func TestTheReportAndTheCommandLinkNoTestFramework(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{"reporters/report", "cmd/anvilbench", "harness/gate"} {
+		for dep := range importsOf(t, pkg) {
+			if strings.HasPrefix(dep, "github.com/onsi/ginkgo") || strings.HasPrefix(dep, "github.com/onsi/gomega") {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+	}
+}
+
+// What an engine team imports is public; everything else of the module is internal, so
+// the public surface is exactly this list (a package added outside internal/ must be added
+// here, on purpose).
+func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
+	t.Parallel()
+	public := []string{
+		"cmd/anvilbench", "cmd/refengine", // commands
+		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
+		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
+		"harness/refengine",                            // PrivateEngine's options, and the embedded engine
+		"harness/secret",                               // the API key type of a Target and stream.Options
+		"harness/stream",                               // a precise streaming client on its own
+		"matchers", "reporters/report", "suites/anvil", // matchers, the report, the toolkit
+		"suites/capacity", "suites/curves", // this repository's suites
+	}
+	root := moduleRoot(t)
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == "internal") && rel != "." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !slices.Contains(found, filepath.ToSlash(filepath.Dir(rel))) {
+			found = append(found, filepath.ToSlash(filepath.Dir(rel)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range found {
+		if !slices.Contains(public, pkg) {
+			t.Errorf("%s is public (outside internal/) but not what an engine team imports", pkg)
+		}
+	}
+	for _, pkg := range public {
+		if !slices.Contains(found, pkg) {
+			t.Errorf("%s is listed but not found", pkg)
+		}
+	}
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	forbidden := []string{
-		module + "/harness/config", module + "/harness/compare", module + "/matchers",
-		module + "/reporters", module + "/suites", "github.com/onsi/ginkgo", "github.com/onsi/gomega",
-	}
-	for _, pkg := range []string{"stream", "capacity", "workload", "schedule", "artifact", "stats"} {
-		deps := map[string]bool{}
-		collectImports(t, root, module+"/harness/"+pkg, deps)
-		for dep := range deps {
-			if slices.ContainsFunc(forbidden, func(f string) bool { return dep == f || strings.HasPrefix(dep, f+"/") }) {
-				t.Errorf("harness/%s depends on %s", pkg, dep)
-			}
-		}
-		if len(deps) < 2 {
-			t.Errorf("harness/%s: found only %v; the walk is broken", pkg, deps)
-		}
-	}
+	return root
+}
+
+// importsOf are the non-test imports of the module's package at path, its own in the
+// module followed.
+func importsOf(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	deps := map[string]bool{}
+	collectImports(t, moduleRoot(t), module+"/"+path, deps)
+	return deps
 }
 
 // collectImports adds the non-test imports of pkg and, within the module, theirs.

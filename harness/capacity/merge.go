@@ -279,7 +279,7 @@ func mergeCapabilities(a, b artifact.Capabilities) artifact.Capabilities {
 		case y == nil:
 			return x
 		}
-		return artifact.B(*x || *y)
+		return new(*x || *y)
 	}
 	a.StreamUsage = or(a.StreamUsage, b.StreamUsage)
 	a.ReasoningStream = or(a.ReasoningStream, b.ReasoningStream)
@@ -304,7 +304,7 @@ func worseOverhead(a, b artifact.ClientOverhead, shard int) artifact.ClientOverh
 	a.StartLagSamples += b.StartLagSamples
 	a.Cores = max(a.Cores, b.Cores)
 	if b.GCCycles != nil {
-		a.GCCycles = artifact.I(*b.GCCycles + derefInt(a.GCCycles))
+		a.GCCycles = new(*b.GCCycles + derefInt(a.GCCycles))
 	}
 	if b.Bottleneck {
 		a.Bottleneck = true

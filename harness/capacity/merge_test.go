@@ -156,7 +156,7 @@ func TestShardValidation(t *testing.T) {
 		got = append(got, f.Error())
 	}
 	msg := strings.Join(got, "\n")
-	for _, want := range []string{`shard="3/3": want i/N`} {
+	for _, want := range []string{`Shard="3/3": want i/N`} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}
@@ -168,7 +168,7 @@ func TestShardValidation(t *testing.T) {
 		got = append(got, f.Error())
 	}
 	msg = strings.Join(got, "\n")
-	for _, want := range []string{"more shards than the concurrency 4", "clock_domain_id: required when sharding"} {
+	for _, want := range []string{"more shards than the concurrency 4", "ClockDomainID: required when sharding"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q lacks %q", msg, want)
 		}

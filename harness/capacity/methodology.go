@@ -2,10 +2,10 @@ package capacity
 
 import "github.com/anvilbench/anvilbench/harness/artifact"
 
-// Methodology states what each figure of an artifact measures, as this code measures it.
+// methodologyText states what each figure of an artifact measures, as this code measures it.
 // The keys are the original tool's; the sentences describe anvilbench, so a figure never
 // claims a method it was not produced by.
-var Methodology = artifact.TimingMethodology{
+var methodologyText = artifact.TimingMethodology{
 	ArtifactTimestamps:    "Go time.Now Unix nanoseconds read together with the monotonic start and end of the request phase; independent artifacts may align them only when the operator supplied the same explicit clock_domain_id",
 	Clock:                 clockUserSpace,
 	ControlledOutput:      "ANVIL_RESPONSE_WORDS adherence is recorded by counting whitespace-separated words equal to the lowercase word code against all other words; observe keeps every response while strict rejects non-exact or truncated completions; visible response capture is capped at 8192 characters",
@@ -35,9 +35,9 @@ const (
 	ClockMixed     = "mixed"
 )
 
-// methodology is Methodology with the Clock sentence of how the run was stamped.
+// methodology is methodologyText with the Clock sentence of how the run was stamped.
 func methodology(source string) artifact.TimingMethodology {
-	m := Methodology
+	m := methodologyText
 	switch source {
 	case ClockKernel:
 		m.Clock = clockKernel

@@ -1,6 +1,11 @@
 package capacity
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/anvilbench/anvilbench/internal/schedule"
+	"github.com/anvilbench/anvilbench/internal/workload"
+)
 
 // ThinkingMode is how a scenario drives a model's thinking switch.
 type ThinkingMode string
@@ -16,11 +21,13 @@ const (
 	ThinkingUnsupported ThinkingMode = "unsupported"
 )
 
-// ThinkingModes lists the valid thinking modes.
-var ThinkingModes = []ThinkingMode{ThinkingDefault, ThinkingEnabled, ThinkingDisabled, ThinkingUnsupported}
+// Choices lists the thinking modes.
+func (ThinkingMode) Choices() []string {
+	return []string{string(ThinkingDefault), string(ThinkingEnabled), string(ThinkingDisabled), string(ThinkingUnsupported)}
+}
 
-// Valid reports whether m is one of ThinkingModes.
-func (m ThinkingMode) Valid() bool { return slices.Contains(ThinkingModes, m) }
+// Valid reports whether m is one of Choices.
+func (m ThinkingMode) Valid() bool { return slices.Contains(m.Choices(), string(m)) }
 
 // switches reports whether the mode sends chat_template_kwargs.enable_thinking.
 func (m ThinkingMode) switches() bool { return m == ThinkingEnabled || m == ThinkingDisabled }
@@ -28,11 +35,13 @@ func (m ThinkingMode) switches() bool { return m == ThinkingEnabled || m == Thin
 // ReasoningEffort is sent as reasoning_effort; empty sends nothing.
 type ReasoningEffort string
 
-// ReasoningEfforts lists the efforts engines accept (OpenAI's and gpt-oss's names).
-var ReasoningEfforts = []ReasoningEffort{"none", "minimal", "low", "medium", "high", "max", "xhigh"}
+// Choices lists the efforts engines accept (OpenAI's and gpt-oss's names).
+func (ReasoningEffort) Choices() []string {
+	return []string{"none", "minimal", "low", "medium", "high", "max", "xhigh"}
+}
 
-// Valid reports whether e is empty or one of ReasoningEfforts.
-func (e ReasoningEffort) Valid() bool { return e == "" || slices.Contains(ReasoningEfforts, e) }
+// Valid reports whether e is empty or one of Choices.
+func (e ReasoningEffort) Valid() bool { return e == "" || slices.Contains(e.Choices(), string(e)) }
 
 // CacheIntent is what a scenario expects of the engine's prefix cache, recorded in the
 // artifact so matchers can hold the run to it.
@@ -48,8 +57,57 @@ const (
 	CacheIntentSharedPrefix CacheIntent = "shared-prefix"
 )
 
-// CacheIntents lists the valid cache intents.
-var CacheIntents = []CacheIntent{CacheIntentNone, CacheIntentCold, CacheIntentSharedPrefix}
+// Choices lists the cache intents that state something.
+func (CacheIntent) Choices() []string {
+	return []string{string(CacheIntentCold), string(CacheIntentSharedPrefix)}
+}
 
-// Valid reports whether i is one of CacheIntents.
-func (i CacheIntent) Valid() bool { return slices.Contains(CacheIntents, i) }
+// Valid reports whether i is empty or one of Choices.
+func (i CacheIntent) Valid() bool {
+	return i == CacheIntentNone || slices.Contains(i.Choices(), string(i))
+}
+
+// API is the endpoint a scenario's requests go to.
+type API string
+
+// APIs.
+const (
+	// APIChat sends each prompt as a user message to /v1/chat/completions.
+	APIChat API = "chat"
+	// APICompletions sends it as a plain prompt to the legacy /v1/completions.
+	APICompletions API = "completions"
+)
+
+// Choices lists the APIs.
+func (API) Choices() []string { return []string{string(APIChat), string(APICompletions)} }
+
+// Valid reports whether a is empty (chat) or one of Choices.
+func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }
+
+// The workload's own enums, named here so that a scenario can be written with this
+// package alone.
+type (
+	// Policy is what a response that misses the controlled output becomes.
+	Policy = workload.Policy
+	// CacheMode is how prompts relate to each other's prefixes.
+	CacheMode = workload.CacheMode
+	// Arrival is an open loop's model of the gaps between request starts.
+	Arrival = schedule.Arrival
+	// Buckets is a cumulative context-size distribution ("0.218:16000,...,1:262144").
+	Buckets = workload.Buckets
+	// Bucket is one step of it.
+	Bucket = workload.Bucket
+)
+
+// Policies, cache modes and arrival models.
+const (
+	PolicyStrict  = workload.PolicyStrict
+	PolicyObserve = workload.PolicyObserve
+	CacheUnique   = workload.CacheUnique
+	CacheShared   = workload.CacheShared
+	Poisson       = schedule.Poisson
+	Constant      = schedule.Constant
+)
+
+// DefaultBuckets is the original tool's measured sub-agent context mix.
+func DefaultBuckets() Buckets { return workload.DefaultBuckets() }

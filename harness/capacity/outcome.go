@@ -10,7 +10,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // outcome is one request's end: exactly one of row and failure is set.
@@ -125,7 +125,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		o.dispatch = res.Start.Sub(due)
 	}
 	if len(res.ArrivalTokens) > 0 {
-		o.firstChunkTokens = artifact.I(firstChunkTokens(res))
+		o.firstChunkTokens = new(firstChunkTokens(res))
 	}
 	if o.row != nil {
 		o.arrivals, o.arrivalTokens = res.Arrivals, res.ArrivalTokens
@@ -221,7 +221,7 @@ func (r *run) failure(i, planned int, began time.Time, class, kind, msg string) 
 		ErrorMessageTruncated: truncated,
 		ErrorType:             kind,
 		FailureClass:          class,
-		PlannedContextTokens:  artifact.I(planned),
+		PlannedContextTokens:  new(planned),
 		RequestIndex:          i,
 	}
 }

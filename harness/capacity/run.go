@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/enginemetrics"
-	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/enginemetrics"
+	"github.com/anvilbench/anvilbench/internal/schedule"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Run executes the scenario against the target and returns its artifact. Request failures
@@ -82,7 +82,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		cal.Fitted = fitSizes(ctx, client, sc, prompts, plan, indices)
 	}
 	if sc.Calibrate {
-		caps.Tokenize = artifact.B(cal.Method == CalibrationTokenize)
+		caps.Tokenize = new(cal.Method == CalibrationTokenize)
 	}
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path(),
 		indices: indices, concurrency: sc.Shard.concurrency(sc.Concurrency)}
@@ -111,7 +111,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		waited = new(after - wait)
 	}
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited)
-	b.Extension.ClientOverhead.GCCycles = artifact.I(int(gcs))
+	b.Extension.ClientOverhead.GCCycles = new(int(gcs))
 	b.Extension.EngineMetrics = watch()
 	b.Extension.ContextClamp = clamp
 	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
@@ -175,7 +175,7 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 		})
 		return started, time.Now()
 	}
-	if !r.sc.Burst {
+	if r.sc.Burst == 0 {
 		started = time.Now()
 		// A worker could start its next request the moment its previous response ended.
 		free := make([]time.Time, r.concurrency)
@@ -236,13 +236,13 @@ func (r *run) waitStart(ctx context.Context) {
 func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifact.Capabilities, error) {
 	var caps artifact.Capabilities
 	if sc.MaxContextTokens > 0 {
-		caps.MaxContextTokens, caps.MaxContextSource = sc.MaxContextTokens, artifact.S(WindowConfigured)
+		caps.MaxContextTokens, caps.MaxContextSource = sc.MaxContextTokens, new(WindowConfigured)
 		if sc.Model != "" {
 			return caps, nil
 		}
 	}
 	models, err := client.Models(ctx)
-	caps.ModelsEndpoint = artifact.B(err == nil)
+	caps.ModelsEndpoint = new(err == nil)
 	if err := refused(err); err != nil {
 		// Every request would fail the same way: say so once, before sending any.
 		return caps, err
@@ -262,13 +262,13 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 	for _, m := range models {
 		if m.ID == sc.Model && m.MaxContextTokens > 0 {
 			sc.MaxContextTokens = m.MaxContextTokens
-			caps.MaxContextTokens, caps.MaxContextSource = m.MaxContextTokens, artifact.S(stream.WindowFromModels)
+			caps.MaxContextTokens, caps.MaxContextSource = m.MaxContextTokens, new(stream.WindowFromModels)
 			return caps, nil
 		}
 	}
 	if w, err := client.NativeWindow(ctx, sc.Model); err == nil {
 		sc.MaxContextTokens = w.Tokens
-		caps.MaxContextTokens, caps.MaxContextSource, caps.MaxContextNote = w.Tokens, artifact.S(w.Source), w.Note
+		caps.MaxContextTokens, caps.MaxContextSource, caps.MaxContextNote = w.Tokens, new(w.Source), w.Note
 	}
 	return caps, nil
 }

@@ -6,10 +6,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/schedule"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/schedule"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Target is the endpoint under test.
@@ -79,42 +80,58 @@ const (
 
 // Scenario is the workload of one capacity run and the identity recorded with it. Validate
 // checks it; Run refuses an invalid one. Zero enums take their defaults (strict when
-// ResponseWords > 0, else observe; unique prompts; default thinking; Poisson arrivals).
+// ResponseWords > 0, else observe; unique prompts; default thinking; chat; Poisson
+// arrivals).
+//
+// The workload fields are described once, in their tags: key names a field in a scenarios
+// file and, upper-cased after ANVIL_, its variable; range bounds it (Validate) and default
+// is where a configuration starts (Defaults). A field added with a key, a range and a
+// default is configurable, validated and documented-checked with nothing else to write.
 type Scenario struct {
 	// Name is the spec's name, recorded in the artifact's extension block.
-	Name                  string
-	Requests, Concurrency int
+	Name string
+	// Requests is the number of requests; Concurrency how many are in flight (closed loop),
+	// or the cap on those in flight (open loop).
+	Requests    int `key:"requests" range:"[1,10000]" default:"60"`
+	Concurrency int `key:"concurrency" range:"[1,1024]" default:"20"`
 	// ContextTokens is every request's planned prompt size; 0 samples ContextBuckets. A
 	// fixed size the served window cannot hold (with MaxTokens and ContextMargin) is refused
 	// before any request unless ClampToWindow; sampled sizes are always clamped to it. Each
 	// clamp is printed and recorded (the artifact's anvilbench.context_clamp).
-	ContextTokens int
+	ContextTokens int `key:"context_tokens" range:"[0,1048576]" default:"4096"`
 	// ClampToWindow clamps a fixed ContextTokens to the served window instead of refusing
 	// it: for built-in scenarios (the context ladder) that sweep sizes past small windows.
-	ClampToWindow  bool
-	ContextSeed    int64
-	ContextBuckets []workload.Bucket
+	ClampToWindow bool
+	// ContextSeed seeds the context sampler, the prompts and the markers.
+	ContextSeed int64 `key:"context_seed" default:"0"`
+	// ContextBuckets is the distribution sampled when ContextTokens is 0 (DefaultBuckets when
+	// empty).
+	ContextBuckets Buckets `key:"context_buckets" default:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
 	// ContextMargin is kept below MaxContextTokens - MaxTokens.
-	ContextMargin int
+	ContextMargin int `key:"context_margin" range:"[0,1048576]" default:"1024"`
 	// MaxContextTokens is the served window; 0 discovers it from GET /v1/models.
-	MaxContextTokens int
-	MaxTokens        int
-	// ResponseWords asks for exactly this many code words; Policy is what a response that
-	// misses them becomes.
-	ResponseWords   int
-	Policy          workload.Policy
-	RequestCanaries bool
+	MaxContextTokens int `key:"max_context_tokens" range:"[0,1048576]" default:"0"`
+	// MaxTokens is sent as max_tokens.
+	MaxTokens int `key:"max_tokens" range:"[1,65536]" default:"64"`
+	// ResponseWords asks for exactly this many code words (0: a one-line summary); Policy is
+	// what a response that misses them becomes.
+	ResponseWords int    `key:"response_words" range:"[0,65536]" default:"32"`
+	Policy        Policy `key:"controlled_output_policy" default:"strict"`
+	// RequestCanaries makes every response begin with its own marker and checks that no
+	// other request's marker appears in it.
+	RequestCanaries bool `key:"request_canaries" default:"false"`
 	// CharsPerToken sizes prompts; 0 means workload.DefaultCharsPerToken. Calibrate replaces
 	// it with the endpoint's own figure measured before the run.
 	CharsPerToken float64
-	Calibrate     bool
+	Calibrate     bool `key:"calibrate" default:"true"`
 
 	// PromptCacheMode is unique (the default) or shared: every prompt then starts with the
 	// same SharedPrefixTokens-token prefix.
-	PromptCacheMode    workload.CacheMode
-	SharedPrefixTokens int
-	// Burst releases all Requests at the same instant (concurrency = Requests).
-	Burst bool
+	PromptCacheMode    CacheMode `key:"prompt_cache_mode" default:"unique"`
+	SharedPrefixTokens int       `key:"shared_prefix_tokens" range:"[0,262144]" default:"8000"`
+	// Burst, when above 0, builds that many requests first and releases them at one instant,
+	// in place of Requests and Concurrency.
+	Burst int `key:"burst" range:"[0,256]" default:"0"`
 	// CacheIntent is what the spec expects of the prefix cache; recorded so matchers can
 	// hold the run to it.
 	CacheIntent CacheIntent
@@ -125,17 +142,18 @@ type Scenario struct {
 	PromptNonce string
 
 	// ThinkingMode drives the thinking switch; ReasoningEffort is sent when set.
-	ThinkingMode    ThinkingMode
-	ReasoningEffort ReasoningEffort
+	ThinkingMode    ThinkingMode    `key:"thinking_mode" default:"default"`
+	ReasoningEffort ReasoningEffort `key:"reasoning_effort"`
 	// Temperature and TopP override what is sent; nil sends temperature 0 and no top_p.
-	Temperature, TopP *float64
-	// Legacy uses /v1/completions with a plain prompt.
-	Legacy bool
+	Temperature *float64 `key:"temperature" range:"[0,2]"`
+	TopP        *float64 `key:"top_p" range:"(0,1]"`
+	// API is chat (the default) or completions, the legacy endpoint with a plain prompt.
+	API API `key:"api" default:"chat"`
 	// RequestRate, when above 0, starts requests open-loop at that many per second (Arrival
 	// poisson, the default, or constant, seeded by ContextSeed) instead of the closed loop;
 	// Concurrency then caps the requests in flight.
-	RequestRate float64
-	Arrival     schedule.Arrival
+	RequestRate float64 `key:"request_rate" range:"[0,100000]" default:"0"`
+	Arrival     Arrival `key:"arrival" default:"poisson"`
 	// Progress, when set, receives a line every ProgressInterval (default 10 s) while the
 	// run lasts: requests done, failures, running p50s.
 	Progress         io.Writer
@@ -143,7 +161,7 @@ type Scenario struct {
 
 	// ContinuousUsage asks for usage in every chunk (vLLM continuous_usage_stats), so
 	// tokens are attributed to chunks when an engine sends several per chunk.
-	ContinuousUsage bool
+	ContinuousUsage bool `key:"continuous_usage" default:"false"`
 
 	// Shard, with Count above 1, runs one segment of the scenario (see Shard); StartAt, when
 	// set, is when the request phase starts, so that shards on several hosts start together.
@@ -153,6 +171,16 @@ type Scenario struct {
 	// Model is sent with every request; empty takes the first served model.
 	Model                                                      string
 	Engine, GPU, Tier, ClockDomainID, ConfigurationFingerprint string
+}
+
+// Defaults is a scenario with every workload field at its default (the tags' defaults):
+// where a configuration starts, and a complete scenario to change a field or two of.
+func Defaults() Scenario {
+	var sc Scenario
+	if err := fields.Defaults(&sc); err != nil {
+		panic(err) // the tags are the program's own
+	}
+	return sc
 }
 
 // shared reports whether prompts share a prefix.
@@ -184,8 +212,8 @@ func (sc Scenario) withDefaults() Scenario {
 	if sc.RequestRate > 0 && sc.Arrival == "" {
 		sc.Arrival = schedule.Poisson
 	}
-	if sc.Burst {
-		sc.Concurrency = sc.Requests
+	if sc.Burst > 0 {
+		sc.Requests, sc.Concurrency = sc.Burst, sc.Burst
 	}
 	return sc
 }
@@ -207,7 +235,7 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	r := stream.ChatRequest{
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
-		ReasoningEffort: string(sc.ReasoningEffort), Legacy: sc.Legacy, ContinuousUsage: sc.ContinuousUsage,
+		ReasoningEffort: string(sc.ReasoningEffort), Legacy: sc.API == APICompletions, ContinuousUsage: sc.ContinuousUsage,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature

@@ -5,28 +5,31 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
-// FieldError is one invalid field of a Scenario or a Target. Field is the field's name as a
-// scenarios file spells it, which is also its ANVIL_* variable without the prefix, in lower
-// case ("requests", "max_tokens"), so every front end can name it its own way (Render).
+// FieldError is one invalid field of a Scenario or a Target, named by its Go field
+// ("MaxTokens"), so that every front end can name it its own way (Render): a scenarios
+// file by its key, the configuration by its ANVIL_* variable.
 type FieldError struct {
 	Field string
 	// Value is the offending value, shown after the name; nil shows none.
 	Value any
-	// Problem says what is wrong; other fields appear in it as {field}.
+	// Problem says what is wrong; each %s in it is one of Others, named as Field is.
 	Problem string
+	Others  []string
 }
 
-// Error names the fields as a scenarios file does: `requests=0: out of range (want 1..10000)`.
+// Error names the fields by their Go names: `Requests=0: out of range (want 1..10000)`.
 func (e *FieldError) Error() string { return e.Render(func(f string) string { return f }) }
 
-// Render writes the problem with every field named by name, e.g. the ANVIL_* variable.
+// Render writes the problem with every field named by name.
 func (e *FieldError) Render(name func(field string) string) string {
 	var b strings.Builder
 	b.WriteString(name(e.Field))
@@ -38,21 +41,15 @@ func (e *FieldError) Render(name func(field string) string) string {
 		fmt.Fprintf(&b, "=%v", v)
 	}
 	b.WriteString(": ")
-	rest := e.Problem
-	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			break
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
-			break
-		}
-		b.WriteString(rest[:open])
-		b.WriteString(name(rest[open+1 : open+end]))
-		rest = rest[open+end+1:]
+	if len(e.Others) == 0 {
+		b.WriteString(e.Problem)
+		return b.String()
 	}
-	b.WriteString(rest)
+	others := make([]any, len(e.Others))
+	for i, o := range e.Others {
+		others[i] = name(o)
+	}
+	fmt.Fprintf(&b, e.Problem, others...)
 	return b.String()
 }
 
@@ -74,18 +71,13 @@ func FieldErrors(err error) (fields []*FieldError, rest []error) {
 	return fields, rest
 }
 
-// IntBounds are the accepted ranges of a scenario's integer fields: the original tool's,
-// except concurrency, which goes to 1024 because the client holds that many streams.
-var IntBounds = map[string][2]int{
-	"requests":             {1, 10000},
-	"concurrency":          {1, 1024},
-	"context_tokens":       {0, 1048576},
-	"context_margin":       {0, 1048576},
-	"max_context_tokens":   {0, 1048576},
-	"max_tokens":           {1, 65536},
-	"response_words":       {0, 65536},
-	"shared_prefix_tokens": {0, 262144},
-	"burst":                {0, 256},
+// KeyOf is the key (the tag) of a Scenario field named by its Go name; "" for a field
+// without one.
+func KeyOf(field string) string {
+	if f, ok := reflect.TypeFor[Scenario]().FieldByName(field); ok {
+		return f.Tag.Get("key")
+	}
+	return ""
 }
 
 // MaxRequestRate bounds an open loop's rate, in requests per second.
@@ -100,118 +92,116 @@ var (
 )
 
 // Validate reports every problem of the scenario at once (errors.Join of *FieldError), the
-// same whether it came from ANVIL_* variables, a scenarios file or code. Zero enums and a
-// zero Concurrency of a burst are valid: Run fills them in.
+// same whether it came from ANVIL_* variables, a scenarios file or code: every field out
+// of its range or its choices (the tags), then the rules that tie fields together. Zero
+// enums and a zero Concurrency of a burst are valid: Run fills them in.
 func (sc Scenario) Validate() error {
 	var errs []error
-	add := func(field string, value any, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Problem: fmt.Sprintf(format, args...)})
+	add := func(field string, value any, problem string, others ...string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
 	}
-	between := func(field string, v int) {
-		b := IntBounds[field]
-		if v < b[0] || v > b[1] {
-			add(field, v, "out of range (want %d..%d)", b[0], b[1])
+	burst := sc.Burst > 0
+	for _, v := range fields.OutOfRange(&sc) {
+		if burst && (v.Field.Name == "Requests" || v.Field.Name == "Concurrency") {
+			continue // a burst's size replaces them
 		}
+		add(v.Field.Name, v.Value, "out of range (want "+v.Field.Range.String()+")")
 	}
-	// A burst's size is its request count; its concurrency follows.
-	if sc.Burst {
-		if top := IntBounds["burst"][1]; sc.Requests < 1 || sc.Requests > top {
-			add("burst", sc.Requests, "out of range (want 1..%d)", top)
-		}
-	} else {
-		between("requests", sc.Requests)
-		between("concurrency", sc.Concurrency)
+	for _, v := range fields.Unknown(&sc) {
+		add(v.Field.Name, v.Value, "unknown value (want "+joinChoices(v.Choices)+")")
 	}
-	between("context_tokens", sc.ContextTokens)
+	errs = append(errs, sc.combinations()...)
+	return errors.Join(errs...)
+}
+
+// combinations are the problems of fields that depend on each other.
+func (sc Scenario) combinations() []error {
+	var errs []error
+	add := func(field string, value any, problem string, others ...string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
+	}
 	if sc.ContextTokens > 0 && sc.ContextTokens < workload.MinPromptTokens {
-		add("context_tokens", sc.ContextTokens, "too small (want 0 to sample, or %d..1048576)", workload.MinPromptTokens)
+		add("ContextTokens", sc.ContextTokens, fmt.Sprintf("too small (want 0 to sample, or %d..1048576)", workload.MinPromptTokens))
 	}
 	if sc.ContextTokens == 0 && len(sc.ContextBuckets) > 0 {
 		if err := workload.CheckBuckets(sc.ContextBuckets); err != nil {
-			add("context_buckets", nil, "%v", err)
+			add("ContextBuckets", nil, err.Error())
 		}
 	}
-	between("context_margin", sc.ContextMargin)
-	between("max_context_tokens", sc.MaxContextTokens)
-	between("max_tokens", sc.MaxTokens)
-	between("response_words", sc.ResponseWords)
-	between("shared_prefix_tokens", sc.SharedPrefixTokens)
 	if sc.MaxContextTokens > 0 && sc.MaxContextTokens <= sc.MaxTokens+sc.ContextMargin {
-		add("max_context_tokens", sc.MaxContextTokens, "must exceed {max_tokens} + {context_margin} (%d)", sc.MaxTokens+sc.ContextMargin)
+		add("MaxContextTokens", sc.MaxContextTokens, fmt.Sprintf("must exceed %%s + %%s (%d)", sc.MaxTokens+sc.ContextMargin), "MaxTokens", "ContextMargin")
 	}
-
-	policy := sc.policy()
-	if !policy.Valid() {
-		add("controlled_output_policy", string(sc.Policy), "unknown policy (want %s)", joinValues(workload.Policies))
-	}
-	if policy == workload.PolicyStrict && sc.ResponseWords == 0 {
-		add("controlled_output_policy", string(policy), "needs {response_words} > 0")
+	if sc.policy() == workload.PolicyStrict && sc.ResponseWords == 0 {
+		add("Policy", string(PolicyStrict), "needs %s > 0", "ResponseWords")
 	}
 	if sc.ResponseWords > 0 && sc.MaxTokens >= 1 && sc.MaxTokens <= sc.ResponseWords {
-		add("max_tokens", sc.MaxTokens, "leaves no room for {response_words}=%d words and the end token (want > %d)", sc.ResponseWords, sc.ResponseWords)
+		add("MaxTokens", sc.MaxTokens, fmt.Sprintf("leaves no room for %%s=%d words and the end token (want > %d)", sc.ResponseWords, sc.ResponseWords), "ResponseWords")
 	}
 	if sc.RequestCanaries && sc.MaxTokens < 16 {
-		add("request_canaries", nil, "needs {max_tokens} >= 16 (got %d)", sc.MaxTokens)
-	}
-	if sc.PromptCacheMode != "" && !sc.PromptCacheMode.Valid() {
-		add("prompt_cache_mode", string(sc.PromptCacheMode), "unknown mode (want %s)", joinValues(workload.CacheModes))
+		add("RequestCanaries", nil, fmt.Sprintf("needs %%s >= 16 (got %d)", sc.MaxTokens), "MaxTokens")
 	}
 	if sc.PromptNonce != "" && !promptNoncePattern.MatchString(sc.PromptNonce) {
-		add("prompt_nonce", sc.PromptNonce, "want 1 to 16 lowercase letters")
+		add("PromptNonce", sc.PromptNonce, "want 1 to 16 lowercase letters")
 	}
 	if !sc.CacheIntent.Valid() {
-		add("cache_intent", string(sc.CacheIntent), "unknown intent (want cold, shared-prefix or empty)")
-	}
-	if sc.ThinkingMode != "" && !sc.ThinkingMode.Valid() {
-		add("thinking_mode", string(sc.ThinkingMode), "unknown mode (want %s)", joinValues(ThinkingModes))
-	}
-	if !sc.ReasoningEffort.Valid() {
-		add("reasoning_effort", string(sc.ReasoningEffort), "unknown effort (want %s)", joinValues(ReasoningEfforts))
+		add("CacheIntent", string(sc.CacheIntent), "unknown intent (want "+joinChoices(sc.CacheIntent.Choices())+" or empty)")
 	}
 	if sc.ReasoningEffort != "" && sc.ThinkingMode.switches() {
-		add("reasoning_effort", nil, "cannot be combined with {thinking_mode}=%s (use one control)", sc.ThinkingMode)
+		add("ReasoningEffort", nil, fmt.Sprintf("cannot be combined with %%s=%s (use one control)", sc.ThinkingMode), "ThinkingMode")
 	}
-	if t := sc.Temperature; t != nil && (math.IsNaN(*t) || *t < 0 || *t > 2) {
-		add("temperature", *t, "out of range (want 0..2)")
-	}
-	if t := sc.TopP; t != nil && (math.IsNaN(*t) || *t <= 0 || *t > 1) {
-		add("top_p", *t, "out of range (want a number in (0, 1])")
-	}
-	if math.IsNaN(sc.RequestRate) || sc.RequestRate < 0 || sc.RequestRate > MaxRequestRate {
-		add("request_rate", sc.RequestRate, "out of range (want 0 for a closed loop, or requests per second up to %d)", MaxRequestRate)
-	}
-	if sc.Arrival != "" && !sc.Arrival.Valid() {
-		add("arrival", string(sc.Arrival), "unknown model (want poisson or constant)")
-	}
-	if sc.RequestRate > 0 && sc.Burst {
-		add("request_rate", sc.RequestRate, "cannot be combined with {burst}")
+	if sc.RequestRate > 0 && sc.Burst > 0 {
+		add("RequestRate", sc.RequestRate, "cannot be combined with %s", "Burst")
 	}
 	if math.IsNaN(sc.CharsPerToken) || sc.CharsPerToken < 0 {
-		add("chars_per_token", sc.CharsPerToken, "want a positive number, or 0 for the default")
+		add("CharsPerToken", sc.CharsPerToken, "want a positive number, or 0 for the default")
 	}
 	if sc.ProgressInterval < 0 {
-		add("progress_interval", sc.ProgressInterval, "want a positive duration, or 0 for the default")
+		add("ProgressInterval", sc.ProgressInterval, "want a positive duration, or 0 for the default")
 	}
 	if sc.ClockDomainID != "" && !clockDomainPattern.MatchString(sc.ClockDomainID) {
-		add("clock_domain_id", sc.ClockDomainID, "want 1 to 64 of A-Z a-z 0-9 . _ -")
+		add("ClockDomainID", sc.ClockDomainID, "want 1 to 64 of A-Z a-z 0-9 . _ -")
 	}
-	if sh := sc.Shard; sh.Count < 0 || (sh.Count > 1 && (sh.Index < 0 || sh.Index >= sh.Count)) || (sh.Count <= 1 && sh.Index != 0) {
-		add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "want i/N with 0 <= i < N")
-	} else if sh.sharded() {
-		if sc.Requests < sh.Count {
-			add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "more shards than the %d requests", sc.Requests)
-		}
-		if !sc.Burst && sc.Concurrency < sh.Count {
-			add("shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), "more shards than the concurrency %d: every shard needs a stream", sc.Concurrency)
-		}
-		if sc.ClockDomainID == "" {
-			add("clock_domain_id", nil, "required when sharding: merged timestamps compare across hosts only within one clock domain")
-		}
-	}
+	errs = append(errs, sc.shardProblems()...)
 	if sc.ConfigurationFingerprint != "" && !fingerprintPattern.MatchString(sc.ConfigurationFingerprint) {
-		add("configuration_fingerprint", sc.ConfigurationFingerprint, "want sha256:<64 lowercase hex digits>")
+		add("ConfigurationFingerprint", sc.ConfigurationFingerprint, "want sha256:<64 lowercase hex digits>")
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// shardProblems are the problems of a sharded scenario: a shard out of range, more shards
+// than requests or streams, and no clock domain to compare merged timestamps in.
+func (sc Scenario) shardProblems() []error {
+	sh := sc.Shard
+	shard := fmt.Sprintf("%d/%d", sh.Index, sh.Count)
+	var errs []error
+	add := func(field string, value any, problem string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem})
+	}
+	if sh.Count < 0 || (sh.Count > 1 && (sh.Index < 0 || sh.Index >= sh.Count)) || (sh.Count <= 1 && sh.Index != 0) {
+		add("Shard", shard, "want i/N with 0 <= i < N")
+		return errs
+	}
+	if !sh.sharded() {
+		return nil
+	}
+	if sc.RequestCount() < sh.Count {
+		add("Shard", shard, fmt.Sprintf("more shards than the %d requests", sc.RequestCount()))
+	}
+	if sc.Burst == 0 && sc.Concurrency < sh.Count {
+		add("Shard", shard, fmt.Sprintf("more shards than the concurrency %d: every shard needs a stream", sc.Concurrency))
+	}
+	if sc.ClockDomainID == "" {
+		add("ClockDomainID", nil, "required when sharding: merged timestamps compare across hosts only within one clock domain")
+	}
+	return errs
+}
+
+// RequestCount is how many requests the scenario sends: its burst's size, or Requests.
+func (sc Scenario) RequestCount() int {
+	if sc.Burst > 0 {
+		return sc.Burst
+	}
+	return sc.Requests
 }
 
 // Validate reports every problem of the target at once (errors.Join of *FieldError). The
@@ -223,13 +213,13 @@ func (t Target) Validate() error {
 		errs = append(errs, &FieldError{Field: field, Value: value, Problem: fmt.Sprintf(format, args...)})
 	}
 	if msg := checkBaseURL(t.BaseURL); msg != "" {
-		add("base_url", nil, "%s", msg)
+		add("BaseURL", nil, "%s", msg)
 	}
 	if t.Timeout < 0 || t.Timeout > MaxTimeout {
-		add("timeout", t.Timeout, "out of range (want a duration in (0, 1h])")
+		add("Timeout", t.Timeout, "out of range (want a duration in (0, 1h])")
 	}
 	if t.StallTimeout < 0 || t.StallTimeout > MaxTimeout || (t.Timeout > 0 && t.StallTimeout > t.Timeout) {
-		add("stall_timeout", t.StallTimeout, "out of range (want a duration in (0, {timeout}])")
+		errs = append(errs, &FieldError{Field: "StallTimeout", Value: t.StallTimeout, Problem: "out of range (want a duration in (0, %s])", Others: []string{"Timeout"}})
 	}
 	return errors.Join(errs...)
 }
@@ -255,15 +245,10 @@ func checkBaseURL(raw string) string {
 	return ""
 }
 
-func joinValues[T ~string](values []T) string {
-	parts := make([]string, 0, len(values))
-	for _, v := range values {
-		if v != "" {
-			parts = append(parts, string(v))
-		}
+// joinChoices lists choices for a message: "a, b or c".
+func joinChoices(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
 	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/schedule"
-	"github.com/anvilbench/anvilbench/harness/workload"
+	"github.com/anvilbench/anvilbench/internal/schedule"
+	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 func validScenario() Scenario {
@@ -30,7 +30,7 @@ func TestValidateAcceptsTheZeroEnumsAndAValidScenario(t *testing.T) {
 		t.Fatalf("reference scenario: %v", err)
 	}
 	burst := validScenario()
-	burst.Burst, burst.Concurrency, burst.PromptCacheMode = true, 0, workload.CacheShared
+	burst.Burst, burst.Requests, burst.Concurrency, burst.PromptCacheMode = 8, 0, 0, workload.CacheShared
 	if err := burst.Validate(); err != nil {
 		t.Fatalf("a burst's concurrency follows its requests: %v", err)
 	}
@@ -55,22 +55,22 @@ func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
 		got[f.Field] += f.Error() + "\n"
 	}
 	for field, want := range map[string]string{
-		"requests":                 "requests=-1: out of range (want 1..10000)",
-		"concurrency":              "concurrency=0: out of range (want 1..1024)",
-		"context_tokens":           "context_tokens=16: too small",
-		"context_margin":           "context_margin=-5: out of range",
-		"max_tokens":               "max_tokens=0: out of range (want 1..65536)",
-		"controlled_output_policy": `controlled_output_policy="loose": unknown policy (want strict or observe)`,
-		"prompt_cache_mode":        `prompt_cache_mode="sticky": unknown mode (want unique or shared)`,
-		"thinking_mode":            `thinking_mode="maybe": unknown mode (want default, enabled, disabled or unsupported)`,
-		"reasoning_effort":         `reasoning_effort="extreme": unknown effort`,
-		"arrival":                  `arrival="bursty": unknown model (want poisson or constant)`,
-		"cache_intent":             `cache_intent="lukewarm": unknown intent`,
-		"temperature":              "temperature=3: out of range (want 0..2)",
-		"top_p":                    "top_p=NaN: out of range",
-		"request_rate":             "request_rate=-2: out of range",
-		"clock_domain_id":          `clock_domain_id="has space"`,
-		"request_canaries":         "request_canaries: needs max_tokens >= 16 (got 0)",
+		"Requests":        "Requests=-1: out of range (want 1..10000)",
+		"Concurrency":     "Concurrency=0: out of range (want 1..1024)",
+		"ContextTokens":   "ContextTokens=16: too small",
+		"ContextMargin":   "ContextMargin=-5: out of range",
+		"MaxTokens":       "MaxTokens=0: out of range (want 1..65536)",
+		"Policy":          `Policy="loose": unknown value (want strict or observe)`,
+		"PromptCacheMode": `PromptCacheMode="sticky": unknown value (want unique or shared)`,
+		"ThinkingMode":    `ThinkingMode="maybe": unknown value (want default, enabled, disabled or unsupported)`,
+		"ReasoningEffort": `ReasoningEffort="extreme": unknown value`,
+		"Arrival":         `Arrival="bursty": unknown value (want poisson or constant)`,
+		"CacheIntent":     `CacheIntent="lukewarm": unknown intent`,
+		"Temperature":     "Temperature=3: out of range (want a number in [0, 2])",
+		"TopP":            "TopP=NaN: out of range",
+		"RequestRate":     "RequestRate=-2: out of range",
+		"ClockDomainID":   `ClockDomainID="has space"`,
+		"RequestCanaries": "RequestCanaries: needs MaxTokens >= 16 (got 0)",
 	} {
 		if !strings.Contains(got[field], want) {
 			t.Errorf("%s: got %q, want %q", field, got[field], want)
@@ -89,11 +89,11 @@ func TestRenderNamesFieldsTheFrontEndsWay(t *testing.T) {
 	if len(fields) != 1 {
 		t.Fatalf("fields %v", fields)
 	}
-	env := fields[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(f) })
+	env := fields[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(KeyOf(f)) })
 	if want := "ANVIL_MAX_CONTEXT_TOKENS=50: must exceed ANVIL_MAX_TOKENS + ANVIL_CONTEXT_MARGIN (64)"; env != want {
 		t.Errorf("rendered %q, want %q", env, want)
 	}
-	file := fields[0].Render(func(f string) string { return "scenarios[2]." + f })
+	file := fields[0].Render(func(f string) string { return "scenarios[2]." + KeyOf(f) })
 	if want := "scenarios[2].max_context_tokens=50: must exceed scenarios[2].max_tokens + scenarios[2].context_margin (64)"; file != want {
 		t.Errorf("rendered %q, want %q", file, want)
 	}
@@ -105,12 +105,12 @@ func TestTargetValidateNeverEchoesTheURL(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"base_url: must not carry a query", "timeout=-1s: out of range", "stall_timeout=2h0m0s: out of range"} {
+	for _, want := range []string{"BaseURL: must not carry a query", "Timeout=-1s: out of range", "StallTimeout=2h0m0s: out of range"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}
 	}
-	if err := (Target{}).Validate(); err == nil || !strings.Contains(err.Error(), "base_url: empty") {
+	if err := (Target{}).Validate(); err == nil || !strings.Contains(err.Error(), "BaseURL: empty") {
 		t.Errorf("an empty target: %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
 		"negative requests":              func(sc *Scenario) { sc.Requests = -3 },
 		"zero concurrency":               func(sc *Scenario) { sc.Concurrency = 0 },
 		"negative concurrency":           func(sc *Scenario) { sc.Concurrency = -1 },
-		"an empty burst":                 func(sc *Scenario) { sc.Burst, sc.Requests = true, 0 },
+		"a negative burst":               func(sc *Scenario) { sc.Burst = -1 },
 		"an unknown arrival":             func(sc *Scenario) { sc.RequestRate, sc.Arrival = 5, schedule.Arrival("fast") },
 	} {
 		sc := validScenario()
@@ -149,7 +149,7 @@ func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests reached the engine", n)
 	}
-	if _, err := Run(context.Background(), Target{}, validScenario()); err == nil || !strings.Contains(err.Error(), "base_url") {
+	if _, err := Run(context.Background(), Target{}, validScenario()); err == nil || !strings.Contains(err.Error(), "BaseURL") {
 		t.Errorf("an empty target: %v", err)
 	}
 }

@@ -21,6 +21,17 @@ type Result struct {
 	// Skipped, when set, says why the check does not apply to this run (strict adherence
 	// under the observe policy); the outcome is then Pass.
 	Skipped string `json:"skipped,omitempty"`
+	// Resolution is what a baseline comparison's samples could resolve; nil for other
+	// checks, and for a comparison that did not get to compare the rows.
+	Resolution *Resolution `json:"resolution,omitempty"`
+}
+
+// Resolution is what a comparison's samples could resolve.
+type Resolution struct {
+	// Detectable is the smallest relative change the samples resolve; RequestsNeeded how
+	// many requests each run would need to resolve a change of the gate's size.
+	Detectable     float64 `json:"detectable"`
+	RequestsNeeded int     `json:"requests_needed"`
 }
 
 // Passed reports whether the check held (or did not apply).

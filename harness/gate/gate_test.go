@@ -17,7 +17,7 @@ func synthetic(n int, tpot, jitter float64, seed uint64) *artifact.Benchmark {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	a := &artifact.Benchmark{
 		Schema: artifact.Schema, MeasurementProtocol: artifact.ProtocolV3, Model: "m", Requests: n, Completed: n, Concurrency: 4,
-		ContextTokens: artifact.I(4096), ContextDistribution: map[string]int{"4096": n}, MaxTokens: 64, ResponseWords: 32,
+		ContextTokens: new(4096), ContextDistribution: map[string]int{"4096": n}, MaxTokens: 64, ResponseWords: 32,
 		ControlledOutputPolicy: "strict", PromptCacheMode: "unique", ServeFlags: artifact.ServeFlags{ThinkingMode: "unsupported"},
 	}
 	var tpots []float64
@@ -25,7 +25,7 @@ func synthetic(n int, tpot, jitter float64, seed uint64) *artifact.Benchmark {
 		t := tpot * (1 + jitter*rng.NormFloat64())
 		tpots = append(tpots, t)
 		a.RequestTimings = append(a.RequestTimings, artifact.RequestTiming{RequestIndex: i, TTFTMs: 200, TimeToFirstOutputMs: 200,
-			E2EMs: artifact.Float(200 + 32*t), GenerationMs: artifact.Float(32 * t), TPOTMs: artifact.F(t), OutputTokens: artifact.I(33)})
+			E2EMs: artifact.Float(200 + 32*t), GenerationMs: artifact.Float(32 * t), TPOTMs: artifact.F(t), OutputTokens: new(33)})
 	}
 	slices.Sort(tpots)
 	a.Metrics.TPOT = artifact.Distribution{Samples: n, P50: artifact.F(tpots[(n+1)/2-1]), P95: artifact.F(tpots[n-1])}
@@ -240,5 +240,19 @@ func TestRunIDs(t *testing.T) {
 	}
 	if id := RunID(env()); !ValidRunID(id) || !strings.HasPrefix(id, "run-") || id != RunID(env()) {
 		t.Errorf("launched: %q", id)
+	}
+}
+
+// The constants a program reads are the defaults the tags give the configuration.
+func TestDefaultsAreTheTagsDefaults(t *testing.T) {
+	t.Parallel()
+	s := DefaultSpec()
+	if s.By != DefaultBy || s.ContextTolerance != DefaultContextTolerance || s.OnInconclusive != DefaultOnInconclusive ||
+		s.Client.MaxCPUPct != DefaultMaxClientCPUPct || s.Client.MaxStartLagPct != DefaultMaxStartLagPct ||
+		!slices.Equal(s.Metrics, DefaultMetrics()) {
+		t.Errorf("DefaultSpec %+v", s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("the defaults are invalid: %v", err)
 	}
 }

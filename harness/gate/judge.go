@@ -10,7 +10,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/internal/compare"
 )
 
 // NoFailedRequests checks that every request of the run succeeded. Its message counts the
@@ -205,12 +205,12 @@ func SameWorkload(baseline *artifact.Benchmark) Check {
 // Comparison is how NoRegression compares a metric with its baseline.
 type Comparison struct {
 	// By is the smallest relative change that must be caught (0.05 is 5%); 0 is DefaultBy.
-	By float64
+	By float64 `key:"gate_by" range:"(0,1)" default:"0.05"`
 	// AllowMismatch judges the metric even when the workloads differ.
-	AllowMismatch bool
+	AllowMismatch bool `key:"allow_mismatch" default:"false"`
 	// OnInconclusive is what a comparison that cannot resolve a change of By comes to;
 	// "" is DefaultOnInconclusive (fail).
-	OnInconclusive InconclusivePolicy
+	OnInconclusive InconclusivePolicy `key:"gate_inconclusive" default:"fail"`
 }
 
 // NoRegression checks that the run's metric did not regress from the baseline beyond
@@ -230,21 +230,30 @@ func NoRegression(baseline *artifact.Benchmark, metric string, how Comparison) C
 			return unjudged(RunFailed, "no baseline artifact")
 		}
 		v := compare.Regression(baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch})
-		switch v.Outcome {
-		case compare.Pass:
-			return held(v.Message())
-		case compare.Regressed:
-			return found(Regression, v.Message())
-		case compare.Inconclusive:
-			if how.OnInconclusive == InconclusivePass {
-				return held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
-			}
-			return unjudged(Inconclusive, v.Message())
-		case compare.NotComparable, compare.Insufficient:
-			return unjudged(NotComparable, v.Message())
+		r := regressionResult(v, how)
+		if v.RequestsNeeded > 0 {
+			r.Resolution = &Resolution{Detectable: v.Detectable, RequestsNeeded: v.RequestsNeeded}
 		}
-		return unjudged(RunFailed, v.Message())
+		return r
 	}}
+}
+
+// regressionResult is a regression verdict as a check's result.
+func regressionResult(v compare.Verdict, how Comparison) Result {
+	switch v.Outcome {
+	case compare.Pass:
+		return held(v.Message())
+	case compare.Regressed:
+		return found(Regression, v.Message())
+	case compare.Inconclusive:
+		if how.OnInconclusive == InconclusivePass {
+			return held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
+		}
+		return unjudged(Inconclusive, v.Message())
+	case compare.NotComparable, compare.Insufficient:
+		return unjudged(NotComparable, v.Message())
+	}
+	return unjudged(RunFailed, v.Message())
 }
 
 // percent prints a fraction as a percentage with one decimal: 0.05 is "5.0%".

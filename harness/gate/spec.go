@@ -1,12 +1,16 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 // Defaults of a Spec, the ANVIL_* variables and the keys of a scenarios file.
@@ -27,7 +31,7 @@ const (
 )
 
 // DefaultMetrics are the metrics judged against a baseline when none are named.
-func DefaultMetrics() []string { return []string{"tpot_p50_ms", "ttft_p50_ms"} }
+func DefaultMetrics() MetricList { return MetricList{"tpot_p50_ms", "ttft_p50_ms"} }
 
 // InconclusivePolicy is what a baseline comparison that cannot resolve a change of the
 // gate's size comes to.
@@ -38,6 +42,11 @@ const (
 	InconclusiveFail InconclusivePolicy = "fail" // the gate fails, outcome Inconclusive (fail closed)
 	InconclusivePass InconclusivePolicy = "pass" // the check passes, its message saying it was inconclusive
 )
+
+// Choices lists the policies.
+func (InconclusivePolicy) Choices() []string {
+	return []string{string(InconclusiveFail), string(InconclusivePass)}
+}
 
 // Valid reports whether p is a known policy; "" is valid and means the default.
 func (p InconclusivePolicy) Valid() bool {
@@ -52,12 +61,12 @@ type ClientBounds struct {
 	// time alone), in percent of the wall time of the cores it may use (its CPU affinity, at
 	// most GOMAXPROCS). Near 100% it was saturated, by its own work or by another process
 	// on its cores. An in-process engine counts too: it shares those cores.
-	MaxCPUPct float64
+	MaxCPUPct float64 `key:"max_client_cpu_pct" range:"(0,)" default:"90"`
 	// MaxStartLagPct bounds artifact.ClientOverhead's StartLagSharePct: the client's own
 	// delay before starting each request (its worker freed by the previous response's last
 	// bytes in a closed loop, its scheduled instant in an open loop, the release of a
 	// burst), as a share of the time the requests were meant to be in flight.
-	MaxStartLagPct float64
+	MaxStartLagPct float64 `key:"max_start_lag_pct" range:"(0,100]" default:"5"`
 }
 
 // withDefaults fills the zero bounds.
@@ -135,19 +144,72 @@ type Spec struct {
 	Baseline     *artifact.Benchmark
 	// Metrics are judged against the baseline (DefaultMetrics when nil), with Comparison's
 	// By, AllowMismatch and OnInconclusive.
-	Metrics []string
+	Metrics MetricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
 	Comparison
 	// ContextTolerance bounds each request's counted prompt tokens relative to its plan;
 	// 0 is DefaultContextTolerance.
-	ContextTolerance float64
+	ContextTolerance float64 `key:"context_tolerance" range:"(0,1)" default:"0.02"`
 	// Client bounds the client's own lag.
 	Client ClientBounds
 }
 
-// DefaultSpec is a Spec with every default, no budget and no baseline.
+// DefaultSpec is a Spec with every default (its tags'), no budget and no baseline.
 func DefaultSpec() Spec {
-	return Spec{Metrics: DefaultMetrics(), Comparison: Comparison{By: DefaultBy, OnInconclusive: DefaultOnInconclusive},
-		ContextTolerance: DefaultContextTolerance, Client: ClientBounds{}.withDefaults()}
+	var s Spec
+	if err := fields.Defaults(&s); err != nil {
+		panic(err) // the tags are the program's own
+	}
+	return s
+}
+
+// Validate reports every field of the spec out of its range or its choices, and a gated
+// metric no comparison can judge, at once (errors.Join of *capacity.FieldError, named by
+// the Go fields). Budgets and the baseline are checked where they are read.
+func (s Spec) Validate() error {
+	var errs []error
+	for _, v := range fields.OutOfRange(&s) {
+		errs = append(errs, &capacity.FieldError{Field: v.Field.Name, Value: v.Value, Problem: "out of range (want " + v.Field.Range.String() + ")"})
+	}
+	for _, v := range fields.Unknown(&s) {
+		errs = append(errs, &capacity.FieldError{Field: v.Field.Name, Value: v.Value, Problem: "unknown value (want " + strings.Join(v.Choices, " or ") + ")"})
+	}
+	for _, m := range s.Metrics {
+		if err := compare.CheckMetric(m); err != nil {
+			errs = append(errs, &capacity.FieldError{Field: "Metrics", Problem: fmt.Sprintf("%q: %v", m, err)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// KeyOf is the key (the tag) of a Spec field named by its Go name; "" for a field
+// without one.
+func KeyOf(field string) string {
+	for _, f := range fields.Of(reflect.TypeFor[Spec]()) {
+		if f.Name == field {
+			return f.Key
+		}
+	}
+	return ""
+}
+
+// MetricList is a list of metrics keys, written as text "tpot_p50_ms,ttft_p50_ms".
+type MetricList []string
+
+// String writes the list as UnmarshalText reads it.
+func (l MetricList) String() string { return strings.Join(l, ",") }
+
+// MarshalText writes the list as String does.
+func (l MetricList) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText reads a comma-separated list, blanks around names ignored.
+func (l *MetricList) UnmarshalText(text []byte) error {
+	*l = nil
+	for m := range strings.SplitSeq(string(text), ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			*l = append(*l, m)
+		}
+	}
+	return nil
 }
 
 // Checks are the spec's checks of a run, in the order a gated container runs them:
@@ -196,7 +258,7 @@ func (s Spec) Checks() []Check {
 	return checks
 }
 
-func (s Spec) metrics() []string {
+func (s Spec) metrics() MetricList {
 	if s.Metrics == nil {
 		return DefaultMetrics()
 	}
@@ -222,7 +284,7 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 func (s Spec) Refusals(requests int) []Result {
 	var out []Result
 	for _, b := range s.Budgets {
-		need := b.MinSamples()
+		need := b.RequiredSamples()
 		if requests > 0 && need > requests {
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
 				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})

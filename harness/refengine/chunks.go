@@ -31,7 +31,7 @@ func newChunkEncoder(id, object, model string, created int64, legacy, usage bool
 	h = appendJSONString(h, model)
 	h = append(h, `,"choices":[`...)
 	return &chunkEncoder{buf: make([]byte, 0, len(h)+256), head: h, legacy: legacy, usage: usage,
-		reasoning: `"` + ReasoningContentField + `":`}
+		reasoning: `"` + string(ReasoningContentField) + `":`}
 }
 
 // setReasoningField names the delta member of reasoning text (ReasoningContentField or

@@ -18,7 +18,7 @@
 //
 // # Replies
 //
-// Replies follow the controlled-output instruction of harness/workload when the last user
+// Replies follow the controlled-output instruction of internal/workload when the last user
 // message carries one ("Reply with exactly N words, each the lowercase word "W", ..."),
 // optionally prefixed by a request canary marker (ANVIL_REQ_<seed>_<index>); otherwise a
 // short fixed sentence. Every reply ends with an end-of-sequence token that counts in

@@ -39,7 +39,7 @@ func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 		}
 		g.enc = newChunkEncoder(g.id, chunkObject, s.opts.Model, g.created, j.legacy,
 			j.includeUsage || j.continuousUsage)
-		g.enc.setReasoningField(s.opts.ReasoningField)
+		g.enc.setReasoningField(string(s.opts.ReasoningField))
 	}
 	return g
 }

@@ -24,7 +24,7 @@ func start(t testing.TB, o Options) *Server {
 	return s
 }
 
-// instruction is the controlled-output phrase of harness/workload.
+// instruction is the controlled-output phrase of internal/workload.
 func instruction(n int, word string) string {
 	return fmt.Sprintf("Reply with exactly %d words, each the lowercase word %q, separated by single spaces, and nothing else.", n, word)
 }

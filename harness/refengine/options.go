@@ -24,27 +24,38 @@ const (
 	DefaultReasoningTokens = 16
 )
 
-// Overflow modes (Options.Overflow): what happens to requests beyond MaxBatch.
+// Overflow is what happens to requests beyond MaxBatch (Options.Overflow).
+type Overflow string
+
+// Overflow modes.
 const (
 	// OverflowQueue makes them wait, first come first served, before prefill.
-	OverflowQueue = "queue"
+	OverflowQueue Overflow = "queue"
 	// OverflowTimeslice admits them all and shares the decode steps round-robin.
-	OverflowTimeslice = "timeslice"
+	OverflowTimeslice Overflow = "timeslice"
 )
 
-// Native endpoints (Options.NativeInfo).
+// NativeAPI is an engine's own endpoint that states the context window
+// (Options.NativeInfo).
+type NativeAPI string
+
+// Native endpoints.
 const (
-	NativeLlamaCpp = "llamacpp"
-	NativeOllama   = "ollama"
-	NativeSGLang   = "sglang"
+	NativeLlamaCpp NativeAPI = "llamacpp"
+	NativeOllama   NativeAPI = "ollama"
+	NativeSGLang   NativeAPI = "sglang"
 )
 
-// Reasoning fields (Options.ReasoningField): the delta and message member carrying reasoning.
+// ReasoningMember is the delta and message member carrying reasoning
+// (Options.ReasoningField).
+type ReasoningMember string
+
+// Reasoning members.
 const (
 	// ReasoningContentField is vLLM's and DeepSeek's "reasoning_content".
-	ReasoningContentField = "reasoning_content"
+	ReasoningContentField ReasoningMember = "reasoning_content"
 	// ReasoningField is "reasoning", as newer vLLM and OpenRouter write it.
-	ReasoningField = "reasoning"
+	ReasoningField ReasoningMember = "reasoning"
 )
 
 // maxJitter clamps the relative jitter of one decode step, as llm-d-inference-sim does, so a
@@ -92,7 +103,7 @@ type Options struct {
 	// R running above MaxBatch a decode step serves MaxBatch of them round-robin, so each gets
 	// a token every R/MaxBatch steps on average, in whole steps of
 	// ITL*(1+BatchSlowdown*(MaxBatch-1))).
-	Overflow string
+	Overflow Overflow
 	// TokensPerChunk is the number of tokens per streamed chunk (content or reasoning, never
 	// both; chunks follow one grid of TokensPerChunk tokens from the first); >1 simulates
 	// speculative decoding or coalesced output. Default 1.
@@ -130,7 +141,7 @@ type Options struct {
 	ReasoningTokens int
 	// ReasoningField names the member carrying reasoning text in deltas and messages:
 	// ReasoningContentField (default) or ReasoningField.
-	ReasoningField string
+	ReasoningField ReasoningMember
 	// RejectThinkingControls answers 400 to a request sending
 	// chat_template_kwargs.enable_thinking, as a model without thinking controls does.
 	RejectThinkingControls bool
@@ -151,7 +162,7 @@ type Options struct {
 	ServeTraces bool
 	// NativeInfo serves one engine's own endpoint stating the window: NativeLlamaCpp (GET
 	// /props), NativeOllama (POST /api/show) or NativeSGLang (GET /server_info); "" none.
-	NativeInfo string
+	NativeInfo NativeAPI
 
 	// Faults is the misbehaviour applied to every request, unless a request carries its own in
 	// the FaultsHeader header.

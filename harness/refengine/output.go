@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// The controlled-output instruction and canary marker, as harness/workload phrases them.
+// The controlled-output instruction and canary marker, as internal/workload phrases them.
 var (
 	wordsRe  = regexp.MustCompile(`exactly (\d+) words, each the lowercase word "([^"]+)"`)
 	markerRe = regexp.MustCompile(`Begin your reply with the marker (ANVIL_REQ_-?\d+_\d+) followed by a space\.`)

@@ -37,7 +37,7 @@ func TestStepperTimeslice(t *testing.T) {
 
 // overflowRun streams 16 concurrent requests of 40 words and returns each one's trace and
 // client-measured mean inter-token gap over its first 30 gaps.
-func overflowRun(t *testing.T, mode string) ([]RequestTrace, []time.Duration) {
+func overflowRun(t *testing.T, mode Overflow) ([]RequestTrace, []time.Duration) {
 	s := start(t, Options{PrefillOverhead: 5 * time.Millisecond, ITL: 2 * time.Millisecond,
 		BatchSlowdown: 0.1, MaxBatch: 8, Overflow: mode})
 	gaps := make([]time.Duration, 16)

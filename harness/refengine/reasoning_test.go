@@ -53,7 +53,7 @@ func TestThinkingTriggers(t *testing.T) {
 		if r := strings.Join(got.reasoning, ""); r != reasoningReply(DefaultReasoningTokens) || len(got.reasoning) != DefaultReasoningTokens {
 			t.Errorf("%s: reasoning %q", c.name, got.reasoning)
 		}
-		if got.reasonKey != ReasoningContentField || details == nil || details.ReasoningTokens != DefaultReasoningTokens ||
+		if got.reasonKey != string(ReasoningContentField) || details == nil || details.ReasoningTokens != DefaultReasoningTokens ||
 			got.usage.CompletionTokens != DefaultReasoningTokens+6 || got.finish[len(got.finish)-1] != "stop" {
 			t.Errorf("%s: key %q details %+v usage %+v", c.name, got.reasonKey, details, got.usage)
 		}

@@ -14,7 +14,7 @@ import (
 func ExampleBuild() {
 	run := func(name string, tpot float64) report.Run {
 		b := &artifact.Benchmark{Schema: artifact.Schema, BaseURL: "http://127.0.0.1:8000/v1", Model: "my-model",
-			Requests: 20, Concurrency: 4, ContextTokens: artifact.I(8000), Completed: 20,
+			Requests: 20, Concurrency: 4, ContextTokens: new(8000), Completed: 20,
 			Extension: &artifact.Extension{Scenario: name, Complete: true}}
 		b.Metrics.TPOT = artifact.Distribution{Samples: 20, P50: artifact.F(tpot)}
 		return report.Run{Path: "scenarios/" + name + ".json", Benchmark: b}

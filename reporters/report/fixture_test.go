@@ -42,8 +42,8 @@ func synth(s synthSpec) *artifact.Benchmark {
 	}
 	b := &artifact.Benchmark{
 		Schema: artifact.Schema, BaseURL: s.url, Model: "model-under-test",
-		Engine: artifact.S("engine-x"), GPU: artifact.S("H100"), Requests: s.n, Concurrency: s.conc,
-		ContextTokens: artifact.I(s.ctx), MaxTokens: 64, ResponseWords: 32,
+		Engine: new("engine-x"), GPU: new("H100"), Requests: s.n, Concurrency: s.conc,
+		ContextTokens: new(s.ctx), MaxTokens: 64, ResponseWords: 32,
 		ContextDistribution:    map[string]int{fmt.Sprint(s.ctx): s.n},
 		ControlledOutputPolicy: "strict", MeasurementProtocol: artifact.ProtocolV3, PromptCacheMode: "unique",
 		RunID: "run-" + s.name, StartedAt: "2026-01-02T03:04:05Z", FinishedAt: "2026-01-02T03:05:06Z",
@@ -66,7 +66,7 @@ func synth(s synthSpec) *artifact.Benchmark {
 		} else {
 			b.RequestTimings = append(b.RequestTimings, artifact.RequestTiming{RequestIndex: i, TTFTMs: artifact.Float(t),
 				E2EMs: artifact.Float(end), TimeToFirstOutputMs: artifact.Float(t), TPOTMs: artifact.F(s.tpotMs),
-				PlannedContextTokens: s.ctx, OutputTokens: artifact.I(tokens), OutputTokenSource: "usage"})
+				PlannedContextTokens: s.ctx, OutputTokens: new(tokens), OutputTokenSource: "usage"})
 			ttft, tpot, e2e = append(ttft, t), append(tpot, s.tpotMs*(1+0.01*float64(i%3))), append(e2e, end)
 			done++
 		}

@@ -54,8 +54,8 @@ func Build(in Input) (*Model, error) {
 		m.Generated = in.Generated.UTC().Format(time.RFC3339)
 	}
 	for i, b := range in.Budgets {
-		if _, _, ok := new(artifact.Metrics).Lookup(b.Key()); !ok {
-			return nil, fmt.Errorf("budget %d (%s): unknown metric %q", i+1, b, b.Key())
+		if _, _, ok := new(artifact.Metrics).Lookup(b.Metric); !ok {
+			return nil, fmt.Errorf("budget %d (%s): unknown metric %q", i+1, b, b.Metric)
 		}
 	}
 	baseline := map[string]*artifact.Benchmark{}
@@ -267,11 +267,11 @@ func budgetsOf(budgets []budget.Budget, family, def string) (string, []budget.Bu
 	var out []budget.Budget
 	key := def
 	for _, b := range budgets {
-		if budgetFamily(b.Key()) == family {
+		if budgetFamily(b.Metric) == family {
 			if len(out) == 0 {
-				key = b.Key()
+				key = b.Metric
 			}
-			if b.Key() == key {
+			if b.Metric == key {
 				out = append(out, b)
 			}
 		}

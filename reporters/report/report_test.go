@@ -272,7 +272,7 @@ func TestSelfTestsAreCollapsedAndApart(t *testing.T) {
 func TestEachRunHasItsSection(t *testing.T) {
 	in := fixture()
 	in.Runs[1].Benchmark = synth(synthSpec{name: "concurrency-16", conc: 16, ctx: 2048, n: 32, failEvery: 8, ttftMs: 40, tpotMs: 5})
-	in.Runs[1].Extension.ClientOverhead = artifact.ClientOverhead{DispatchDelayP50Ms: artifact.F(0.05), EventLagMaxUs: artifact.F(31), CPUSharePct: artifact.F(12.5), GCCycles: artifact.I(0)}
+	in.Runs[1].Extension.ClientOverhead = artifact.ClientOverhead{DispatchDelayP50Ms: artifact.F(0.05), EventLagMaxUs: artifact.F(31), CPUSharePct: artifact.F(12.5), GCCycles: new(0)}
 	in.Runs[1].Extension.Clock = artifact.Clock{Source: "kernel-receive", KernelStampedReads: 1200}
 	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
 		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
@@ -307,7 +307,7 @@ func TestHostileArtifactStringsAreEscaped(t *testing.T) {
 	in := fixture()
 	r := in.Runs[1].Benchmark
 	r.Model = hostile
-	r.Engine = artifact.S(`"><img src=x onerror=alert(2)>`)
+	r.Engine = new(`"><img src=x onerror=alert(2)>`)
 	r.Extension.Scenario = `spec </svg><script>alert(4)</script> & "quotes" | pipes`
 	r.Failures = append(r.Failures, artifact.Failure{RequestIndex: 99, ErrorType: "request_error<i>",
 		ErrorMessage: "boom </td></tr></table><script>alert(5)</script>\nsecond line | with pipe \x00\x1b[31m"})

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/reporters/chart"
+	"github.com/anvilbench/anvilbench/internal/chart"
 )
 
 // RunView is one run: a row of a table and a section of its own.
@@ -64,7 +64,7 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 	switch {
 	case baseline != nil:
 		v.Baseline, base = "the baseline run's "+r.Path, map[string]float64{}
-		for _, key := range artifact.BaselineMetrics {
+		for _, key := range artifact.BaselineMetrics() {
 			if x, _, ok := baseline.Metrics.Lookup(key); ok && x != nil {
 				base[key] = *x
 			}

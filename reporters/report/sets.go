@@ -11,8 +11,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/compare"
-	"github.com/anvilbench/anvilbench/reporters/chart"
+	"github.com/anvilbench/anvilbench/internal/chart"
+	"github.com/anvilbench/anvilbench/internal/compare"
 )
 
 // Chart is one rendered chart.
@@ -213,7 +213,7 @@ func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error)
 	if len(budgets) == 0 || len(c.Probes) == 0 {
 		return Chart{}, false, nil
 	}
-	key := budgets[0].Key()
+	key := budgets[0].Metric
 	name := strings.TrimSuffix(path.Base(c.Path), CurveFileSuffix)
 	xy := chart.XY{
 		ID:     fmt.Sprintf("chart-knee-%d", n),
@@ -231,7 +231,7 @@ func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error)
 	}
 	xy.Series = []chart.Series{s}
 	for _, b := range budgets {
-		if b.Key() == key {
+		if b.Metric == key {
 			xy.Lines = append(xy.Lines, chart.Line{Y: b.Limit, Label: "budget " + b.String()})
 		}
 	}

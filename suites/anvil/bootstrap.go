@@ -11,14 +11,14 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // Env is what a spec needs of the suite's setup.
 type Env struct {
-	Config config.Config
+	cfg config.Config
 	// BaseURL is the endpoint under test: ANVIL_BASE_URL, or the embedded engine's.
 	BaseURL string
 	// Embedded reports that BaseURL is the embedded reference engine.
@@ -32,7 +32,16 @@ type Env struct {
 }
 
 // Target is the endpoint under test with the configured key and timeouts.
-func (e *Env) Target() capacity.Target { return e.Config.Target(e.BaseURL) }
+func (e *Env) Target() capacity.Target { return e.cfg.Target(e.BaseURL) }
+
+// Configured is the scenario the ANVIL_* variables describe (capacity.Defaults where they
+// are unset), with the configuration's identity: what the configured scenario runs.
+func (e *Env) Configured() capacity.Scenario { return e.named(e.cfg.Configured().Scenario) }
+
+// Gate is how the configuration judges a scenario (gate.Spec: the gated metrics and their
+// comparison, the context tolerance, the client's bounds), without the configured
+// scenario's budgets and baseline.
+func (e *Env) Gate() gate.Spec { return e.cfg.Gate }
 
 // EmbeddedEngineName labels artifacts measured against the embedded engine when
 // ANVIL_ENGINE is not set.
@@ -46,14 +55,14 @@ const EmbeddedEngineName = "anvilbench-refengine"
 // as the scenarios of a scenarios file do: observe keeps a model that misses a word
 // measurable. Against the embedded engine an unnamed engine is EmbeddedEngineName.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
-	c := e.Config
+	c := e.cfg.Configured().Scenario
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
 	sc.ClockDomainID, sc.ConfigurationFingerprint = c.ClockDomainID, c.ConfigurationFingerprint
 	sc.MaxContextTokens, sc.ContextMargin = c.MaxContextTokens, c.ContextMargin
 	sc.Calibrate, sc.ProgressInterval = c.Calibrate, c.ProgressInterval
-	sc.Shard, sc.StartAt = c.Sharding()
+	sc.Shard, sc.StartAt = c.Shard, c.StartAt
 	if sc.Policy == "" && sc.ResponseWords > 0 {
-		sc.Policy = c.ControlledOutputPolicy
+		sc.Policy = c.Policy
 	}
 	return e.named(sc)
 }
@@ -71,7 +80,7 @@ func (e *Env) named(sc capacity.Scenario) capacity.Scenario {
 // label filter asks for self-tests, i.e. would not select the spec without its selftest
 // label (--label-filter=selftest, 'selftest && knee').
 func (e *Env) RunsSelfTest(labels []string) bool {
-	if e.Embedded || e.Config.SelfTest {
+	if e.Embedded || e.cfg.SelfTest {
 		return true
 	}
 	if GinkgoLabelFilter() == "" {
@@ -169,7 +178,7 @@ func Bootstrap(suite string) bool {
 	}, func(baseURL []byte) {
 		cfg := mustConfig()
 		r := runOf()
-		current = &Env{Config: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: r.outDir, Suite: suiteName, RunID: r.id}
+		current = &Env{cfg: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: r.outDir, Suite: suiteName, RunID: r.id}
 	}, NodeTimeout(30*time.Minute))
 	SynchronizedAfterSuite(func() {}, func() {
 		if engine != nil {

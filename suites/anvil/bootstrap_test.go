@@ -1,26 +1,24 @@
-package anvil_test
+package anvil
 
 import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
-	"github.com/anvilbench/anvilbench/harness/workload"
-	"github.com/anvilbench/anvilbench/suites/anvil"
+	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // A scenario built in code takes the configured controlled-output policy only where it
 // leaves the policy open and asks for controlled output.
 func TestWithIdentityFillsAnOpenPolicy(t *testing.T) {
 	t.Parallel()
-	env := &anvil.Env{Config: config.Config{Workload: config.Workload{ControlledOutputPolicy: workload.PolicyObserve}}}
+	env := &Env{cfg: config.Config{Scenario: capacity.Scenario{Policy: capacity.PolicyObserve}}}
 	cases := []struct {
 		name  string
 		in    capacity.Scenario
-		wants workload.Policy
+		wants capacity.Policy
 	}{
-		{"open", capacity.Scenario{ResponseWords: 32}, workload.PolicyObserve},
-		{"named strict", capacity.Scenario{ResponseWords: 32, Policy: workload.PolicyStrict}, workload.PolicyStrict},
+		{"open", capacity.Scenario{ResponseWords: 32}, capacity.PolicyObserve},
+		{"named strict", capacity.Scenario{ResponseWords: 32, Policy: capacity.PolicyStrict}, capacity.PolicyStrict},
 		{"no controlled output", capacity.Scenario{}, ""},
 	}
 	for _, c := range cases {

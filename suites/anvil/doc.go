@@ -27,7 +27,7 @@
 //
 // Specs of its own use Run (a scenario to an artifact), the matchers of package matchers,
 // and PrivateEngine for proofs against a reference engine with a known behaviour, labelled
-// SelfTest so they stay apart from the engine's results.
+// LabelSelfTest so they stay apart from the engine's results.
 //
 // Configuration is read from ANVIL_* variables (package config); with ANVIL_BASE_URL empty
 // the suite measures an embedded reference engine, so a fresh clone runs without a GPU.

@@ -43,7 +43,7 @@ func ExampleRun() {
 // A self-test: proof that the harness catches an engine's behaviour, against a private
 // reference engine whose behaviour is known, kept out of the engine's results.
 func ExamplePrivateEngine() {
-	_ = It("measures a known 5 ms decode step", anvil.SelfTest, func(ctx SpecContext) {
+	_ = It("measures a known 5 ms decode step", Label(anvil.LabelSelfTest), func(ctx SpecContext) {
 		_, target := anvil.PrivateEngine(refengine.Options{ITL: 5e6})
 		run := anvil.Run(ctx, "known-step", target, capacity.Scenario{Requests: 4, Concurrency: 1, ContextTokens: 1000, MaxTokens: 64, ResponseWords: 32})
 		Expect(run).To(matchers.MeasureNear("tpot_p50_ms", 5, 0.05))

@@ -7,9 +7,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/config"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/junit"
 )
 
 // Labels the toolkit puts on specs. LabelGate marks the specs that gate an engine merge
@@ -18,7 +19,7 @@ import (
 // LabelSelfTest apart from the engine's results.
 const (
 	// LabelGate marks a spec that gates an engine merge.
-	LabelGate = reporters.LabelGate
+	LabelGate = junit.LabelGate
 	// LabelSelfTest marks a proof of the harness itself against private engines; against
 	// an engine under test it is skipped unless asked (Env.RunsSelfTest).
 	LabelSelfTest = "selftest"
@@ -28,20 +29,17 @@ const (
 	LabelScenarioPrefix = "scenario:"
 	// The kind labels of gated specs, to select them by what they check. A failure no check
 	// explains (a plain assertion) takes the outcome of its spec's kind label.
-	LabelKindRequests   = reporters.KindLabelPrefix + string(gate.KindRequests)
-	LabelKindOutput     = reporters.KindLabelPrefix + string(gate.KindOutput)
-	LabelKindContext    = reporters.KindLabelPrefix + string(gate.KindContext)
-	LabelKindClient     = reporters.KindLabelPrefix + string(gate.KindClient)
-	LabelKindBudget     = reporters.KindLabelPrefix + string(gate.KindBudget)
-	LabelKindComparable = reporters.KindLabelPrefix + string(gate.KindComparable)
-	LabelKindRegression = reporters.KindLabelPrefix + string(gate.KindRegression)
+	LabelKindRequests   = junit.KindLabelPrefix + string(gate.KindRequests)
+	LabelKindOutput     = junit.KindLabelPrefix + string(gate.KindOutput)
+	LabelKindContext    = junit.KindLabelPrefix + string(gate.KindContext)
+	LabelKindClient     = junit.KindLabelPrefix + string(gate.KindClient)
+	LabelKindBudget     = junit.KindLabelPrefix + string(gate.KindBudget)
+	LabelKindComparable = junit.KindLabelPrefix + string(gate.KindComparable)
+	LabelKindRegression = junit.KindLabelPrefix + string(gate.KindRegression)
 )
 
 // ScenariosDir is the directory under ANVIL_OUT_DIR of the file scenarios' artifacts.
 const ScenariosDir = "scenarios"
-
-// SelfTest decorates a container or spec as a self-test of the harness.
-var SelfTest = Label(LabelSelfTest)
 
 // gated is a gated container registered while the spec tree is built, for the preflight
 // to check before any spec and for the variables the suite uses.
@@ -74,12 +72,10 @@ func uses() []string {
 // a container "configured scenario" labelled configured and gate whose artifact is
 // $ANVIL_OUT_DIR/<suite>/configured.json (see DescribeGated for its specs).
 func DescribeConfigured() bool {
-	g, err := treeConfig().Configured()
-	if err != nil {
-		// BeforeSuite reports the configuration's problems; the container still has specs
-		// so that the filter selects it and the failure has a place.
-		g = config.GatedScenario{Name: config.ConfiguredName, Spec: gate.DefaultSpec()}
-	}
+	// An invalid configuration yields the defaults here: BeforeSuite reports its problems,
+	// and the container still has specs so that the filter selects it and the failure has
+	// a place.
+	g := treeConfig().Configured()
 	return describeGated("configured scenario", "", g, gated{configured: true}, LabelConfigured)
 }
 
@@ -112,8 +108,9 @@ func DescribeScenarios() bool {
 //
 // The preflight checks it before any request: a baseline it cannot be compared with, a
 // budget it cannot judge, a fixed context the window cannot hold end the run there.
-func DescribeGated(g config.GatedScenario, labels ...string) bool {
-	return describeGated("scenario "+g.Name, "", g, gated{}, labels...)
+func DescribeGated(name string, sc capacity.Scenario, spec gate.Spec, labels ...string) bool {
+	g := config.GatedScenario{Name: name, Scenario: sc, Spec: spec}
+	return describeGated("scenario "+name, "", g, gated{}, labels...)
 }
 
 func describeGated(title, dir string, g config.GatedScenario, reg gated, labels ...string) bool {
@@ -121,7 +118,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 	checks := g.Spec.Checks()
 	reg.g = g
 	for _, c := range checks {
-		reg.labels = append(reg.labels, append(slices.Clone(container), reporters.KindLabelPrefix+string(c.Kind)))
+		reg.labels = append(reg.labels, append(slices.Clone(container), junit.KindLabelPrefix+string(c.Kind)))
 	}
 	registry = append(registry, reg)
 	return Describe(title, Serial, Ordered, ContinueOnFailure, Label(container...), func() {
@@ -139,7 +136,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 			})
 		}, NodeTimeout(time.Hour))
 		for _, c := range checks {
-			It(c.Name, Label(reporters.KindLabelPrefix+string(c.Kind)), func() { expectCheck(c, run) })
+			It(c.Name, Label(junit.KindLabelPrefix+string(c.Kind)), func() { expectCheck(c, run) })
 		}
 	})
 }
@@ -153,7 +150,7 @@ func expectCheck(c gate.Check, run *artifact.Benchmark) {
 		Skip(r.Skipped)
 	}
 	if !r.Passed() {
-		AddReportEntry(reporters.CheckEntry, r, ReportEntryVisibilityNever)
+		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
 		Fail(r.Message)
 	}
 }

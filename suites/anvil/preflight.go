@@ -8,9 +8,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/junit"
 )
 
 // preflight makes sure, before any request of a scenario, that this suite's gated
@@ -35,7 +35,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		if !reg.selected() {
 			continue
 		}
-		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.Requests) {
+		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount()) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message
 			refusals = append(refusals, res)
 		}
@@ -58,7 +58,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		lines = append(lines, res.Message)
 	}
 	msg := "preflight: " + strings.Join(lines, "\n  ")
-	AddReportEntry(reporters.CheckEntry, gate.Result{Check: "preflight", Kind: worst.Kind, Outcome: worst.Outcome, Message: msg}, ReportEntryVisibilityNever)
+	AddReportEntry(junit.CheckEntry, gate.Result{Check: "preflight", Kind: worst.Kind, Outcome: worst.Outcome, Message: msg}, ReportEntryVisibilityNever)
 	Fail(msg)
 }
 
@@ -67,7 +67,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Preflight {
 	r := runOf()
 	ep, err := capacity.Preflight(ctx, cfg.Target(baseURL), capacity.PreflightOptions{
-		Model: cfg.Model, Window: cfg.MaxContextTokens, Legacy: cfg.API == config.APICompletions})
+		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, Legacy: cfg.Scenario.API == capacity.APICompletions})
 	found := &gate.Preflight{OK: err == nil, Suite: suiteName, Model: ep.Model, Served: ep.Served, Window: ep.Window, WindowSource: ep.WindowSource}
 	if err != nil {
 		found.Message, found.Outcome = err.Error(), gate.RunFailed
@@ -87,7 +87,7 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 		fmt.Fprintf(os.Stdout, "\nanvilbench preflight: %s\n", found.Message)
 	}
 	if err != nil {
-		AddReportEntry(reporters.CheckEntry, gate.Result{Check: "preflight", Kind: gate.KindRun, Outcome: gate.RunFailed, Message: "preflight: " + err.Error()}, ReportEntryVisibilityNever)
+		AddReportEntry(junit.CheckEntry, gate.Result{Check: "preflight", Kind: gate.KindRun, Outcome: gate.RunFailed, Message: "preflight: " + err.Error()}, ReportEntryVisibilityNever)
 		Fail("preflight: " + err.Error())
 	}
 	return found

@@ -15,7 +15,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/reporters"
 	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
@@ -37,7 +36,7 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	if sc.Progress == nil {
 		sc.Progress = progressWriter()
 		if sc.ProgressInterval == 0 {
-			sc.ProgressInterval = Current().Config.ProgressInterval
+			sc.ProgressInterval = Current().cfg.ProgressInterval
 		}
 	}
 	run, err := capacity.Run(ctx, target, sc)
@@ -98,7 +97,7 @@ func recordIn(dir, spec string, run *artifact.Benchmark) string {
 		run.Extension.SelfTest = slices.Contains(CurrentSpecReport().Labels(), LabelSelfTest)
 		run.Extension.RunID = env.RunID
 	}
-	path, err := reporters.ArtifactPath(env.OutDir, dir, spec)
+	path, err := artifactPath(env.OutDir, dir, spec)
 	if err != nil {
 		Fail(err.Error())
 	}
@@ -123,7 +122,7 @@ func RecordCurve(name string, curve *capacity.Curve) string {
 	GinkgoHelper()
 	env := Current()
 	curve.RunID = env.RunID
-	path := filepath.Join(env.OutDir, reporters.Slug(env.Suite), reporters.Slug(name)+report.CurveFileSuffix)
+	path := filepath.Join(env.OutDir, slug(env.Suite), slug(name)+report.CurveFileSuffix)
 	if err := artifact.WriteJSON(path, curve); err != nil {
 		Fail(fmt.Sprintf("write the capacity curve: %v", err))
 	}

@@ -10,10 +10,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/anvilbench/anvilbench/harness/config"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/checklog"
-	"github.com/anvilbench/anvilbench/reporters"
+	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/junit"
 	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
@@ -74,12 +74,12 @@ func classifyFailure() {
 		return
 	}
 	for _, e := range spec.ReportEntries {
-		if e.Name == reporters.CheckEntry {
+		if e.Name == junit.CheckEntry {
 			return
 		}
 	}
 	if r, ok := checklog.Explaining(results, spec.Failure.Message); ok {
-		AddReportEntry(reporters.CheckEntry, r, ReportEntryVisibilityNever)
+		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
 	}
 }
 
@@ -87,7 +87,7 @@ func classifyFailure() {
 // from the run's artifacts, and prints the verdict so far.
 func finishRun(suiteReport types.Report) {
 	r := runOf()
-	checks, failed := reporters.SuiteVerdict(suiteReport)
+	checks, failed := junit.SuiteVerdict(suiteReport)
 	record := recordSuite(suiteReport.SuiteDescription)
 	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
 		record(s)
@@ -97,7 +97,7 @@ func finishRun(suiteReport types.Report) {
 		Fail(fmt.Sprintf("write the run's verdict in %s: %v", r.outDir, err))
 	}
 	dst := filepath.Join(r.outDir, "junit.xml")
-	if err := reporters.WriteJUnit(suiteReport, dst, reporters.JUnitOptions{RunID: r.id, Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
+	if err := junit.WriteJUnit(suiteReport, dst, junit.JUnitOptions{RunID: r.id, Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
 		Fail(fmt.Sprintf("write %s: %v", dst, err))
 	}
 	// Loaded again: on a configuration error BeforeSuite failed and current is nil.

@@ -8,14 +8,13 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The harness checks its own clock: against a private reference engine with a known
 // 200 ms time to first token and 5 ms between tokens, the measured p50s must be within 5%.
-var _ = Describe("calibration", Serial, anvil.SelfTest, Label("calibration"), func() {
+var _ = Describe("calibration", Serial, Label(anvil.LabelSelfTest, "calibration"), func() {
 	const ttft, itl = 200 * time.Millisecond, 5 * time.Millisecond
 
 	It("measures a known 200 ms TTFT and 5 ms TPOT within 5%", SpecTimeout(5*time.Minute), func(ctx SpecContext) {
@@ -28,9 +27,9 @@ var _ = Describe("calibration", Serial, anvil.SelfTest, Label("calibration"), fu
 			ContextMargin: 1024,
 			MaxTokens:     64,
 			ResponseWords: 32,
-			Policy:        workload.PolicyStrict,
+			Policy:        capacity.PolicyStrict,
 			Engine:        anvil.EmbeddedEngineName,
-			ClockDomainID: env.Config.ClockDomainID,
+			ClockDomainID: env.Configured().ClockDomainID,
 		})
 
 		Expect(run).To(HaveNoFailedRequests())

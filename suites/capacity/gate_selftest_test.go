@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/compare"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
@@ -17,7 +17,7 @@ import (
 // The gate's own error rates, against private engines with seeded 5% decode jitter: an
 // unchanged engine must pass the baseline gate every time (a gate that flaps is worse than
 // none) and a 10% slower one must fail it every time.
-var _ = Describe("baseline gate self-test", Serial, Ordered, anvil.SelfTest, Label("gate-selftest"), func() {
+var _ = Describe("baseline gate self-test", Serial, Ordered, Label(anvil.LabelSelfTest, "gate-selftest"), func() {
 	const itl = 5 * time.Millisecond
 	var baseline *artifact.Benchmark
 
@@ -56,7 +56,7 @@ var _ = Describe("baseline gate self-test", Serial, Ordered, anvil.SelfTest, Lab
 // so a handful of requests cannot tell 5% apart. The load stays light (8 in flight, 50 ms
 // to the first token), so that the client's and the in-process engine's own timing does
 // not move the figures by the gate's half.
-var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, anvil.SelfTest, Label("gate-selftest"), func() {
+var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label(anvil.LabelSelfTest, "gate-selftest"), func() {
 	const metric, by = "ttft_p50_ms", 0.05
 	var needed int
 	measure := func(ctx SpecContext, name string, overhead time.Duration, requests int, seed int64) *artifact.Benchmark {
@@ -69,13 +69,13 @@ var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, anvil
 	It("calls an unchanged engine inconclusive over 6 requests, naming what would resolve it", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		baseline := measure(ctx, "gate-noisy-baseline", 50*time.Millisecond, 6, 1)
 		run := measure(ctx, "gate-noisy-unchanged", 50*time.Millisecond, 6, 2)
-		v := compare.Regression(baseline, run, metric, by, compare.Options{})
-		Expect(v.Outcome).To(Equal(compare.Inconclusive), v.Message())
+		r := gate.NoRegression(baseline, metric, gate.Comparison{By: by}).Judge(run)
+		Expect(r.Outcome).To(Equal(gate.Inconclusive), r.Message)
 		Expect(failuresOf(func() { Expect(run).To(NotRegressFrom(baseline).On(metric).By(by)) })).To(ConsistOf(
 			MatchRegexp(`^NotRegressFrom: ttft p50 inconclusive: .*: these samples resolve a change of \d+\.\d% at best, not the 5\.0% gate; about \d+ requests in each run would$`)))
-		needed = v.RequestsNeeded
+		needed = r.Resolution.RequestsNeeded
 		Expect(needed).To(BeNumerically(">", 6))
-		GinkgoWriter.Printf("detectable %.1f%%, %d requests needed\n", 100*v.Detectable, needed)
+		GinkgoWriter.Printf("detectable %.1f%%, %d requests needed\n", 100*r.Resolution.Detectable, needed)
 	})
 
 	It("holds the unchanged engine, and fails one 10% slower, over the requests it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {

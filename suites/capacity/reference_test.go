@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
@@ -24,7 +23,7 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 			ContextSeed:   44,
 			MaxTokens:     512,
 			ResponseWords: 32,
-			Policy:        workload.PolicyStrict,
+			Policy:        capacity.PolicyStrict,
 			// The reference workload is fixed; on a smaller window it runs at the window, said
 			// and recorded, and the context spec holds the engine to that plan.
 			ClampToWindow: true,
@@ -32,11 +31,11 @@ var _ = Describe("capacity", Serial, Label("capacity"), func() {
 		run := anvil.Run(ctx, "reference", env.Target(), sc)
 
 		var strictAnyway []any
-		if env.Config.ControlledOutputPolicy != workload.PolicyStrict {
+		if env.Configured().Policy != capacity.PolicyStrict {
 			strictAnyway = append(strictAnyway, "the reference workload is strict whatever ANVIL_CONTROLLED_OUTPUT_POLICY says; leave it out with --label-filter='!reference'")
 		}
 		Expect(run).To(HaveNoFailedRequests(), strictAnyway...)
 		Expect(run).To(AdhereToControlledOutput())
-		Expect(run).To(HitPlannedContext(env.Config.ContextTolerance), "the engine must see the planned (window-clamped) context")
+		Expect(run).To(HitPlannedContext(env.Gate().ContextTolerance), "the engine must see the planned (window-clamped) context")
 	})
 })

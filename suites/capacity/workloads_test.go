@@ -9,7 +9,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
@@ -28,7 +27,7 @@ func quick(opts refengine.Options) refengine.Options {
 func strictWords(requests, concurrency, context int) capacity.Scenario {
 	return capacity.Scenario{
 		Requests: requests, Concurrency: concurrency, ContextTokens: context, ContextMargin: 1024,
-		MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict, Calibrate: true,
+		MaxTokens: 64, ResponseWords: 32, Policy: capacity.PolicyStrict, Calibrate: true,
 		Engine: anvil.EmbeddedEngineName,
 	}
 }
@@ -36,7 +35,7 @@ func strictWords(requests, concurrency, context int) capacity.Scenario {
 // failuresOf runs an assertion that is expected to fail and returns its messages.
 func failuresOf(assertion func()) []string { return InterceptGomegaFailures(assertion) }
 
-var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() {
+var _ = Describe("workloads", Serial, Label(anvil.LabelSelfTest, "workload"), func() {
 	Describe("context sizing", Label("context"), func() {
 		DescribeTable("sends the planned prompt tokens within 1%",
 			func(ctx SpecContext, tokenizer func(string) int, name string) {
@@ -82,11 +81,11 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 		})
 
 		DescribeTable("finds the window where the engine states it",
-			func(ctx SpecContext, native, source string) {
+			func(ctx SpecContext, native refengine.NativeAPI, source string) {
 				_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 16384, HideWindow: true, TruncatePrompts: true, NativeInfo: native}))
 				sc := strictWords(2, 1, 64000)
 				sc.ClampToWindow = true
-				run := anvil.Run(ctx, "context-window-"+native, target, sc)
+				run := anvil.Run(ctx, "context-window-"+string(native), target, sc)
 
 				Expect(run).To(HaveNoFailedRequests())
 				Expect(run.Extension.Capabilities.MaxContextSource).To(HaveValue(Equal(source)))
@@ -101,7 +100,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 		It("samples each request's context from the bucket distribution, fixed before sending", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 65536}))
 			sc := strictWords(10, 4, 0)
-			sc.ContextSeed, sc.ContextBuckets = 44, workload.DefaultBuckets
+			sc.ContextSeed, sc.ContextBuckets = 44, capacity.DefaultBuckets()
 			run := anvil.Run(ctx, "context-sampled", target, sc)
 
 			Expect(run).To(HaveNoFailedRequests())
@@ -116,7 +115,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 	Describe("shared-prefix burst", Label("burst"), func() {
 		burst := func() capacity.Scenario {
 			sc := strictWords(8, 8, 12000)
-			sc.Burst, sc.PromptCacheMode, sc.SharedPrefixTokens, sc.CacheIntent = true, workload.CacheShared, 8000, capacity.CacheIntentSharedPrefix
+			sc.Burst, sc.PromptCacheMode, sc.SharedPrefixTokens, sc.CacheIntent = 8, capacity.CacheShared, 8000, capacity.CacheIntentSharedPrefix
 			return sc
 		}
 
@@ -133,7 +132,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 
 			engine.FlushCache()
 			cold := burst()
-			cold.PromptCacheMode, cold.CacheIntent = workload.CacheUnique, capacity.CacheIntentCold
+			cold.PromptCacheMode, cold.CacheIntent = capacity.CacheUnique, capacity.CacheIntentCold
 			unique := anvil.Run(ctx, "burst-unique", target, cold)
 			Expect(unique).To(HaveColdPrefixCache())
 			Expect(*run.Metrics.TTFT.P50).To(BeNumerically("<", *unique.Metrics.TTFT.P50), "cached prefixes must cut TTFT")
@@ -243,7 +242,7 @@ var _ = Describe("workloads", Serial, anvil.SelfTest, Label("workload"), func() 
 	It("drives the legacy /v1/completions endpoint", Label("completions"), SpecTimeout(time.Minute), func(ctx SpecContext) {
 		_, target := anvil.PrivateEngine(quick(refengine.Options{}))
 		sc := strictWords(4, 2, 2000)
-		sc.Legacy = true
+		sc.API = capacity.APICompletions
 		run := anvil.Run(ctx, "legacy-completions", target, sc)
 
 		Expect(run).To(HaveNoFailedRequests())

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
@@ -18,7 +18,7 @@ var _ = Describe("open-loop arrivals", Serial, Label("open-loop"), func() {
 	It("measures latency from the intended start at 20 requests/s", SpecTimeout(30*time.Minute), func(ctx SpecContext) {
 		env := anvil.Current()
 		sc := env.WithIdentity(rung(40, 16, 2048))
-		sc.RequestRate, sc.Arrival = 20, schedule.Poisson
+		sc.RequestRate, sc.Arrival = 20, capacity.Poisson
 		run := anvil.Run(ctx, "open-loop-20rps", env.Target(), sc)
 
 		Expect(run).To(HaveNoFailedRequests())

@@ -16,7 +16,7 @@ import (
 // The knee search against an engine whose capacity is known: it serves 8 sequences per
 // decode step and time-slices beyond, so a TPOT budget between its 8- and 16-sequence step
 // times must put the knee at 8 (the acceptance allows one rung either way).
-var _ = Describe("knee search", Serial, anvil.SelfTest, Label("knee"), func() {
+var _ = Describe("knee search", Serial, Label(anvil.LabelSelfTest, "knee"), func() {
 	It("finds the highest concurrency within a TPOT budget", SpecTimeout(10*time.Minute), func(ctx SpecContext) {
 		_, target := anvil.PrivateEngine(refengine.Options{
 			PrefillOverhead: 2 * time.Millisecond, ITL: 2 * time.Millisecond, BatchSlowdown: 0.05,

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/harness/workload"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
@@ -24,7 +23,7 @@ func rung(requests, concurrency, context int) capacity.Scenario {
 // expectAdherence holds a strict run to exactly the requested words; an observed run's
 // adherence is in its artifact, not gated.
 func expectAdherence(run *artifact.Benchmark) {
-	if run.ControlledOutputPolicy == string(workload.PolicyStrict) {
+	if run.ControlledOutputPolicy == string(capacity.PolicyStrict) {
 		Expect(run).To(AdhereToControlledOutput())
 	}
 }

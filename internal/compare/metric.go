@@ -1,0 +1,108 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/stats"
+)
+
+// Throughput is the one scalar metric Regression judges.
+const Throughput = "throughput_tok_s"
+
+// latencyFamilies get worse as they grow; rateFamilies as they shrink.
+var (
+	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms"}
+	rateFamilies    = []string{"decode_tok_s", "effective_prefill_tok_s"}
+)
+
+// CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, or a mean
+// or percentile key of a latency or rate family. The error quotes the metric.
+func CheckMetric(metric string) error {
+	if metric == Failed {
+		return nil
+	}
+	_, err := seriesOf(metric)
+	return err
+}
+
+// series is how one metric is drawn from an artifact's rows for a regression test.
+type series struct {
+	name          string
+	family        string  // request_timings family; "" for throughput
+	q             float64 // percentile, or 0 for a mean
+	higherIsWorse bool
+}
+
+// seriesOf resolves a metrics key: a mean or percentile key of a latency or rate family, or
+// throughput_tok_s.
+func seriesOf(metric string) (series, error) {
+	s := series{name: budget.Describe(metric)}
+	if metric == Throughput {
+		return s, nil
+	}
+	family, stat, ok := artifact.ParseMetricKey(metric)
+	switch {
+	case !ok:
+		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, Throughput)
+	case slices.Contains(latencyFamilies, family):
+		s.higherIsWorse = true
+	case slices.Contains(rateFamilies, family):
+	default:
+		return s, fmt.Errorf("metric %q: %s counts tokens; it measures the workload, not the engine's speed", metric, family)
+	}
+	s.family = family
+	if stat == "mean" {
+		return s, nil
+	}
+	if s.q = budget.PercentileOf(stat); s.q > 0 {
+		return s, nil
+	}
+	return s, fmt.Errorf("metric %q: the %s of a run has no per-request test; want its mean or a percentile", metric, stat)
+}
+
+// samples are the per-request values the test compares: the family's row values, or for
+// throughput each request's own delivered rate, output_tokens / e2e seconds (at a fixed
+// concurrency the run's throughput moves with them).
+func (s series) samples(a *artifact.Benchmark) ([]float64, error) {
+	if s.family != "" {
+		return budget.RowValues(a, s.family)
+	}
+	var out []float64
+	for _, r := range a.RequestTimings {
+		if r.OutputTokens != nil && r.E2EMs > 0 {
+			out = append(out, float64(*r.OutputTokens)/(float64(r.E2EMs)/1000))
+		}
+	}
+	return out, nil
+}
+
+// figure is the metric's value: the statistic over the rows (the artifact's own figure when
+// its rows are intact), or for throughput the artifact's scalar, which is null when any
+// request failed.
+func (s series) figure(a *artifact.Benchmark, values []float64, side string) (float64, error) {
+	switch {
+	case s.family == "":
+		if a.Metrics.ThroughputTokS == nil {
+			return 0, fmt.Errorf("%s is null in the %s artifact (withheld when a request failed or usage was missing)", Throughput, side)
+		}
+		return float64(*a.Metrics.ThroughputTokS), nil
+	case s.q == 0:
+		return stats.FMean(values), nil
+	}
+	sorted := slices.Sorted(slices.Values(values))
+	return stats.Percentile(sorted, s.q)
+}
+
+// interval is the seeded bootstrap 95% interval of the ratio current/baseline of the
+// statistic: of the percentile for percentile keys, of the mean for means and throughput.
+func (s series) interval(baseline, current []float64, resamples int, seed int64) (lo, hi float64) {
+	if s.q > 0 {
+		lo, hi, _ = stats.BootstrapQuantileRatio(baseline, current, s.q, resamples, seed)
+	} else {
+		lo, hi, _ = stats.BootstrapMeanRatio(baseline, current, resamples, seed)
+	}
+	return lo, hi
+}

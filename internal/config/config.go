@@ -1,0 +1,569 @@
+// Package config loads anvilbench's configuration from ANVIL_* environment variables, once,
+// and validates it as a whole so that every problem is reported together, before any
+// request is sent.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/caarlos0/env/v11"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/harness/secret"
+	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/suggest"
+)
+
+// Prefix is the prefix of every variable.
+const Prefix = "ANVIL_"
+
+// Config is the whole configuration. Each field documents its variable, default and unit.
+type Config struct {
+	// BaseURL (ANVIL_BASE_URL) is the OpenAI-compatible endpoint including /v1, e.g.
+	// http://127.0.0.1:8080/v1. Empty starts the embedded reference engine.
+	BaseURL string `env:"BASE_URL"`
+	// Model (ANVIL_MODEL) is the served model id; empty takes the first id of GET /v1/models.
+	Model string `env:"MODEL"`
+	// APIKey (ANVIL_API_KEY) is sent as a bearer token. It is redacted everywhere.
+	APIKey secret.Secret `env:"API_KEY"`
+	// Engine, GPU and Tier (ANVIL_ENGINE, ANVIL_GPU, ANVIL_TIER) label the artifact.
+	Engine string `env:"ENGINE"`
+	GPU    string `env:"GPU"`
+	Tier   string `env:"TIER"`
+	// OutDir (ANVIL_OUT_DIR) receives artifacts and junit.xml; default "artifacts" at the
+	// module root. A relative path is taken from the module root, not from the suite's
+	// package directory where Ginkgo runs the test binary.
+	OutDir string `env:"OUT_DIR" envDefault:"artifacts"`
+
+	// Scenario is the configured scenario's workload: each of capacity.Scenario's keyed
+	// fields is a variable, ANVIL_ and its key upper-cased (ANVIL_REQUESTS), at its default
+	// (capacity.Defaults) when unset. A scenarios file's entries start from it.
+	Scenario capacity.Scenario `env:"-"`
+	// Gate is how the configured scenario (and, by default, each of a scenarios file) is
+	// judged: each of gate.Spec's keyed fields is a variable alike (ANVIL_GATE_BY).
+	Gate gate.Spec `env:"-"`
+
+	// MetricsURL (ANVIL_METRICS_URL) is where the engine serves Prometheus metrics, scraped
+	// around each scenario; empty means /metrics at the root of the endpoint, "off" none.
+	MetricsURL string `env:"METRICS_URL"`
+
+	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
+	// timestamp of its bytes where the platform has one (Linux), else when the read returns.
+	KernelTimestamps bool `env:"KERNEL_TIMESTAMPS" envDefault:"true"`
+
+	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
+	// progress.
+	ProgressInterval time.Duration `env:"PROGRESS_INTERVAL" envDefault:"10s"`
+	// Timeout (ANVIL_TIMEOUT) bounds each request from start to end, (0, 1h].
+	Timeout time.Duration `env:"TIMEOUT" envDefault:"15m"`
+	// StallTimeout (ANVIL_STALL_TIMEOUT) bounds the silence between two reads once the first
+	// streamed event has arrived, (0, Timeout]. Waiting for the first event (queueing and
+	// prefill, possibly without response headers) is bounded by Timeout only.
+	StallTimeout time.Duration `env:"STALL_TIMEOUT" envDefault:"60s"`
+
+	// Budgets (ANVIL_BUDGETS) are the gates of the configured scenario, e.g.
+	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.
+	Budgets string `env:"BUDGETS" use:"configured"`
+	// BudgetsFile (ANVIL_BUDGETS_FILE) is a JSON file of more budgets,
+	// {"budgets": ["tpot_p50_ms<=6"]} (budget.ReadFile); a relative path is taken from the
+	// module root.
+	BudgetsFile string `env:"BUDGETS_FILE" use:"configured"`
+	// fileBudgets are BudgetsFile's budgets, read once by Load.
+	fileBudgets []budget.Budget
+	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
+	// scenario must not regress from; a relative path is taken from the module root.
+	Baseline string `env:"BASELINE" use:"configured"`
+	// baseline is Baseline's artifact, read once by Load.
+	baseline *artifact.Benchmark
+	// BaselineDir (ANVIL_BASELINE_DIR) is the ANVIL_OUT_DIR of an earlier run: the report
+	// gives each scenario its change from the artifact at the same path there and draws
+	// that run's ladders beside this run's; a relative path is taken from the module root.
+	BaselineDir string `env:"BASELINE_DIR"`
+
+	// ScenariosFile (ANVIL_SCENARIOS_FILE) is a JSON file of named scenarios, each gated like
+	// the configured one (see ReadScenarios); a relative path is taken from the module root.
+	ScenariosFile string `env:"SCENARIOS_FILE" use:"scenarios"`
+	// scenarios are ScenariosFile's, read and validated once by Load.
+	scenarios []GatedScenario
+
+	// SelfTest (ANVIL_SELFTEST) runs the harness's own proofs (specs labelled selftest)
+	// against private engines even when ANVIL_BASE_URL names an engine under test.
+	SelfTest bool `env:"SELFTEST" envDefault:"false"`
+
+	// Shard (ANVIL_SHARD) runs segment i of N of every scenario against the endpoint under
+	// test ("i/N", 0 <= i < N): the requests whose index modulo N is i, with 1/N of the
+	// concurrency; Shards (ANVIL_SHARDS) is N when the index comes from JOB_COMPLETION_INDEX,
+	// which a Kubernetes Indexed Job sets. Sharding needs ANVIL_CLOCK_DOMAIN_ID.
+	Shard  string `env:"SHARD"`
+	Shards int    `env:"SHARDS" envDefault:"0"`
+	// shard is Shard or Shards parsed by Load.
+	shard capacity.Shard
+	// StartAt (ANVIL_START_AT) makes every scenario's request phase wait for that instant,
+	// RFC 3339 with milliseconds, e.g. 2026-12-03T10:00:00.000Z: shards on several hosts then
+	// start together.
+	StartAt string `env:"START_AT"`
+	// startAt is StartAt parsed by Load.
+	startAt time.Time
+
+	// ClockDomainID (ANVIL_CLOCK_DOMAIN_ID) declares that artifacts carrying the same id share
+	// one host clock; [A-Za-z0-9._-]{1,64}.
+	ClockDomainID string `env:"CLOCK_DOMAIN_ID"`
+	// ConfigurationFingerprint (ANVIL_CONFIGURATION_FINGERPRINT) is an operator-declared
+	// sha256:<64 hex> of the serving configuration.
+	ConfigurationFingerprint string `env:"CONFIGURATION_FINGERPRINT"`
+
+	// RunID (ANVIL_RUN_ID) names the run, [A-Za-z0-9._-]{1,64}; empty derives it from the
+	// process that launched the suites, or for shards from ANVIL_START_AT and the shard count
+	// (gate.RunID). Every artifact, junit.xml and gate.json of the run carries it.
+	RunID string `env:"RUN_ID"`
+}
+
+// FromEnvironment loads the configuration from the process environment.
+func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
+
+// Load parses environ (variable name to value) and validates the result. The error lists
+// every problem, each naming its ANVIL_* variable; an ANVIL_* variable anvilbench does not
+// know is one, with the known one it was probably meant to be.
+func Load(environ map[string]string) (Config, error) {
+	problems := unknownVariables(environ)
+	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
+	unparsable := map[string]bool{}
+	if err != nil {
+		var more Problems
+		more, unparsable = describeParseError(err, environ)
+		problems = append(problems, more...)
+		// Validate the rest too, with the unparsable variables at their defaults, so that
+		// one run reports every problem.
+		rest := map[string]string{}
+		for k, v := range environ {
+			if !unparsable[k] {
+				rest[k] = v
+			}
+		}
+		cfg, _ = env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: rest})
+	}
+	cfg.Scenario, cfg.Gate = capacity.Defaults(), gate.DefaultSpec()
+	problems = append(problems, decodeVariables(&cfg.Scenario, environ)...)
+	problems = append(problems, decodeVariables(&cfg.Gate, environ)...)
+	var more Problems
+	if err := cfg.complete(environ); errors.As(err, &more) {
+		problems = append(problems, more...)
+	} else if err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return Config{}, problems
+	}
+	return cfg, nil
+}
+
+// decodeVariables sets each keyed field of the struct ptr points to from its variable in
+// environ, when set to a value: the text a scenarios file would hold, read the same way
+// (fields.Field.SetText).
+func decodeVariables(ptr any, environ map[string]string) Problems {
+	var p Problems
+	for _, f := range fields.Of(reflect.TypeOf(ptr).Elem()) {
+		name := Prefix + strings.ToUpper(f.Key)
+		text := environ[name]
+		if text == "" {
+			continue
+		}
+		if err := f.SetText(ptr, text); err != nil {
+			p = append(p, fmt.Sprintf("%s=%q: %s", name, text, decodeProblem(f, err)))
+		}
+	}
+	return p
+}
+
+// decodeProblem says why a value did not decode into f: "not an integer (want 1..10000)".
+func decodeProblem(f fields.Field, err error) string {
+	msg := err.Error()
+	if want, ok := strings.CutPrefix(msg, "want "); ok {
+		msg = "not " + want
+		if f.Range != nil {
+			msg += " (want " + f.Range.String() + ")"
+		}
+	}
+	return msg
+}
+
+// Problems is the error of a configuration that failed to load: one line per problem.
+type Problems []string
+
+// Error says the first problem on its first line, so that a one-line verdict names it,
+// then lists every problem.
+func (p Problems) Error() string {
+	if len(p) == 0 {
+		return "invalid anvilbench configuration"
+	}
+	first := "invalid anvilbench configuration: " + p[0]
+	if len(p) == 1 {
+		return first
+	}
+	return fmt.Sprintf("%s (and %d more)\n  %s", first, len(p)-1, strings.Join(p, "\n  "))
+}
+
+// OtherVariables are the ANVIL_* variables of anvilbench's own tools and tests, which the
+// configuration accepts and leaves to them: ANVIL_GINKGO (anvilbench run), ANVIL_REFENGINE_API_KEY
+// (cmd/refengine), ANVIL_TRUTH and ANVIL_TRUTH_SERVER_CPU (the truth benchmark),
+// ANVIL_REPORT_HTML and ANVIL_REPORT_SCREENSHOT (the report's browser test),
+// ANVIL_CI_ARTIFACTS (CI), ANVIL_TEST_ROLE and ANVIL_TEST_READY (subprocess tests).
+func OtherVariables() []string {
+	return []string{"ANVIL_GINKGO", "ANVIL_REFENGINE_API_KEY", "ANVIL_TRUTH", "ANVIL_TRUTH_SERVER_CPU", "ANVIL_REPORT_HTML",
+		"ANVIL_REPORT_SCREENSHOT", "ANVIL_CI_ARTIFACTS", "ANVIL_TEST_ROLE", "ANVIL_TEST_READY"}
+}
+
+// unknownVariables names every ANVIL_* variable of environ that is neither a configuration
+// variable nor one of OtherVariables, with the known one it was probably meant to be.
+func unknownVariables(environ map[string]string) Problems {
+	var known []string
+	for _, v := range Variables() {
+		known = append(known, v[0])
+	}
+	known = append(known, OtherVariables()...)
+	var p Problems
+	for _, name := range sortedKeys(environ) {
+		if !strings.HasPrefix(name, Prefix) || slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("%s: unknown variable", name)
+		if near := suggest.Nearest(name, known, 3); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		p = append(p, msg+"; anvilbench would ignore it")
+	}
+	return p
+}
+
+// Set names the configuration variables set to a value in environ, sorted: what a run can
+// be held to use. An empty value is unset (a CI job passes its empty inputs along).
+func Set(environ map[string]string) []string {
+	var out []string
+	for _, v := range Variables() {
+		if environ[v[0]] != "" {
+			out = append(out, v[0])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// identityKeys are the scenario keys every scenario of a suite takes from the
+// configuration (anvil.Env.WithIdentity), configured or not.
+var identityKeys = []string{"context_margin", "max_context_tokens", "controlled_output_policy", "calibrate", "context_tolerance"}
+
+// Uses are the configuration variables the specs of a suite read: every variable of the
+// endpoint, identity, timing and output, and those of the context window, the policy and
+// calibration (which every scenario takes), those of the workload and the gate when the
+// configured scenario or a file scenario runs (file scenarios take them as defaults), the
+// configured scenario's budgets and baseline, and the scenarios file. A variable no suite
+// of a run uses fails the run's gate.
+func Uses(configured, scenarios bool) []string {
+	var out []string
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		name := Prefix + strings.Split(f.Tag.Get("env"), ",")[0]
+		switch f.Tag.Get("use") {
+		case "configured":
+			if configured {
+				out = append(out, name)
+			}
+		case "scenarios":
+			if scenarios {
+				out = append(out, name)
+			}
+		default:
+			out = append(out, name)
+		}
+	}
+	for _, t := range []reflect.Type{reflect.TypeFor[capacity.Scenario](), reflect.TypeFor[gate.Spec]()} {
+		for _, f := range fields.Of(t) {
+			if configured || scenarios || slices.Contains(identityKeys, f.Key) {
+				out = append(out, Prefix+strings.ToUpper(f.Key))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// describeParseError rewrites env's errors, which name Go fields and echo raw values, into
+// one line per ANVIL_* variable, and returns the variables that could not be parsed.
+func describeParseError(err error, environ map[string]string) (Problems, map[string]bool) {
+	unparsable := map[string]bool{}
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return Problems{fmt.Sprintf("load configuration: %v", err)}, unparsable
+	}
+	keys := map[string]string{}
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		keys[f.Name] = Prefix + strings.Split(f.Tag.Get("env"), ",")[0]
+	}
+	var problems Problems
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			key := keys[pe.Name]
+			unparsable[key] = true
+			problems = append(problems, fmt.Sprintf("%s=%q: %s", key, environ[key], kindOf(pe.Type)))
+			continue
+		}
+		problems = append(problems, e.Error())
+	}
+	return problems, unparsable
+}
+
+func kindOf(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
+		return "not a duration (use Go syntax such as 30s, 15m)"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return "not an integer"
+	case t.Kind() == reflect.Bool:
+		return "not a boolean (true or false)"
+	}
+	return "not a valid " + t.String()
+}
+
+// Variables lists every ANVIL_* variable with its default, in declaration order: those of
+// the configuration itself, then the scenario's (capacity.Scenario) and the gate's
+// (gate.Spec) keyed fields.
+func Variables() [][2]string {
+	var out [][2]string
+	for f := range envFields(reflect.TypeFor[Config]()) {
+		out = append(out, [2]string{Prefix + strings.Split(f.Tag.Get("env"), ",")[0], f.Tag.Get("envDefault")})
+	}
+	for _, t := range []reflect.Type{reflect.TypeFor[capacity.Scenario](), reflect.TypeFor[gate.Spec]()} {
+		for _, f := range fields.Of(t) {
+			out = append(out, [2]string{Prefix + strings.ToUpper(f.Key), f.Default})
+		}
+	}
+	return out
+}
+
+// envFields yields the fields of t read by env (an env tag other than "-").
+func envFields(t reflect.Type) iter.Seq[reflect.StructField] {
+	return func(yield func(reflect.StructField) bool) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if tag, ok := f.Tag.Lookup("env"); ok && tag != "-" && !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// keyOf is the key of a field named by its Go name in a capacity.Scenario, a gate.Spec or
+// a capacity.Target: its tag, else the name in snake case (BaseURL is base_url).
+func keyOf(field string) string {
+	if k := capacity.KeyOf(field); k != "" {
+		return k
+	}
+	if k := gate.KeyOf(field); k != "" {
+		return k
+	}
+	var b strings.Builder
+	for i, r := range field {
+		upper := r >= 'A' && r <= 'Z'
+		if upper && i > 0 && !(field[i-1] >= 'A' && field[i-1] <= 'Z' && (i+1 == len(field) || field[i+1] >= 'A' && field[i+1] <= 'Z')) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// variable names a field by its ANVIL_* variable.
+func variable(field string) string { return Prefix + strings.ToUpper(keyOf(field)) }
+
+// UsesEmbeddedEngine reports whether no endpoint was configured.
+func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
+
+// complete resolves the input files, reads each once (so what is judged is what was
+// validated, whatever happens to the files later) and validates the whole.
+func (c *Config) complete(environ map[string]string) error {
+	c.resolveInputs()
+	var p Problems
+	var err error
+	p = append(p, c.parseSharding(environ)...)
+	if c.BudgetsFile != "" {
+		if c.fileBudgets, err = budget.ReadFile(c.BudgetsFile); err != nil {
+			p = append(p, fmt.Sprintf("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err))
+		}
+	}
+	if c.Baseline != "" {
+		if c.baseline, err = artifact.Read(c.Baseline); err != nil {
+			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
+		}
+	}
+	if c.BaselineDir != "" {
+		if info, err := os.Stat(c.BaselineDir); err != nil {
+			p = append(p, fmt.Sprintf("%sBASELINE_DIR=%q: %v", Prefix, c.BaselineDir, err))
+		} else if !info.IsDir() {
+			p = append(p, fmt.Sprintf("%sBASELINE_DIR=%q: not a directory (the output directory of an earlier run)", Prefix, c.BaselineDir))
+		}
+	}
+	var more Problems
+	if errors.As(c.Validate(), &more) {
+		p = append(p, more...)
+	}
+	// A scenarios file is read only over a valid environment: its unset keys take the
+	// environment's values.
+	if c.ScenariosFile != "" && len(p) == 0 {
+		c.scenarios, err = ReadScenarios(c.ScenariosFile, *c)
+		var inFile Problems
+		switch {
+		case errors.As(err, &inFile):
+			for _, problem := range inFile {
+				p = append(p, fmt.Sprintf("%sSCENARIOS_FILE: %s", Prefix, problem))
+			}
+		case err != nil:
+			p = append(p, fmt.Sprintf("%sSCENARIOS_FILE=%q: %v", Prefix, c.ScenariosFile, err))
+		}
+	}
+	if len(p) > 0 {
+		return p
+	}
+	return nil
+}
+
+// resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BASELINE_DIR,
+// ANVIL_BUDGETS_FILE, ANVIL_SCENARIOS_FILE) absolute: a
+// relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs
+// in its own package directory while users name files from where they run ginkgo. Without
+// a module root a path stays relative to the working directory.
+func (c *Config) resolveInputs() {
+	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile} {
+		if *p == "" {
+			continue
+		}
+		if abs, err := fromModuleRoot(*p); err == nil {
+			*p = abs
+		}
+	}
+}
+
+// ResolveOutDir returns OutDir as an absolute path: a relative OutDir is taken from the
+// module root found by walking up from the working directory to go.mod. A shard writes
+// into its own directory below it, shard-<i>-of-<N>, so the shards of a run can share one
+// volume.
+func (c Config) ResolveOutDir() (string, error) {
+	dir, err := fromModuleRoot(c.OutDir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %sOUT_DIR %q: %w", Prefix, c.OutDir, err)
+	}
+	if c.shard.Count > 1 {
+		dir = filepath.Join(dir, ShardDir(c.shard))
+	}
+	return dir, nil
+}
+
+// ShardDir is the directory below ANVIL_OUT_DIR a shard writes into.
+func ShardDir(s capacity.Shard) string { return fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count) }
+
+// JobCompletionIndex is the variable a Kubernetes Indexed Job sets to each pod's index.
+const JobCompletionIndex = "JOB_COMPLETION_INDEX"
+
+// parseSharding reads ANVIL_SHARD or ANVIL_SHARDS with JOB_COMPLETION_INDEX, and
+// ANVIL_START_AT. The shard's own constraints (more requests and streams than shards, a
+// clock domain) are the scenario's to check.
+func (c *Config) parseSharding(environ map[string]string) Problems {
+	var p Problems
+	switch {
+	case c.Shard != "" && c.Shards != 0:
+		p = append(p, fmt.Sprintf("%sSHARD and %sSHARDS: set one (i/N, or N with %s)", Prefix, Prefix, JobCompletionIndex))
+	case c.Shard != "":
+		var i, n int
+		if _, err := fmt.Sscanf(c.Shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != c.Shard || n < 1 || i < 0 || i >= n {
+			p = append(p, fmt.Sprintf("%sSHARD=%q: want i/N with 0 <= i < N, e.g. 0/4", Prefix, c.Shard))
+		} else {
+			c.shard = capacity.Shard{Index: i, Count: n}
+		}
+	case c.Shards < 0:
+		p = append(p, fmt.Sprintf("%sSHARDS=%d: want the number of shards", Prefix, c.Shards))
+	case c.Shards > 0:
+		raw, ok := environ[JobCompletionIndex]
+		i, err := strconv.Atoi(raw)
+		switch {
+		case !ok:
+			p = append(p, fmt.Sprintf("%sSHARDS=%d needs %s (an Indexed Job sets it), or use %sSHARD=i/%d", Prefix, c.Shards, JobCompletionIndex, Prefix, c.Shards))
+		case err != nil || i < 0 || i >= c.Shards:
+			p = append(p, fmt.Sprintf("%s=%q: want 0..%d for %sSHARDS=%d", JobCompletionIndex, raw, c.Shards-1, Prefix, c.Shards))
+		default:
+			c.shard = capacity.Shard{Index: i, Count: c.Shards}
+		}
+	}
+	if c.StartAt != "" {
+		at, err := time.Parse(time.RFC3339Nano, c.StartAt)
+		if err != nil {
+			p = append(p, fmt.Sprintf("%sSTART_AT=%q: want RFC 3339 with milliseconds, e.g. 2026-12-03T10:00:00.000Z", Prefix, c.StartAt))
+		} else {
+			c.startAt = at
+		}
+	}
+	return p
+}
+
+// Sharding is the shard this process runs of every scenario against the endpoint under
+// test (the zero Shard for all of it) and the instant its request phases wait for (zero
+// for none).
+func (c Config) Sharding() (capacity.Shard, time.Time) { return c.shard, c.startAt }
+
+// OutDirFromEnvironment is ANVIL_OUT_DIR (default "artifacts") resolved like ResolveOutDir
+// without loading the rest of the configuration, so a run that fails on a bad variable
+// still leaves its JUnit file where it was asked to.
+func OutDirFromEnvironment() (string, error) {
+	dir := os.Getenv(Prefix + "OUT_DIR")
+	if dir == "" {
+		dir = "artifacts"
+	}
+	c := Config{OutDir: dir}
+	c.Shard, c.Shards = os.Getenv(Prefix+"SHARD"), 0
+	if n, err := strconv.Atoi(os.Getenv(Prefix + "SHARDS")); err == nil {
+		c.Shards = n
+	}
+	_ = c.parseSharding(env.ToMap(os.Environ()))
+	return c.ResolveOutDir()
+}
+
+// fromModuleRoot joins a relative path to the module root and returns an absolute one as is.
+func fromModuleRoot(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, path), nil
+}
+
+// ModuleRoot walks up from the working directory to the directory holding go.mod.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory; set an absolute path")
+		}
+		dir = parent
+	}
+}

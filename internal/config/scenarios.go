@@ -1,0 +1,226 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/suggest"
+)
+
+// maxScenariosFileBytes bounds a scenarios file: a few dozen scenarios, never megabytes.
+const maxScenariosFileBytes = 1 << 20
+
+// Keys of a scenarios file entry beside the workload and gate keys.
+const (
+	keyName     = "name"
+	keyLabels   = "labels"
+	keyBudgets  = "budgets"
+	keyBaseline = "baseline"
+)
+
+// scenarioNamePattern keeps a name usable as a file name, a Ginkgo label and a JUnit name
+// without rewriting it.
+var scenarioNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// ReadScenarios reads a scenarios file, several gated scenarios kept in an engine's
+// repository:
+//
+//	{"scenarios": [
+//	  {"name": "short-chat", "requests": 60, "concurrency": 32, "context_tokens": 2000,
+//	   "max_tokens": 64, "response_words": 32, "budgets": ["tpot_p50_ms<=6"],
+//	   "baseline": "baselines/short-chat.json", "labels": ["fast"]},
+//	  {"name": "agent-32k", "context_tokens": 32000, "concurrency": 4}
+//	]}
+//
+// Every key but name, labels, budgets and baseline is an ANVIL_* workload or gate variable
+// in lower case without the prefix, with the variable's type (numbers, booleans, strings).
+// A key a scenario leaves out takes the environment's value in env, then the default;
+// budgets and the baseline belong to one scenario and are never inherited. A relative
+// baseline path is taken from the scenarios file's directory, so a file and its baselines
+// move together. The whole file is checked before it is
+// used: the error is Problems, one line per problem with its position
+// ("scenarios[2].budgets[0]: ..."), unknown keys included.
+func ReadScenarios(path string, env Config) ([]GatedScenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenarios: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScenariosFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read scenarios: %w", err)
+	}
+	if len(data) > maxScenariosFileBytes {
+		return nil, fmt.Errorf("read scenarios: larger than %d bytes", maxScenariosFileBytes)
+	}
+	return ParseScenarios(data, filepath.Dir(path), env)
+}
+
+// ParseScenarios parses the JSON of a scenarios file over the configuration env, with
+// relative baseline paths taken from dir (see ReadScenarios).
+func ParseScenarios(data []byte, dir string, env Config) ([]GatedScenario, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var file struct {
+		Scenarios *[]json.RawMessage `json:"scenarios"`
+	}
+	const want = `want {"scenarios": [{"name": "short-chat", ...}, ...]}`
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("%s: %w", want, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s, found more after it", want)
+	}
+	if file.Scenarios == nil || len(*file.Scenarios) == 0 {
+		return nil, fmt.Errorf(`no scenarios (%s)`, want)
+	}
+	var p Problems
+	var out []GatedScenario
+	names := map[string]int{}
+	for i, raw := range *file.Scenarios {
+		at := fmt.Sprintf("scenarios[%d]", i)
+		g, problems := parseScenario(raw, dir, env, at)
+		p = append(p, problems...)
+		if g.Name != "" {
+			if first, dup := names[g.Name]; dup {
+				p = append(p, fmt.Sprintf("%s.name=%q: also the name of scenarios[%d]", at, g.Name, first))
+			}
+			names[g.Name] = i
+		}
+		out = append(out, g)
+	}
+	if len(p) > 0 {
+		return nil, p
+	}
+	return out, nil
+}
+
+// parseScenario decodes one entry key by key, so that every bad key is reported, each
+// through the field it names (fields.Field.Set, the path a variable takes too), then
+// validates the whole scenario as the configured one is validated.
+func parseScenario(raw json.RawMessage, dir string, env Config, at string) (GatedScenario, Problems) {
+	var p Problems
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	var entry map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entry); err != nil || entry == nil {
+		add("%s: want an object of scenario keys, got %s", at, clipJSON(raw))
+		return GatedScenario{}, p
+	}
+	g := GatedScenario{Scenario: env.configured(), Spec: env.Gate}
+	g.Budgets, g.BaselinePath, g.Baseline = nil, "", nil // never inherited
+	for _, key := range sortedKeys(entry) {
+		value := entry[key]
+		switch key {
+		case keyName:
+			if err := json.Unmarshal(value, &g.Name); err != nil || !scenarioNamePattern.MatchString(g.Name) {
+				add("%s.name: want 1 to 64 of a-z 0-9 - starting with a letter or digit, got %s", at, clipJSON(value))
+				g.Name = ""
+			}
+		case keyLabels:
+			if err := json.Unmarshal(value, &g.Labels); err != nil {
+				add("%s.labels: want a list of strings, got %s", at, clipJSON(value))
+			}
+			for j, l := range g.Labels {
+				if l == "" || strings.TrimSpace(l) != l || strings.ContainsAny(l, "&|!,()/") {
+					add("%s.labels[%d]=%q: want a non-empty label without spaces at its ends or any of & | ! , ( ) /", at, j, l)
+				}
+			}
+		case keyBudgets:
+			var terms []string
+			if err := json.Unmarshal(value, &terms); err != nil {
+				add("%s.budgets: want a list of budget strings, got %s", at, clipJSON(value))
+			}
+			for j, term := range terms {
+				bs, err := budget.Parse(term)
+				if err != nil {
+					add("%s.budgets[%d]: %v", at, j, err)
+				}
+				g.Budgets = append(g.Budgets, bs...)
+			}
+		case keyBaseline:
+			if err := json.Unmarshal(value, &g.BaselinePath); err != nil || g.BaselinePath == "" {
+				add("%s.baseline: want the path of a v1 artifact, got %s", at, clipJSON(value))
+				break
+			}
+			if !filepath.IsAbs(g.BaselinePath) {
+				g.BaselinePath = filepath.Join(dir, g.BaselinePath)
+			}
+			b, err := artifact.Read(g.BaselinePath)
+			if err != nil {
+				add("%s.baseline=%q: %v", at, g.BaselinePath, err)
+			}
+			g.Baseline = b
+		default:
+			if err := setKey(&g, key, value); err != nil {
+				add("%s.%s: %v", at, key, err)
+			}
+		}
+	}
+	if _, ok := entry[keyName]; !ok {
+		add("%s: no name (want e.g. \"name\": \"short-chat\")", at)
+	}
+	name := func(field string) string { return at + "." + keyOf(field) }
+	g.Scenario.Name = g.Name
+	p = append(p, render(g.Scenario.Validate(), name)...)
+	p = append(p, render(g.Spec.Validate(), name)...)
+	return g, p
+}
+
+// setKey sets the scenario's or the gate's field of key from a JSON value.
+func setKey(g *GatedScenario, key string, value json.RawMessage) error {
+	var f fields.Field
+	var ok bool
+	var dst any
+	if f, ok = fields.Lookup(reflect.TypeFor[capacity.Scenario](), key); ok {
+		dst = &g.Scenario
+	} else if f, ok = fields.Lookup(reflect.TypeFor[gate.Spec](), key); ok {
+		dst = &g.Spec
+	} else {
+		return fmt.Errorf("unknown key%s", suggestKey(key))
+	}
+	if err := f.Set(dst, value); err != nil {
+		return fmt.Errorf("%v, got %s", err, clipJSON(value))
+	}
+	return nil
+}
+
+// suggestKey names the known key closest to a misspelt one, when one is close.
+func suggestKey(key string) string {
+	known := append([]string{keyName, keyLabels, keyBudgets, keyBaseline}, fields.Keys(reflect.TypeFor[capacity.Scenario]())...)
+	known = append(known, fields.Keys(reflect.TypeFor[gate.Spec]())...)
+	if best := suggest.Nearest(key, known, 2); best != "" {
+		return fmt.Sprintf(" (did you mean %s?)", best)
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// clipJSON quotes a JSON value for a message, shortened.
+func clipJSON(raw json.RawMessage) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return s
+}

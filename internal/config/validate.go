@@ -1,0 +1,75 @@
+package config
+
+import (
+	"fmt"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
+)
+
+// Validate checks every field and every combination, returning all problems at once. The
+// scenario is checked by capacity.Scenario.Validate and the gate by gate.Spec.Validate,
+// the validations every scenario and gate go through, with their fields named by their
+// ANVIL_* variables. The input files are Load's: it reads and checks ANVIL_BUDGETS_FILE
+// and ANVIL_BASELINE once, before Validate.
+func (c Config) Validate() error {
+	var p Problems
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+
+	p = append(p, render(c.configured().Validate(), variable)...)
+	// The embedded engine's URL is not known yet: a valid one stands in for an empty
+	// ANVIL_BASE_URL, so the timeouts are still checked.
+	base := c.BaseURL
+	if base == "" {
+		base = "http://127.0.0.1/v1"
+	}
+	p = append(p, render(c.Target(base).Validate(), variable)...)
+	if c.Timeout == 0 {
+		add("%sTIMEOUT=0s: out of range (want a duration in (0, 1h])", Prefix)
+	}
+	if c.StallTimeout == 0 {
+		add("%sSTALL_TIMEOUT=0s: out of range (want a duration in (0, %sTIMEOUT])", Prefix, Prefix)
+	}
+	if c.ProgressInterval <= 0 {
+		add("%sPROGRESS_INTERVAL=%s: want a positive duration", Prefix, c.ProgressInterval)
+	}
+	if _, err := budget.Parse(c.Budgets); err != nil {
+		add("%sBUDGETS: %v", Prefix, err)
+	}
+	p = append(p, render(c.Gate.Validate(), variable)...)
+	if c.OutDir == "" {
+		add("%sOUT_DIR: empty (want a directory path)", Prefix)
+	}
+	if c.RunID != "" && !gate.ValidRunID(c.RunID) {
+		add("%sRUN_ID=%q: want 1 to 64 of A-Z a-z 0-9 . _ -", Prefix, c.RunID)
+	}
+	if len(p) > 0 {
+		return p
+	}
+	return nil
+}
+
+// render writes the problems of a Validate error one per line, naming each field with name.
+func render(err error, name func(field string) string) Problems {
+	fields, rest := capacity.FieldErrors(err)
+	var p Problems
+	for _, f := range fields {
+		p = append(p, f.Render(name))
+	}
+	for _, e := range rest {
+		p = append(p, e.Error())
+	}
+	return p
+}
+
+// ParsedBudgets returns the budgets of ANVIL_BUDGETS, then those of ANVIL_BUDGETS_FILE as
+// Load read them (both already validated by Load).
+func (c Config) ParsedBudgets() []budget.Budget {
+	b, _ := budget.Parse(c.Budgets)
+	return append(b, c.fileBudgets...)
+}
+
+// BaselineArtifact is the artifact of ANVIL_BASELINE as Load read it; nil without one.
+func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baseline }

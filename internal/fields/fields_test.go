@@ -1,0 +1,100 @@
+package fields
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type color string
+
+func (color) Choices() []string { return []string{"red", "blue"} }
+
+type inner struct {
+	Ratio float64 `key:"ratio" range:"(0,1)" default:"0.5"`
+}
+
+type sample struct {
+	Count  int      `key:"count" range:"[1,10]" default:"3"`
+	Share  *float64 `key:"share" range:"(0,1]"`
+	On     bool     `key:"on" default:"true"`
+	Color  color    `key:"color" default:"red"`
+	Name   string
+	Nested inner
+}
+
+func TestTheTagsDescribeTheFields(t *testing.T) {
+	t.Parallel()
+	fs := Of(reflect.TypeFor[sample]())
+	var keys []string
+	for _, f := range fs {
+		keys = append(keys, f.Key)
+	}
+	if !slices.Equal(keys, []string{"count", "share", "on", "color", "ratio"}) {
+		t.Fatalf("keys %v", keys)
+	}
+	var s sample
+	if err := Defaults(&s); err != nil || s.Count != 3 || !s.On || s.Color != "red" || s.Nested.Ratio != 0.5 || s.Share != nil {
+		t.Fatalf("defaults %+v %v", s, err)
+	}
+	for key, want := range map[string]string{"count": "1..10", "share": "a number in (0, 1]", "ratio": "a number in (0, 1)"} {
+		if f, _ := Lookup(reflect.TypeFor[sample](), key); f.Range.String() != want {
+			t.Errorf("%s: range %q, want %q", key, f.Range, want)
+		}
+	}
+}
+
+// A variable's text and a file's JSON reach a field the same way.
+func TestTextAndJSONDecodeAlike(t *testing.T) {
+	t.Parallel()
+	count, _ := Lookup(reflect.TypeFor[sample](), "count")
+	share, _ := Lookup(reflect.TypeFor[sample](), "share")
+	col, _ := Lookup(reflect.TypeFor[sample](), "color")
+	var a, b sample
+	if err := count.SetText(&a, "7"); err != nil || a.Count != 7 {
+		t.Errorf("text 7: %v %d", err, a.Count)
+	}
+	if err := count.Set(&b, json.RawMessage("7")); err != nil || b.Count != 7 {
+		t.Errorf("json 7: %v %d", err, b.Count)
+	}
+	if err := share.SetText(&a, "0.25"); err != nil || a.Share == nil || *a.Share != 0.25 {
+		t.Errorf("a pointer: %v %v", err, a.Share)
+	}
+	if err := col.SetText(&a, "blue"); err != nil || a.Color != "blue" {
+		t.Errorf("a string: %v %q", err, a.Color)
+	}
+	for text, want := range map[string]string{"seven": "want an integer", "7.5": "want an integer", "": "want an integer"} {
+		if err := count.SetText(&a, text); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+	if err := count.Set(&a, json.RawMessage("null")); err == nil {
+		t.Error("null set an integer")
+	}
+	if err := share.Set(&a, json.RawMessage("null")); err != nil || a.Share != nil {
+		t.Errorf("null unsets a pointer: %v %v", err, a.Share)
+	}
+}
+
+func TestOutOfRangeAndUnknown(t *testing.T) {
+	t.Parallel()
+	zero, one := 0.0, 1.0
+	s := sample{Count: 11, Share: &zero, Color: "green", Nested: inner{Ratio: 1}}
+	var names []string
+	for _, v := range OutOfRange(&s) {
+		names = append(names, v.Field.Name)
+	}
+	if !slices.Equal(names, []string{"Count", "Share", "Ratio"}) {
+		t.Errorf("out of range %v", names)
+	}
+	s.Share = &one
+	if v := OutOfRange(&s); len(v) != 2 {
+		t.Errorf("1 lies in (0,1]: %v", v)
+	}
+	u := Unknown(&s)
+	if len(u) != 1 || u[0].Value != "green" || strings.Join(u[0].Choices, ",") != "red,blue" {
+		t.Errorf("unknown %+v", u)
+	}
+}
