@@ -28,8 +28,8 @@ type Distribution struct {
 }
 
 // Metrics is the v1 "metrics" block: 11 distribution families of 13 keys each plus 16
-// scalars, 159 flat keys in JSON. The key of a statistic is prefix + "_" + stat + unit
-// (capacity-spec.md §1.4.1), so the unit suffix follows the statistic ("ttft_p50_ms") except
+// scalars, 159 flat keys in JSON. The key of a statistic is prefix + "_" + stat + unit, as
+// the reference artifact writes them, so the unit suffix follows the statistic ("ttft_p50_ms") except
 // where the original put "_ms" in the prefix ("mean_inter_token_latency_ms_p50"); the count
 // key is always prefix + "_samples". Family prefixes and units are listed beside each field.
 //

@@ -1,7 +1,7 @@
 // Package artifact is the anvil-serving.benchmark/v1 schema: the Go types of one capacity
 // artifact, its Python-compatible encoding, an atomic writer and a tolerant reader.
 //
-// The types mirror ../shared/reference/benchmark-v1-example.json key for key. Keys are
+// The types mirror testdata/reference/benchmark-v1-example.json key for key. Keys are
 // written sorted at every level and absent values are null, never omitted, except where the
 // original format itself omits a key (the optional members of a failure record).
 package artifact

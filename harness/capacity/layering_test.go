@@ -1,7 +1,10 @@
 package capacity
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -89,6 +92,58 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 			t.Errorf("%s is listed but not found", pkg)
 		}
 	}
+}
+
+// No package exports a variable a caller could change under everyone else: exported
+// package-level variables are error sentinels only (errors.New, fmt.Errorf).
+func TestNoExportedMutableVariables(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/testdata/") {
+			return err
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range file.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !name.IsExported() {
+						continue
+					}
+					if i < len(vs.Values) && isErrorSentinel(vs.Values[i]) {
+						continue
+					}
+					rel, _ := filepath.Rel(root, path)
+					t.Errorf("%s: exported variable %s (make it a function, a constant or unexported)", rel, name.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isErrorSentinel(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && ((pkg.Name == "errors" && sel.Sel.Name == "New") || (pkg.Name == "fmt" && sel.Sel.Name == "Errorf"))
 }
 
 func moduleRoot(t *testing.T) string {

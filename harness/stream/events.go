@@ -13,7 +13,7 @@ type sseEvent struct {
 }
 
 // eventReader reads server-sent events exactly as go-sse's Read (github.com/tmaxmax/go-sse,
-// the project's SSE parser of record) does, event for event and error for error, which a
+// which the tests hold it to) does, event for event and error for error, which a
 // differential fuzz test holds it to (FuzzEventReaderMatchesGoSSE), but without allocating
 // per event: go-sse's Read builds a new string per event, garbage that at hundreds of
 // thousands of events a second makes the collector stall the stamps. Its steps mirror

@@ -66,13 +66,10 @@ const unknown = "unknown"
 // provenance keys (tier, manifest, source_recipe, configuration_fingerprint) are what a gate
 // compares across, so they are not identity.
 //
-// Decoding leaves a key that an artifact lacks at its zero value, so a field counts as not
-// recorded (Unknown) by the era that introduced it: measurement_protocol, context_seed and
-// context_distribution came with capacity-v2 (an empty measurement_protocol), response_words,
-// prompt_cache_mode and request_canaries on 2026-09-04 (an empty prompt_cache_mode),
-// shared_prefix_tokens with controlled_output_policy on 2026-09-08 (an empty policy), the
-// serve_flags with their thinking_mode; an empty model and a zero concurrency or max_tokens
-// are not recorded either. Nil inputs compare as entirely unknown.
+// Decoding leaves a key that an artifact lacks at its zero value, so a field an older
+// artifact does not record counts as unknown, told by the key that came with it (the
+// fields table below says which); an empty model and a zero concurrency or max_tokens are
+// not recorded either. Nil inputs compare as entirely unknown.
 func Comparable(baseline, current *artifact.Benchmark) []Difference {
 	if baseline == nil || current == nil {
 		return []Difference{{Field: "artifact", Baseline: present(baseline), Current: present(current)}}
@@ -146,7 +143,9 @@ var identityFields = []identityField{
 	}},
 }
 
-// The eras of the original tool, told apart by a key each introduced (capacity-spec.md §0.2).
+// The eras of the original tool's artifacts, each told apart by a key it introduced: the
+// measurement_protocol of capacity-v2, then prompt_cache_mode, then controlled_output_policy,
+// then serve_flags.
 func sinceV2(a *artifact.Benchmark) bool       { return a.MeasurementProtocol != "" }
 func since0904(a *artifact.Benchmark) bool     { return a.PromptCacheMode != "" }
 func since0908(a *artifact.Benchmark) bool     { return a.ControlledOutputPolicy != "" }
