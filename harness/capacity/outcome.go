@@ -182,7 +182,7 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 
 func controlledOutputMessage(co *artifact.ControlledOutput) string {
 	if !co.CaptureComplete {
-		return fmt.Sprintf("controlled output validation failed: response longer than the %d-character capture, adherence unobservable", workload.CaptureLimit)
+		return fmt.Sprintf("controlled output validation failed: response longer than the %d-character capture, adherence unobservable", stream.CaptureLimit)
 	}
 	return fmt.Sprintf("controlled output validation failed: %d code words and %d other words, want exactly %d code words",
 		co.ObservedCodeWords, co.ObservedExtraWords, co.RequestedWords)

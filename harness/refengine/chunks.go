@@ -2,7 +2,8 @@ package refengine
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // doneEvent ends every complete stream.
@@ -22,13 +23,13 @@ type chunkEncoder struct {
 func newChunkEncoder(id, object, model string, created int64, legacy, usage bool) *chunkEncoder {
 	h := make([]byte, 0, 96+len(id)+len(model))
 	h = append(h, `data: {"id":`...)
-	h = appendJSONString(h, id)
+	h = wire.AppendString(h, id)
 	h = append(h, `,"object":`...)
-	h = appendJSONString(h, object)
+	h = wire.AppendString(h, object)
 	h = append(h, `,"created":`...)
 	h = strconv.AppendInt(h, created, 10)
 	h = append(h, `,"model":`...)
-	h = appendJSONString(h, model)
+	h = wire.AppendString(h, model)
 	h = append(h, `,"choices":[`...)
 	return &chunkEncoder{buf: make([]byte, 0, len(h)+256), head: h, legacy: legacy, usage: usage,
 		reasoning: `"` + string(ReasoningContentField) + `":`}
@@ -69,7 +70,7 @@ func delta[T ~string | ~[]byte](e *chunkEncoder, reasoning bool, text T, raw, fi
 	default:
 		b = append(b, `{"index":0,"delta":{"content":`...)
 	}
-	b = appendJSONString(b, text)
+	b = wire.AppendString(b, text)
 	if raw != "" {
 		b = append(b[:len(b)-1], raw...)
 		b = append(b, '"')
@@ -81,7 +82,7 @@ func delta[T ~string | ~[]byte](e *chunkEncoder, reasoning bool, text T, raw, fi
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, finish)
+		b = wire.AppendString(b, finish)
 	}
 	b = append(b, "}]"...)
 	return e.end(b, u)
@@ -146,64 +147,3 @@ var malformedEvent = []byte("data: {not json}\n\n")
 
 // halfEvent is what the CloseMidEvent fault writes before ending the response.
 var halfEvent = []byte(`data: {"choices":[{"delta":`)
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string, escaped like Python's json/pydantic output
-// (which vLLM uses): quotes, backslashes and control characters escaped, U+2028/U+2029 escaped,
-// other non-ASCII written as UTF-8, invalid UTF-8 bytes replaced by \ufffd. Unlike
-// strconv.AppendQuote the result is valid JSON.
-func appendJSONString[T ~string | ~[]byte](b []byte, s T) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := decodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// decodeRune is utf8.DecodeRune for both string and []byte; only non-ASCII text reaches it.
-func decodeRune[T ~string | ~[]byte](s T) (rune, int) {
-	var p [utf8.UTFMax]byte
-	n := copy(p[:], s)
-	return utf8.DecodeRune(p[:n])
-}

@@ -2,10 +2,11 @@ package refengine
 
 import (
 	"bufio"
-	"fmt"
 	"net/http"
-	"strconv"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Bucket bounds, in seconds, of vLLM's latency histograms.
@@ -78,34 +79,48 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	// KV-cache usage: the live sequences' tokens over room for MaxBatch full windows.
 	capacity := float64(s.opts.MaxModelLen * max(s.opts.MaxBatch, 1))
 
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	b := bufio.NewWriter(w)
-	labels := `{model_name="` + s.opts.Model + `",engine="0"}`
-	scalar := func(name, kind, help string, v float64) {
-		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n%s%s %s\n", name, help, name, kind, name, labels, strconv.FormatFloat(v, 'g', -1, 64))
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	labels := []*dto.LabelPair{{Name: new("model_name"), Value: new(s.opts.Model)}, {Name: new("engine"), Value: new("0")}}
+	var families []*dto.MetricFamily
+	scalar := func(name string, kind dto.MetricType, help string, v float64) {
+		m := &dto.Metric{Label: labels}
+		if kind == dto.MetricType_GAUGE {
+			m.Gauge = &dto.Gauge{Value: new(v)}
+		} else {
+			m.Counter = &dto.Counter{Value: new(v)}
+		}
+		families = append(families, &dto.MetricFamily{Name: new(name), Help: new(help), Type: kind.Enum(), Metric: []*dto.Metric{m}})
 	}
 	hist := func(name, help string, h *histogram) {
-		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+		m := &dto.Histogram{SampleCount: new(h.count), SampleSum: new(h.sum)}
 		cum := uint64(0)
 		for i, bound := range h.bounds {
 			cum += h.counts[i]
-			fmt.Fprintf(b, "%s_bucket{model_name=%q,engine=\"0\",le=%q} %d\n", name, s.opts.Model, strconv.FormatFloat(bound, 'g', -1, 64), cum)
+			m.Bucket = append(m.Bucket, &dto.Bucket{UpperBound: new(bound), CumulativeCount: new(cum)})
 		}
-		fmt.Fprintf(b, "%s_bucket{model_name=%q,engine=\"0\",le=\"+Inf\"} %d\n", name, s.opts.Model, h.count)
-		fmt.Fprintf(b, "%s_sum%s %s\n%s_count%s %d\n", name, labels, strconv.FormatFloat(h.sum, 'g', -1, 64), name, labels, h.count)
+		families = append(families, &dto.MetricFamily{Name: new(name), Help: new(help), Type: dto.MetricType_HISTOGRAM.Enum(),
+			Metric: []*dto.Metric{{Label: labels, Histogram: m}}})
 	}
-	scalar("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", running)
-	scalar("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", waiting)
-	scalar("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", min(liveTokens/capacity, 1))
-	scalar("vllm:num_preemptions_total", "counter", "Cumulative number of preemptions from the engine.", 0)
-	scalar("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", prompt)
-	scalar("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", generation)
-	scalar("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.", prompt)
-	scalar("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.", cached)
-	scalar("vllm:request_success_total", "counter", "Count of successfully processed requests.", success)
+	scalar("vllm:num_requests_running", dto.MetricType_GAUGE, "Number of requests in model execution batches.", running)
+	scalar("vllm:num_requests_waiting", dto.MetricType_GAUGE, "Number of requests waiting to be processed.", waiting)
+	scalar("vllm:kv_cache_usage_perc", dto.MetricType_GAUGE, "KV-cache usage. 1 means 100 percent usage.", min(liveTokens/capacity, 1))
+	scalar("vllm:num_preemptions_total", dto.MetricType_COUNTER, "Cumulative number of preemptions from the engine.", 0)
+	scalar("vllm:prompt_tokens_total", dto.MetricType_COUNTER, "Number of prefill tokens processed.", prompt)
+	scalar("vllm:generation_tokens_total", dto.MetricType_COUNTER, "Number of generation tokens processed.", generation)
+	scalar("vllm:prefix_cache_queries_total", dto.MetricType_COUNTER, "Prefix cache queries, in terms of number of queried tokens.", prompt)
+	scalar("vllm:prefix_cache_hits_total", dto.MetricType_COUNTER, "Prefix cache hits, in terms of number of cached tokens.", cached)
+	scalar("vllm:request_success_total", dto.MetricType_COUNTER, "Count of successfully processed requests.", success)
 	hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttft)
 	hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itl)
 	hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e)
 	hist("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", queue)
+	b := bufio.NewWriter(w)
+	for _, f := range families {
+		// expfmt escapes the label values (a model name may hold any character) and writes
+		// the metric names vLLM uses, colons included.
+		if _, err := expfmt.MetricFamilyToText(b, f); err != nil {
+			return
+		}
+	}
 	_ = b.Flush()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // recordedEvents is the size of the recorded stream the reader benchmarks replay.
@@ -175,14 +177,14 @@ func TestEngineShapesDecodeOnTheFastPath(t *testing.T) {
 	for _, body := range fixtureBodies(t) {
 		bodies = append(bodies, body)
 	}
-	var ch chunk
+	var ch wire.Chunk
 	for _, body := range bodies {
 		for _, line := range strings.Split(body, "\n") {
 			data, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: ")
 			if !ok || data == "[DONE]" {
 				continue
 			}
-			if !ch.decodeFast([]byte(data)) {
+			if !ch.DecodeFast([]byte(data)) {
 				t.Errorf("falls back to encoding/json: %s", data)
 			}
 		}

@@ -15,8 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/anvilbench/anvilbench/harness/secret"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // CaptureLimit is the number of characters of visible content a Result keeps.
@@ -296,10 +299,10 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 	defer st.release()
 	sr, events, ch := &st.sr, &st.events, &st.ch
 	*sr = stampReader{r: body, now: s.now, stamps: stamps}
-	events.reset(sr, s.maxEvent)
+	events.Reset(sr, s.maxEvent)
 	n := 0
 	for {
-		ev, err, ok := events.next()
+		ev, err, ok := events.Next()
 		if err != nil {
 			return classify(ctx, err, "read stream", s, n)
 		}
@@ -329,14 +332,14 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", n)}
 		}
 		if s.jsonOnly {
-			err = ch.decodeJSON(data)
+			err = ch.DecodeJSON(data)
 		} else {
-			err = ch.decode(data)
+			err = ch.Decode(data)
 		}
 		if err != nil {
 			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", n, err), Err: err}
 		}
-		if msg, ok := ch.errorMessage(); ok {
+		if msg, ok := chunkError(ch); ok {
 			return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
 		}
 		res.observe(ch, at)
@@ -362,7 +365,7 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 
 // observe folds one decoded chunk into the result. at is the arrival of its bytes. Nothing
 // of ch is kept: it may be a view of the read buffer.
-func (res *Result) observe(ch *chunk, at time.Duration) {
+func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
 	if ch.Usage != nil {
 		res.setUsage(ch.Usage)
 	}
@@ -404,7 +407,7 @@ func (res *Result) observe(ch *chunk, at time.Duration) {
 }
 
 // setUsage makes a copy of u the result's Usage, in storage the result owns.
-func (res *Result) setUsage(u *wireUsage) {
+func (res *Result) setUsage(u *wire.Usage) {
 	st := &res.usage
 	st.u = Usage{}
 	if u.PromptTokens != nil {
@@ -431,7 +434,7 @@ func (res *Result) lag(read time.Time) {
 
 // attribute records the cumulative completion tokens of the latest arrival when its chunk
 // carried usage; one chunk without it makes attribution impossible for the whole stream.
-func (res *Result) attribute(u *wireUsage) {
+func (res *Result) attribute(u *wire.Usage) {
 	n := len(res.Arrivals)
 	if u == nil || u.CompletionTokens == nil {
 		res.ArrivalTokens = nil
@@ -494,7 +497,7 @@ func (res *Result) capture(s string) {
 	}
 	res.content = append(res.content, s...)
 	res.contentRunes += n
-	res.Content = view(res.content)
+	res.Content = unsafe.String(unsafe.SliceData(res.content), len(res.content))
 }
 
 // httpError reads a bounded amount of a non-200 body and keeps its message.
@@ -577,9 +580,9 @@ func (c *Client) seal(err error) error {
 // steady state allocates nothing: the event reader and its buffer, the stamping reader, the
 // chunk decoder and the stall watchdog with its timer.
 type streamState struct {
-	events eventReader
+	events wire.EventReader
 	sr     stampReader
-	ch     chunk
+	ch     wire.Chunk
 	watch  stallWatch
 }
 
@@ -591,7 +594,8 @@ func (st *streamState) release() {
 	if !st.watch.stop() {
 		return
 	}
-	st.sr, st.events.r = stampReader{}, nil
+	st.sr = stampReader{}
+	st.events.Reset(nil, 0)
 	streamStates.Put(st)
 }
 

@@ -80,7 +80,7 @@ func both(c readCase) (legacy, fast, jsonOnly string) {
 		return s.consume(ctx, r, res, maxChunks, nil, nil)
 	}
 	// encoding/json's messages name the Go types, which here have other names.
-	names := strings.NewReplacer("legacyUsage", "wireUsage", "legacyChunk", "chunk", "legacyChoice", "choice")
+	names := strings.NewReplacer("legacyUsage", "Usage", "legacyChunk", "Chunk", "legacyChoice", "Choice")
 	return names.Replace(run(legacyConsume, false)), run(consume, false), run(consume, true)
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // chunkSeeds are chunk shapes the hand-rolled scanner must get exactly right or hand over
@@ -108,13 +110,13 @@ func FuzzChunk(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data string) {
 		compareFastAndJSON(t, data)
-		var ch chunk
+		var ch wire.Chunk
 		res := &Result{}
 		for k := range 3 {
-			if err := ch.decode([]byte(data)); err != nil {
+			if err := ch.Decode([]byte(data)); err != nil {
 				return
 			}
-			_, _ = ch.errorMessage()
+			_, _ = chunkError(&ch)
 			res.observe(&ch, time.Duration(k))
 		}
 		if n := utf8.RuneCountInString(res.Content); n > CaptureLimit {
@@ -134,13 +136,13 @@ func FuzzChunk(f *testing.F) {
 func compareFastAndJSON(t *testing.T, data string) {
 	t.Helper()
 	const before = `{"id":"x","choices":[{"delta":{"content":"old","reasoning":"old"},"text":"old","finish_reason":"stop"},{"text":"old2"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":4}},"error":{"message":"old"},"object":"error","message":"old"}`
-	var fast, slow chunk
-	if !fast.decodeFast([]byte(before)) || slow.decodeJSON([]byte(before)) != nil {
+	var fast, slow wire.Chunk
+	if !fast.DecodeFast([]byte(before)) || slow.DecodeJSON([]byte(before)) != nil {
 		t.Fatal("the warm-up chunk must decode both ways")
 	}
 	raw := []byte(data) // the fast path's strings are views of it
-	fastOK := fast.decodeFast(raw)
-	jsonErr := slow.decodeJSON([]byte(data))
+	fastOK := fast.DecodeFast(raw)
+	jsonErr := slow.DecodeJSON([]byte(data))
 	if !fastOK {
 		return // encoding/json decides
 	}
@@ -150,8 +152,8 @@ func compareFastAndJSON(t *testing.T, data string) {
 	if a, b := dumpChunk(&fast), dumpChunk(&slow); a != b {
 		t.Fatalf("%q decodes differently\nfast: %s\njson: %s", data, a, b)
 	}
-	fm, fok := fast.errorMessage()
-	jm, jok := slow.errorMessage()
+	fm, fok := chunkError(&fast)
+	jm, jok := chunkError(&slow)
 	if fm != jm || fok != jok {
 		t.Fatalf("%q: error message %q %v (fast), %q %v (json)", data, fm, fok, jm, jok)
 	}
@@ -166,7 +168,7 @@ func compareFastAndJSON(t *testing.T, data string) {
 }
 
 // dumpChunk renders a chunk's meaning: a null error is no error, as errorMessage reads it.
-func dumpChunk(c *chunk) string {
+func dumpChunk(c *wire.Chunk) string {
 	var b strings.Builder
 	ptr := func(p *int) string {
 		if p == nil {

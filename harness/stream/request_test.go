@@ -72,28 +72,3 @@ func FuzzAppendBodyMeansWhatMarshalMeans(f *testing.F) {
 		}
 	})
 }
-
-// TestAppendJSONStringEveryByteEverywhere puts each byte value at each offset of a word
-// the eight-at-a-time scan reads (and past it), in plain ASCII around it: the string must
-// decode to what encoding/json makes of it.
-func TestAppendJSONStringEveryByteEverywhere(t *testing.T) {
-	t.Parallel()
-	const plain = "abcdefghijklmnopqrstuvwxyz0123"
-	for b := range 256 {
-		for at := range 20 {
-			s := plain[:at] + string([]byte{byte(b)}) + plain[at:]
-			got := appendJSONString(nil, s)
-			want, _ := json.Marshal(s)
-			var g, w string
-			if err := json.Unmarshal(got, &g); err != nil {
-				t.Fatalf("byte %#x at %d: %s is not a JSON string: %v", b, at, got, err)
-			}
-			if err := json.Unmarshal(want, &w); err != nil || g != w {
-				t.Fatalf("byte %#x at %d: %s decodes to %q, encoding/json to %q", b, at, got, g, w)
-			}
-		}
-	}
-	if got := string(appendJSONString(nil, "ok \u2028 é \xff")); got != `"ok \u2028 é \ufffd"` {
-		t.Errorf("line separator, accent, invalid byte: %s", got)
-	}
-}

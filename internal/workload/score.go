@@ -7,10 +7,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// CaptureLimit is the number of characters (Unicode code points) of visible content kept
-// per response for scoring; a longer response is unobservable, not wrong.
-const CaptureLimit = 8192
-
 // ScoreControlledOutput scores a response's visible text against the instruction to give
 // exactly requested code words. A leading own marker (canaries) is not counted. Words are
 // whitespace-separated; a word is a code word only when it equals CodeWord exactly, so

@@ -1,11 +1,9 @@
-package artifact
+package wire
 
 import (
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-const hexDigits = "0123456789abcdef"
 
 // str reads the JSON string at e.pos and writes it with Python's ensure_ascii escaping.
 // For a key it also returns the decoded bytes, which the caller sorts by; they alias the
@@ -42,11 +40,11 @@ func (e *emitter) str(isKey bool) ([]byte, error) {
 			}
 			// A \u escape is one UTF-16 code unit; Python escapes non-ASCII code units one by
 			// one, so surrogate halves, paired or lone, are written back as they came.
-			appendPythonUnit(e, unit)
+			e.out = appendPythonUnit(e.out, unit)
 			r := unit
 			if utf16.IsSurrogate(unit) && unit < 0xdc00 {
 				if lo, ok := e.lowSurrogate(); ok {
-					appendPythonUnit(e, lo)
+					e.out = appendPythonUnit(e.out, lo)
 					r = utf16.DecodeRune(unit, lo)
 				}
 			}
@@ -57,7 +55,7 @@ func (e *emitter) str(isKey bool) ([]byte, error) {
 			return nil, e.errorf("control character in string")
 		case c < utf8.RuneSelf:
 			e.pos++
-			appendPythonUnit(e, rune(c))
+			e.out = appendPythonUnit(e.out, rune(c))
 			if decoded != nil {
 				decoded = append(decoded, c)
 			}
@@ -67,10 +65,10 @@ func (e *emitter) str(isKey bool) ([]byte, error) {
 			e.pos += size
 			if r >= 0x10000 {
 				hi, lo := surrogates(r)
-				appendPythonUnit(e, hi)
-				appendPythonUnit(e, lo)
+				e.out = appendPythonUnit(e.out, hi)
+				e.out = appendPythonUnit(e.out, lo)
 			} else {
-				appendPythonUnit(e, r)
+				e.out = appendPythonUnit(e.out, r)
 			}
 			if decoded != nil {
 				decoded = utf8.AppendRune(decoded, r)
@@ -139,35 +137,6 @@ func (e *emitter) lowSurrogate() (rune, bool) {
 		return 0, false
 	}
 	return lo, true
-}
-
-// appendPythonUnit writes one UTF-16 code unit as Python's ensure_ascii encoder does:
-// printable ASCII (space to '~') verbatim except '"' and '\\', the five short escapes, and
-// \u00xx-style lowercase hex for everything else, DEL included.
-func appendPythonUnit(e *emitter, u rune) {
-	switch u {
-	case '"':
-		e.out = append(e.out, '\\', '"')
-	case '\\':
-		e.out = append(e.out, '\\', '\\')
-	case '\n':
-		e.out = append(e.out, '\\', 'n')
-	case '\r':
-		e.out = append(e.out, '\\', 'r')
-	case '\t':
-		e.out = append(e.out, '\\', 't')
-	case '\b':
-		e.out = append(e.out, '\\', 'b')
-	case '\f':
-		e.out = append(e.out, '\\', 'f')
-	default:
-		if u >= ' ' && u <= '~' {
-			e.out = append(e.out, byte(u))
-			return
-		}
-		e.out = append(e.out, '\\', 'u',
-			hexDigits[u>>12&0xf], hexDigits[u>>8&0xf], hexDigits[u>>4&0xf], hexDigits[u&0xf])
-	}
 }
 
 // surrogates splits a supplementary-plane rune into its UTF-16 surrogate pair.

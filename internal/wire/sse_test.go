@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"errors"
@@ -54,10 +54,10 @@ func goSSE(data, sizes []byte, maxEvent int, end error) (out outcome) {
 	return out
 }
 
-func ours(e *eventReader, data, sizes []byte, maxEvent int, end error) (out outcome) {
-	e.reset(&chunked{data: data, sizes: sizes, end: end}, maxEvent)
+func ours(e *EventReader, data, sizes []byte, maxEvent int, end error) (out outcome) {
+	e.Reset(&chunked{data: data, sizes: sizes, end: end}, maxEvent)
 	for {
-		ev, err, ok := e.next()
+		ev, err, ok := e.Next()
 		if !ok {
 			if err != nil {
 				out.err = err.Error()
@@ -100,7 +100,7 @@ var sseSeeds = []string{
 
 func TestEventReaderMatchesGoSSEOnSeeds(t *testing.T) {
 	t.Parallel()
-	var e eventReader
+	var e EventReader
 	for _, seed := range sseSeeds {
 		for _, sizes := range [][]byte{nil, {1}, {2, 5}, {0, 3, 7}, {9}} {
 			for _, maxEvent := range []int{0, 64} {
@@ -127,7 +127,7 @@ func FuzzEventReaderMatchesGoSSE(f *testing.F) {
 			f.Add(data, []byte{17, 5}, false, false)
 		}
 	}
-	var e eventReader
+	var e EventReader
 	f.Fuzz(func(t *testing.T, data, sizes []byte, small, broken bool) {
 		maxEvent := 0
 		if small {

@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"bufio"
@@ -6,22 +6,22 @@ import (
 	"io"
 )
 
-// sseEvent is one server-sent event. Its slices are views into the reader's buffer, valid
-// until the next call of next.
-type sseEvent struct {
+// Event is one server-sent event. Its slices are views into the reader's buffer, valid
+// until the next call of Next.
+type Event struct {
 	Type, Data, LastEventID []byte
 }
 
-// eventReader reads server-sent events exactly as go-sse's Read (github.com/tmaxmax/go-sse,
-// which the tests hold it to) does, event for event and error for error, which a
-// differential fuzz test holds it to (FuzzEventReaderMatchesGoSSE), but without allocating
+// EventReader reads server-sent events exactly as go-sse's Read (github.com/tmaxmax/go-sse)
+// does, event for event and error for error, which a differential fuzz test holds it to
+// (FuzzEventReaderMatchesGoSSE), but without allocating
 // per event: go-sse's Read builds a new string per event, garbage that at hundreds of
 // thousands of events a second makes the collector stall the stamps. Its steps mirror
 // go-sse's: a bufio.Scanner-style buffer split into events at a blank line (\n, \r or
 // \r\n), each split into fields (data, event, id, retry; comments and unknown fields
 // skipped; a UTF-8 BOM removed before the first), dispatched at the blank line when any
 // field marked the event.
-type eventReader struct {
+type EventReader struct {
 	r   io.Reader
 	buf []byte
 	// start and end delimit the unread data of buf.
@@ -47,38 +47,39 @@ const startBufSize = 4096
 // maxConsecutiveEmptyReads is bufio.Scanner's bound on reads that return nothing.
 const maxConsecutiveEmptyReads = 100
 
-func newEventReader(r io.Reader, maxEvent int) *eventReader {
-	e := &eventReader{}
-	e.reset(r, maxEvent)
+// NewEventReader reads the events of r, each at most maxEvent bytes (0: bufio's limit).
+func NewEventReader(r io.Reader, maxEvent int) *EventReader {
+	e := &EventReader{}
+	e.Reset(r, maxEvent)
 	return e
 }
 
-// reset prepares the reader for a new stream, keeping its buffers.
-func (e *eventReader) reset(r io.Reader, maxEvent int) {
+// Reset prepares the reader for a new stream, keeping its buffers.
+func (e *EventReader) Reset(r io.Reader, maxEvent int) {
 	if maxEvent <= 0 {
 		maxEvent = bufio.MaxScanTokenSize
 	}
 	// The buffer starts empty and grows as bufio.Scanner's does, within what a recycled
 	// one already holds, so reads are the same size as go-sse's.
-	*e = eventReader{r: r, buf: e.buf[:0], maxToken: maxEvent, data: e.data[:0], lastID: e.lastID[:0]}
+	*e = EventReader{r: r, buf: e.buf[:0], maxToken: maxEvent, data: e.data[:0], lastID: e.lastID[:0]}
 }
 
-// next returns the next event; ok false ends the stream, with err nil at its end (a final
+// Next returns the next event; ok false ends the stream, with err nil at its end (a final
 // event without a blank line is not dispatched, as go-sse's Read does) or the error that
 // ended it.
-func (e *eventReader) next() (ev sseEvent, err error, ok bool) {
+func (e *EventReader) Next() (ev Event, err error, ok bool) {
 	for !e.done {
 		if len(e.pending) == 0 {
 			token, err, more := e.scan()
 			if !more {
 				e.done = true
-				return sseEvent{}, err, false
+				return Event{}, err, false
 			}
 			if len(token) == 0 {
 				// A token without a line (blank lines at the end of input) ends go-sse's
 				// field loop.
 				e.done = true
-				return sseEvent{}, e.finalErr(), false
+				return Event{}, e.finalErr(), false
 			}
 			e.pending = token
 			if !e.started {
@@ -90,7 +91,7 @@ func (e *eventReader) next() (ev sseEvent, err error, ok bool) {
 		if !newline {
 			// An incomplete final line: the end of input, never an event.
 			e.done = true
-			return sseEvent{}, e.finalErr(), false
+			return Event{}, e.finalErr(), false
 		}
 		e.pending = rest
 		name, value, isField := field(line)
@@ -118,20 +119,20 @@ func (e *eventReader) next() (ev sseEvent, err error, ok bool) {
 				if len(data) > 0 {
 					data = data[:len(data)-1]
 				}
-				ev = sseEvent{Type: e.typ, Data: data, LastEventID: e.lastID}
+				ev = Event{Type: e.typ, Data: data, LastEventID: e.lastID}
 				e.data, e.typ, e.dirty = e.data[:0], nil, false
 				return ev, nil, true
 			}
 		}
 	}
-	return sseEvent{}, nil, false
+	return Event{}, nil, false
 }
 
 var bom = []byte("\xEF\xBB\xBF")
 
 // finalErr is the error go-sse's Read yields when its field loop ends: a read error other
 // than the end of input, else none.
-func (e *eventReader) finalErr() error {
+func (e *EventReader) finalErr() error {
 	if e.err != nil && e.err != io.EOF {
 		return e.err
 	}
@@ -221,7 +222,7 @@ func split(data []byte, atEOF bool) (advance int, token []byte) {
 // scan returns the next event's token as bufio.Scanner.Scan with split would, reading more
 // when needed. more is false at the end, with the error that ended the input unless it was
 // the end of input.
-func (e *eventReader) scan() (token []byte, err error, more bool) {
+func (e *EventReader) scan() (token []byte, err error, more bool) {
 	for {
 		if e.end > e.start || e.err != nil {
 			// split never returns a token without advancing: bufio's empty-token guard
@@ -285,14 +286,14 @@ func (e *eventReader) scan() (token []byte, err error, more bool) {
 	}
 }
 
-func (e *eventReader) setErr(err error) {
+func (e *EventReader) setErr(err error) {
 	if e.err == nil || e.err == io.EOF {
 		e.err = err
 	}
 }
 
 // scanErr is the error of an ended scan: none at the end of input.
-func (e *eventReader) scanErr() error {
+func (e *EventReader) scanErr() error {
 	if e.err == io.EOF {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package stream
+package wire
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// decodeFast parses the common shapes of a streamed chunk without encoding/json and without
+// DecodeFast parses the common shapes of a streamed chunk without encoding/json and without
 // allocating: an object whose members choices (an array of objects with delta.content,
 // delta.reasoning_content, delta.reasoning, text and finish_reason), usage (prompt_tokens,
 // completion_tokens, total_tokens, prompt_tokens_details.cached_tokens), error, object and
@@ -22,9 +22,9 @@ import (
 //
 // Kept strings are views into data when they have no escapes, else into c.scratch;
 // escapes are decoded as encoding/json does (an invalid surrogate becomes U+FFFD).
-func (c *chunk) decodeFast(data []byte) bool {
+func (c *Chunk) DecodeFast(data []byte) bool {
 	choices := c.Choices[:0]
-	*c = chunk{Choices: choices, scratch: c.scratch[:0]}
+	*c = Chunk{Choices: choices, scratch: c.scratch[:0]}
 	s := scanner{data: data, c: c}
 	s.ws()
 	if !s.top() {
@@ -43,7 +43,7 @@ const maxSkipDepth = 128
 type scanner struct {
 	data []byte
 	i    int
-	c    *chunk
+	c    *Chunk
 }
 
 // Member bits, for duplicate detection.
@@ -274,7 +274,7 @@ func (s *scanner) choices() bool {
 	s.ws()
 	if !s.byte_(']') {
 		for {
-			c.Choices = append(c.Choices, choice{})
+			c.Choices = append(c.Choices, Choice{})
 			if !s.null() && !s.choice(&c.Choices[len(c.Choices)-1]) {
 				return false
 			}
@@ -297,7 +297,7 @@ func (s *scanner) choices() bool {
 	return true
 }
 
-func (s *scanner) choice(ch *choice) bool {
+func (s *scanner) choice(ch *Choice) bool {
 	if !s.byte_('{') {
 		return false
 	}
@@ -323,7 +323,7 @@ func (s *scanner) choice(ch *choice) bool {
 	})
 }
 
-func (s *scanner) delta(ch *choice) bool {
+func (s *scanner) delta(ch *Choice) bool {
 	if s.null() {
 		return true
 	}

@@ -1,0 +1,70 @@
+package wire
+
+import (
+	"encoding/json"
+)
+
+// Chunk is the part of an OpenAI-compatible streamed chunk the timing needs. One value is
+// reused for every event of a stream.
+//
+// Decode fills it with the hand-written scanner of scan.go when the event has a shape it
+// understands and with encoding/json otherwise; both give the same values (FuzzChunk holds
+// them to it), and the scanner decodes a chunk several times faster without allocating
+// (BenchmarkChunkDecode). After the fast path its strings and Error are views into the
+// event data or into scratch, valid until the next Decode or read: whatever outlives the
+// event must be copied.
+type Chunk struct {
+	Choices []Choice        `json:"choices"`
+	Usage   *Usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+
+	// Storage the fast path points Usage and its counts into, so it never allocates;
+	// encoding/json ignores unexported fields.
+	usage   Usage
+	details Details
+	counts  [4]int
+	scratch []byte // unescaped strings of the fast path
+}
+
+type Choice struct {
+	Delta struct {
+		Content          string `json:"content"`
+		ReasoningContent string `json:"reasoning_content"`
+		Reasoning        string `json:"reasoning"`
+	} `json:"delta"`
+	// Text is the delta of the legacy /v1/completions endpoint.
+	Text         string  `json:"text"`
+	FinishReason *string `json:"finish_reason"`
+
+	finish string // what the fast path points FinishReason to
+}
+
+type Usage struct {
+	PromptTokens        *int     `json:"prompt_tokens"`
+	CompletionTokens    *int     `json:"completion_tokens"`
+	TotalTokens         *int     `json:"total_tokens"`
+	PromptTokensDetails *Details `json:"prompt_tokens_details"`
+}
+
+type Details struct {
+	CachedTokens *int `json:"cached_tokens"`
+}
+
+// Decode parses data into c. data is not retained beyond the next Decode.
+func (c *Chunk) Decode(data []byte) error {
+	if c.DecodeFast(data) {
+		return nil
+	}
+	return c.DecodeJSON(data)
+}
+
+// DecodeJSON parses data with encoding/json, clearing what the previous event left:
+// encoding/json does not zero reused slice elements before filling them.
+func (c *Chunk) DecodeJSON(data []byte) error {
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = Chunk{Choices: choices[:0], scratch: c.scratch[:0]}
+	return json.Unmarshal(data, c)
+}
