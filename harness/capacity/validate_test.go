@@ -58,7 +58,7 @@ func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
 		"Requests":        "Requests=-1: out of range (want 1..10000)",
 		"Concurrency":     "Concurrency=0: out of range (want 1..1024)",
 		"ContextTokens":   "ContextTokens=16: too small",
-		"ContextMargin":   "ContextMargin=-5: out of range",
+		"ContextMargin":   "ContextMargin=-5: out of range (want 0..1048576)",
 		"MaxTokens":       "MaxTokens=0: out of range (want 1..65536)",
 		"Policy":          `Policy="loose": unknown value (want strict or observe)`,
 		"PromptCacheMode": `PromptCacheMode="sticky": unknown value (want unique or shared)`,

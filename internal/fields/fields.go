@@ -57,7 +57,7 @@ func (r Range) Contains(x float64) bool {
 // String writes the interval for people: "1..10000" for a closed integer range, else
 // "a number in (0, 1]", "a number of at least 0", "a number above 0".
 func (r Range) String() string {
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	num := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	switch {
 	case r.integer && !r.OpenLow && !r.OpenHigh && !r.unboundedHi:
 		return num(r.Min) + ".." + num(r.Max)

@@ -21,6 +21,7 @@ type sample struct {
 	Share  *float64 `key:"share" range:"(0,1]"`
 	On     bool     `key:"on" default:"true"`
 	Color  color    `key:"color" default:"red"`
+	Big    int      `key:"big" range:"[0,1048576]"`
 	Name   string
 	Nested inner
 }
@@ -32,14 +33,14 @@ func TestTheTagsDescribeTheFields(t *testing.T) {
 	for _, f := range fs {
 		keys = append(keys, f.Key)
 	}
-	if !slices.Equal(keys, []string{"count", "share", "on", "color", "ratio"}) {
+	if !slices.Equal(keys, []string{"count", "share", "on", "color", "big", "ratio"}) {
 		t.Fatalf("keys %v", keys)
 	}
 	var s sample
 	if err := Defaults(&s); err != nil || s.Count != 3 || !s.On || s.Color != "red" || s.Nested.Ratio != 0.5 || s.Share != nil {
 		t.Fatalf("defaults %+v %v", s, err)
 	}
-	for key, want := range map[string]string{"count": "1..10", "share": "a number in (0, 1]", "ratio": "a number in (0, 1)"} {
+	for key, want := range map[string]string{"count": "1..10", "share": "a number in (0, 1]", "ratio": "a number in (0, 1)", "big": "0..1048576"} {
 		if f, _ := Lookup(reflect.TypeFor[sample](), key); f.Range.String() != want {
 			t.Errorf("%s: range %q, want %q", key, f.Range, want)
 		}
