@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
@@ -76,6 +77,26 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 	fmt.Fprintf(stdout, "gate: %s, run %s: %d checks judged over %d suites, %d failed\n", word, s.RunID, s.Checks, len(s.Suites), len(failures))
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Outcome.Text(), f.Check, f.FirstLine())
+		printDetail(stdout, f.Message)
 	}
 	return s.ExitCode
+}
+
+// maxDetailLines bounds what gate-status prints of one failure beyond its first line; the
+// whole message is in gate.json.
+const maxDetailLines = 20
+
+// printDetail prints the lines of a failure's message after the first, indented: a
+// configuration error lists every problem, and a CI log should show them all.
+func printDetail(w io.Writer, message string) {
+	lines := strings.Split(strings.TrimSpace(message), "\n")[1:]
+	for k, line := range lines {
+		if k == maxDetailLines {
+			fmt.Fprintf(w, "      (%d more lines in %s)\n", len(lines)-k, gate.SummaryFile)
+			return
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
 }

@@ -222,6 +222,22 @@ func TestGateStatusReadsTheOutDir(t *testing.T) {
 	}
 }
 
+// Every problem of a configuration error reaches the CI log, not only the first.
+func TestGateStatusPrintsEveryLineOfAFailure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	msg := "invalid anvilbench configuration: a (and 1 more)\n  a: unknown key\n  b=0: out of range"
+	s := gate.Summary{RunID: "run-1", Failed: []gate.Failure{{Check: "set-up", Outcome: gate.RunFailed, Message: msg}}}
+	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), s); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	run([]string{"gate-status", dir}, &out, &out, func(string) string { return "" })
+	if !strings.Contains(out.String(), "\n      a: unknown key\n      b=0: out of range\n") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
 // -h on every command prints its usage and exits 0, so scripts can probe a command.
 func TestHelpExitsZero(t *testing.T) {
 	t.Parallel()
