@@ -58,14 +58,18 @@
 //
 // # Prefix cache
 //
-// Options.PrefixCache simulates vLLM's automatic prefix caching: the prompt text (message
-// contents concatenated) is keyed in cumulative 64-byte blocks; a block becomes cached when
-// the prefill of a request holding it completes; a request's cached prefix is its longest
-// run of leading cached blocks, looked up when its prefill starts on the lane (so a burst of
-// requests sharing a prefix, queued behind the first one's prefill, all hit it).
-// cached_tokens is the Tokenizer count of that prefix, below prompt_tokens and rounded down
-// to Options.CacheBlockTokens. The cache holds Options.CacheCapacityBlocks blocks, least
-// recently used evicted first; Server.FlushCache empties it.
+// Options.PrefixCache simulates vLLM's automatic prefix caching. The templated prompt
+// (each message's header and text, then the generation prompt) is keyed in cumulative
+// segments: a template part, or a line of a message's text (a cut no token spans, so
+// segments add up to the prompt's tokens). A segment becomes cached when the prefill of a
+// request holding it completes; a request's cached prefix is its longest run of leading
+// cached segments, looked up when its prefill starts on the lane (so a burst of requests
+// sharing a prefix, queued behind the first one's prefill, all hit it). cached_tokens is
+// that prefix's tokens, below prompt_tokens and rounded down to Options.CacheBlockTokens,
+// as an engine caching 16-token blocks reports it: the next turn of a conversation finds
+// its whole previous prompt, and a prompt built of blocks finds exactly the blocks an
+// earlier one shared. The cache holds Options.CacheCapacityBlocks segments, least recently
+// used evicted first; Server.FlushCache empties it.
 //
 // # Faults
 //

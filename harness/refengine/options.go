@@ -116,18 +116,17 @@ type Options struct {
 	// Tokenizer counts the tokens of a text (prompt_tokens, /tokenize). Default CountTokens.
 	Tokenizer func(string) int
 
-	// PrefixCache turns on automatic prefix caching, like vLLM's: the prompt text (message
-	// contents concatenated) is hashed in cumulative 64-byte blocks, a block is cached once
-	// the prefill of a request holding it completes, and a request's cached prefix is its
-	// longest run of leading cached blocks. usage.prompt_tokens_details.cached_tokens reports
-	// Tokenizer(cached prefix) rounded down to a multiple of CacheBlockTokens (and below
+	// PrefixCache turns on automatic prefix caching, like vLLM's (see the package doc's
+	// Prefix cache): usage.prompt_tokens_details.cached_tokens reports the tokens of the
+	// longest cached prefix rounded down to a multiple of CacheBlockTokens (and below
 	// prompt_tokens), and only the other prompt tokens cost prefill compute.
 	PrefixCache bool
 	// CacheBlockTokens is the granularity of cached_tokens, in tokens. Default
 	// DefaultCacheBlockTokens.
 	CacheBlockTokens int
-	// CacheCapacityBlocks bounds the prefix cache, in 64-byte blocks; the least recently used
-	// are evicted (a prompt's last blocks before its first). Default DefaultCacheCapacityBlocks.
+	// CacheCapacityBlocks bounds the prefix cache, in segments (about a line of text each);
+	// the least recently used are evicted (a prompt's last segments before its first).
+	// Default DefaultCacheCapacityBlocks.
 	CacheCapacityBlocks int
 
 	// ThinkByDefault makes every chat request think unless it sends

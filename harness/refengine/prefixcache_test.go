@@ -13,21 +13,38 @@ import (
 	"time"
 )
 
-func TestBlockKeys(t *testing.T) {
+func TestSegments(t *testing.T) {
 	t.Parallel()
 	seed := maphash.MakeSeed()
-	a := strings.Repeat("a", 200)
-	b := a[:130] + strings.Repeat("b", 70)
-	ka, kb := blockKeys(seed, a), blockKeys(seed, b)
-	if len(ka) != 3 || len(kb) != 3 || len(blockKeys(seed, a[:63])) != 0 {
-		t.Fatalf("blocks %d %d", len(ka), len(kb))
+	text := "def a():\n    return 1\n\nclass B:\n  x\nz"
+	seg := textSegments(seed, CountTokens, text)
+	// Cut after a line break only where a non-blank character follows.
+	if len(seg) != 3 || seg[len(seg)-1].tokens != CountTokens(text) {
+		t.Fatalf("segments %+v, want 3 adding up to %d tokens", seg, CountTokens(text))
 	}
-	if ka[0] != kb[0] || ka[1] != kb[1] || ka[2] == kb[2] {
-		t.Errorf("keys %x %x: want the first two equal, the third (diverging at byte 130) not", ka, kb)
+	other := textSegments(seed, CountTokens, "def a():\n    return 1\n\nclass C:\n  x\nz")
+	if other[0].key != seg[0].key || other[1].key == seg[1].key || other[2].key == seg[2].key {
+		t.Errorf("keys must agree up to the first difference and differ after it (cumulative)")
 	}
-	// Cumulative: the same block text after a different prefix is another key.
-	if c := blockKeys(seed, strings.Repeat("b", 64)+strings.Repeat("a", 64)); c[1] == ka[1] {
-		t.Errorf("block 1 key does not depend on block 0")
+	long := textSegments(seed, CountTokens, strings.Repeat("a", 2*maxSegmentBytes+1))
+	if len(long) != 3 {
+		t.Errorf("a line of %d bytes: %d segments, want 3", 2*maxSegmentBytes+1, len(long))
+	}
+	// A chat prompt: headers, text, and the generation prompt, which the next turn's
+	// assistant header begins with, so the next turn shares the whole prompt.
+	turn1 := []chatMessage{{Role: "system", Content: "be brief\n"}, {Role: "user", Content: "hi\n"}}
+	turn2 := append(slices.Clone(turn1), chatMessage{Role: "assistant", Content: "code code"}, chatMessage{Role: "user", Content: "more\n"})
+	a, b := chatSegments(seed, CountTokens, turn1), chatSegments(seed, CountTokens, turn2)
+	if got, want := a[len(a)-1].tokens, chatPromptTokens(CountTokens, turn1); got != want {
+		t.Errorf("turn 1 segments add up to %d tokens, prompt_tokens is %d", got, want)
+	}
+	for k := range a {
+		if a[k].key != b[k].key {
+			t.Fatalf("turn 2 diverges from turn 1 at segment %d of %d", k, len(a))
+		}
+	}
+	if b[len(a)].key == a[len(a)-1].key {
+		t.Errorf("turn 2 continues past turn 1's prompt")
 	}
 }
 
@@ -35,33 +52,42 @@ func TestPrefixCacheLRU(t *testing.T) {
 	t.Parallel()
 	t0 := time.Now()
 	c := newPrefixCache(4)
-	c.insert([]uint64{1, 2, 3}, t0.Add(time.Second))
-	if n := c.lookup([]uint64{1, 2, 3}, t0); n != 0 {
+	c.insert(keys(1, 2, 3), t0.Add(time.Second))
+	if n := c.lookup(keys(1, 2, 3), t0); n != 0 {
 		t.Errorf("blocks usable before their prefill completed: %d", n)
 	}
-	if n := c.lookup([]uint64{1, 2, 3, 4}, t0.Add(time.Second)); n != 3 {
+	if n := c.lookup(keys(1, 2, 3, 4), t0.Add(time.Second)); n != 3 {
 		t.Errorf("lookup = %d, want 3", n)
 	}
-	if n := c.lookup([]uint64{1, 9, 3}, t0.Add(time.Hour)); n != 1 {
+	if n := c.lookup(keys(1, 9, 3), t0.Add(time.Hour)); n != 1 {
 		t.Errorf("lookup past a missing block = %d, want 1", n)
 	}
 	// An earlier completion wins; a later insert does not delay a cached block.
-	c.insert([]uint64{1}, t0.Add(time.Hour))
-	if n := c.lookup([]uint64{1}, t0.Add(time.Second)); n != 1 {
+	c.insert(keys(1), t0.Add(time.Hour))
+	if n := c.lookup(keys(1), t0.Add(time.Second)); n != 1 {
 		t.Errorf("re-insert delayed a cached block")
 	}
 	// Capacity 4: a second prompt of 2 blocks evicts the first prompt's deepest block.
-	c.insert([]uint64{10, 11}, t0)
+	c.insert(keys(10, 11), t0)
 	if c.len() != 4 {
 		t.Errorf("len %d, want 4", c.len())
 	}
-	if n := c.lookup([]uint64{1, 2, 3}, t0.Add(time.Hour)); n != 2 {
+	if n := c.lookup(keys(1, 2, 3), t0.Add(time.Hour)); n != 2 {
 		t.Errorf("after eviction lookup = %d, want 2 (block 3 evicted first)", n)
 	}
 	c.flush()
-	if c.len() != 0 || c.lookup([]uint64{10}, t0.Add(time.Hour)) != 0 {
+	if c.len() != 0 || c.lookup(keys(10), t0.Add(time.Hour)) != 0 {
 		t.Errorf("flush left blocks")
 	}
+}
+
+// keys are segments of the given keys.
+func keys(k ...uint64) []segment {
+	out := make([]segment, len(k))
+	for i, key := range k {
+		out[i] = segment{key: key, tokens: i + 1}
+	}
+	return out
 }
 
 // sharedPrefix is code-like text of at least tokens CountTokens tokens.
@@ -151,7 +177,7 @@ func TestPrefixCacheOffAndBounded(t *testing.T) {
 	stream(t, s, prefixBody(prefix, 0, true))
 	got := stream(t, s, prefixBody(prefix, 1, true))
 	c := got.usage.PromptTokensDetails.CachedTokens
-	if s.CachedBlocks() != 5 || c%4 != 0 || c == 0 || c > CountTokens(prefix[:5*cacheBlockChars]) {
+	if s.CachedBlocks() != 5 || c%4 != 0 || c == 0 || c > 4+CountTokens(prefix[:strings.Index(prefix, "def helper_4")]) {
 		t.Errorf("capacity 5 blocks: %d cached blocks, cached_tokens %d", s.CachedBlocks(), c)
 	}
 }

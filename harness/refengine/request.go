@@ -89,9 +89,8 @@ type job struct {
 	think           bool
 	plan            plan
 	faults          Faults
-	cacheText       string   // the prompt text the prefix cache hashes (PrefixCache only)
-	blocks          []uint64 // its cumulative block keys
-	leave           func()   // takes the request's marker out of the in-flight record
+	segments        []segment // what the prefix cache keys (PrefixCache only)
+	leave           func()    // takes the request's marker out of the in-flight record
 }
 
 // requestFaults is the faults of r: its FaultsHeader, else Options.Faults.
@@ -154,7 +153,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 			return nil, errBadRequest("messages must contain at least one message.")
 		}
 		prompt, instruction = joinMessages(req.Messages)
-		j.promptTokens = chatPromptTokens(s.opts.Tokenizer, prompt, len(req.Messages))
+		j.promptTokens = chatPromptTokens(s.opts.Tokenizer, req.Messages)
 		think, err := s.thinks(&req)
 		if err != nil {
 			return nil, err
@@ -207,8 +206,12 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 		sp.reasoning = s.opts.ReasoningTokens
 	}
 	j.plan = buildPlan(sp)
-	if s.cache != nil {
-		j.cacheText, j.blocks = prompt, blockKeys(s.seed, prompt)
+	switch {
+	case s.cache == nil:
+	case legacy:
+		j.segments = textSegments(s.seed, s.opts.Tokenizer, prompt)
+	default:
+		j.segments = chatSegments(s.seed, s.opts.Tokenizer, req.Messages)
 	}
 	if sp.own != "" {
 		j.leave = s.markers.enter(sp.own)
@@ -229,10 +232,14 @@ func joinMessages(msgs []chatMessage) (prompt, instruction string) {
 	return all.String(), instruction
 }
 
-// chatPromptTokens is prompt_tokens of a chat request: the tokens of its text plus the chat
-// template's overhead.
-func chatPromptTokens(tokenizer func(string) int, prompt string, messages int) int {
-	return tokenizer(prompt) + templateTokensPerMessage*messages + templateTokensPerPrompt
+// chatPromptTokens is prompt_tokens of a chat request: the tokens of each message's text
+// plus the chat template's overhead.
+func chatPromptTokens(tokenizer func(string) int, msgs []chatMessage) int {
+	n := templateTokensPerPrompt
+	for _, m := range msgs {
+		n += tokenizer(string(m.Content)) + templateTokensPerMessage
+	}
+	return n
 }
 
 // decodePrompt accepts a /v1/completions prompt: a string or an array of exactly one string.

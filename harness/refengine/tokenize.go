@@ -46,7 +46,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	var count int
 	if len(req.Messages) > 0 {
 		text, _ = joinMessages(req.Messages)
-		count = chatPromptTokens(s.opts.Tokenizer, text, len(req.Messages))
+		count = chatPromptTokens(s.opts.Tokenizer, req.Messages)
 	} else {
 		if len(req.Prompt) == 0 || string(req.Prompt) == "null" {
 			writeError(w, errBadRequest("Either prompt or messages is required."))
