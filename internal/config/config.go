@@ -176,7 +176,7 @@ func Load(environ map[string]string) (Config, error) {
 func decodeVariables(ptr any, environ map[string]string) Problems {
 	var p Problems
 	for _, f := range fields.Of(reflect.TypeOf(ptr).Elem()) {
-		name := Prefix + strings.ToUpper(f.Key)
+		name := Prefix + f.Variable
 		text := environ[name]
 		if text == "" {
 			continue
@@ -291,7 +291,7 @@ func Uses(configured, scenarios bool) []string {
 	for _, t := range []reflect.Type{reflect.TypeFor[capacity.Scenario](), reflect.TypeFor[gate.Spec]()} {
 		for _, f := range fields.Of(t) {
 			if configured || scenarios || slices.Contains(identityKeys, f.Key) {
-				out = append(out, Prefix+strings.ToUpper(f.Key))
+				out = append(out, Prefix+f.Variable)
 			}
 		}
 	}
@@ -347,7 +347,7 @@ func Variables() [][2]string {
 	}
 	for _, t := range []reflect.Type{reflect.TypeFor[capacity.Scenario](), reflect.TypeFor[gate.Spec]()} {
 		for _, f := range fields.Of(t) {
-			out = append(out, [2]string{Prefix + strings.ToUpper(f.Key), f.Default})
+			out = append(out, [2]string{Prefix + f.Variable, f.Default})
 		}
 	}
 	return out
@@ -386,7 +386,16 @@ func keyOf(field string) string {
 }
 
 // variable names a field by its ANVIL_* variable.
-func variable(field string) string { return Prefix + strings.ToUpper(keyOf(field)) }
+func variable(field string) string {
+	for _, t := range []reflect.Type{reflect.TypeFor[capacity.Scenario](), reflect.TypeFor[gate.Spec]()} {
+		for _, f := range fields.Of(t) {
+			if f.Name == field {
+				return Prefix + f.Variable
+			}
+		}
+	}
+	return Prefix + strings.ToUpper(keyOf(field))
+}
 
 // UsesEmbeddedEngine reports whether no endpoint was configured.
 func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
@@ -419,6 +428,11 @@ func (c *Config) complete(environ map[string]string) error {
 	if errors.As(c.Validate(), &more) {
 		p = append(p, more...)
 	}
+	if c.Scenario.Trace != "" {
+		if err := c.Scenario.CheckTrace(); err != nil {
+			p = append(p, fmt.Sprintf("%sTRACE_FILE=%q: %v", Prefix, c.Scenario.Trace, err))
+		}
+	}
 	// A scenarios file is read only over a valid environment: its unset keys take the
 	// environment's values.
 	if c.ScenariosFile != "" && len(p) == 0 {
@@ -440,12 +454,12 @@ func (c *Config) complete(environ map[string]string) error {
 }
 
 // resolveInputs makes the input files (ANVIL_BASELINE, ANVIL_BASELINE_DIR,
-// ANVIL_BUDGETS_FILE, ANVIL_SCENARIOS_FILE) absolute: a
+// ANVIL_BUDGETS_FILE, ANVIL_SCENARIOS_FILE, ANVIL_TRACE_FILE) absolute: a
 // relative path is taken from the module root, like ANVIL_OUT_DIR, because each suite runs
 // in its own package directory while users name files from where they run ginkgo. Without
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
-	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile} {
+	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile, &c.Scenario.Trace} {
 		if *p == "" {
 			continue
 		}

@@ -5,10 +5,12 @@
 //
 //	Requests int `key:"requests" range:"[1,10000]" default:"60"`
 //
-// key names the field in a scenarios file and, upper-cased after ANVIL_, its variable;
+// key names the field in a scenarios file and, upper-cased after ANVIL_, its variable (env
+// names the variable instead, when a file's key would make a poor one: a trace file);
 // range is an interval over the field's numbers (a pointer's when set), "[a,b]" closed,
 // "(a,b)" open, an empty end unbounded; default is the value, in the variable's text, a
-// configuration starts from. A struct-typed field without a key is searched for keyed
+// configuration starts from. A time.Duration is written as time.ParseDuration reads it,
+// in a variable and in a file ("500ms"). A struct-typed field without a key is searched for keyed
 // fields of its own.
 package fields
 
@@ -23,12 +25,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Field is one keyed field of a struct type.
 type Field struct {
-	// Name is the Go field's name; Key its key.
-	Name, Key string
+	// Name is the Go field's name; Key its key; Variable its variable's name after the
+	// prefix (the env tag, else Key upper-cased).
+	Name, Key, Variable string
 	// Default is the default value as a variable would spell it; "" for none.
 	Default string
 	// Range bounds the field's number, when it has one.
@@ -101,7 +105,10 @@ func collect(t reflect.Type, at []int, out *[]Field) {
 			}
 			continue
 		}
-		f := Field{Name: sf.Name, Key: key, Default: sf.Tag.Get("default"), index: index, typ: sf.Type}
+		f := Field{Name: sf.Name, Key: key, Variable: strings.ToUpper(key), Default: sf.Tag.Get("default"), index: index, typ: sf.Type}
+		if v, ok := sf.Tag.Lookup("env"); ok {
+			f.Variable = v
+		}
 		if r, ok := sf.Tag.Lookup("range"); ok {
 			parsed, err := parseRange(r, isInteger(sf.Type))
 			if err != nil {
@@ -175,6 +182,8 @@ func (f Field) Kind() string {
 		t = t.Elem()
 	}
 	switch {
+	case t == durationType:
+		return `a duration ("500ms", "2s")`
 	case isInteger(t):
 		return "an integer"
 	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
@@ -192,6 +201,18 @@ func (f Field) Set(ptr any, raw json.RawMessage) error {
 	dst := f.Value(reflect.ValueOf(ptr))
 	if strings.TrimSpace(string(raw)) == "null" && dst.Kind() != reflect.Pointer {
 		return fmt.Errorf("want %s", f.Kind())
+	}
+	if dst.Type() == durationType {
+		var text string
+		if json.Unmarshal(raw, &text) != nil {
+			return fmt.Errorf("want %s", f.Kind())
+		}
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return fmt.Errorf("want %s", f.Kind())
+		}
+		dst.SetInt(int64(d))
+		return nil
 	}
 	fresh := reflect.New(dst.Type())
 	if err := json.Unmarshal(raw, fresh.Interface()); err != nil {
@@ -226,8 +247,11 @@ func (f Field) textual() bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.Kind() == reflect.String
+	return t.Kind() == reflect.String || t == durationType
 }
+
+// durationType is time.Duration, which a variable and a file both spell as "2s".
+var durationType = reflect.TypeFor[time.Duration]()
 
 // Defaults sets every field of the struct ptr points to that has a default to it.
 func Defaults(ptr any) error {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 type color string
@@ -17,11 +18,13 @@ type inner struct {
 }
 
 type sample struct {
-	Count  int      `key:"count" range:"[1,10]" default:"3"`
-	Share  *float64 `key:"share" range:"(0,1]"`
-	On     bool     `key:"on" default:"true"`
-	Color  color    `key:"color" default:"red"`
-	Big    int      `key:"big" range:"[0,1048576]"`
+	Count  int           `key:"count" range:"[1,10]" default:"3"`
+	Share  *float64      `key:"share" range:"(0,1]"`
+	On     bool          `key:"on" default:"true"`
+	Color  color         `key:"color" default:"red"`
+	Big    int           `key:"big" range:"[0,1048576]"`
+	Wait   time.Duration `key:"wait" default:"2s"`
+	File   string        `key:"file" env:"FILE_PATH"`
 	Name   string
 	Nested inner
 }
@@ -33,17 +36,41 @@ func TestTheTagsDescribeTheFields(t *testing.T) {
 	for _, f := range fs {
 		keys = append(keys, f.Key)
 	}
-	if !slices.Equal(keys, []string{"count", "share", "on", "color", "big", "ratio"}) {
+	if !slices.Equal(keys, []string{"count", "share", "on", "color", "big", "wait", "file", "ratio"}) {
 		t.Fatalf("keys %v", keys)
 	}
 	var s sample
-	if err := Defaults(&s); err != nil || s.Count != 3 || !s.On || s.Color != "red" || s.Nested.Ratio != 0.5 || s.Share != nil {
+	if err := Defaults(&s); err != nil || s.Count != 3 || !s.On || s.Color != "red" || s.Nested.Ratio != 0.5 || s.Share != nil || s.Wait != 2*time.Second {
 		t.Fatalf("defaults %+v %v", s, err)
 	}
 	for key, want := range map[string]string{"count": "1..10", "share": "a number in (0, 1]", "ratio": "a number in (0, 1)", "big": "0..1048576"} {
 		if f, _ := Lookup(reflect.TypeFor[sample](), key); f.Range.String() != want {
 			t.Errorf("%s: range %q, want %q", key, f.Range, want)
 		}
+	}
+}
+
+// A duration reads "500ms" from a variable and from a file; a field may name its variable.
+func TestDurationsAndVariableNames(t *testing.T) {
+	t.Parallel()
+	wait, _ := Lookup(reflect.TypeFor[sample](), "wait")
+	var a, b sample
+	if err := wait.SetText(&a, "500ms"); err != nil || a.Wait != 500*time.Millisecond {
+		t.Errorf("text: %v %v", err, a.Wait)
+	}
+	if err := wait.Set(&b, json.RawMessage(`"1m"`)); err != nil || b.Wait != time.Minute {
+		t.Errorf("json: %v %v", err, b.Wait)
+	}
+	for _, bad := range []string{`5`, `"soon"`} {
+		if err := wait.Set(&b, json.RawMessage(bad)); err == nil || !strings.Contains(err.Error(), "a duration") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if f, _ := Lookup(reflect.TypeFor[sample](), "file"); f.Variable != "FILE_PATH" {
+		t.Errorf("file's variable %q", f.Variable)
+	}
+	if f, _ := Lookup(reflect.TypeFor[sample](), "count"); f.Variable != "COUNT" {
+		t.Errorf("count's variable %q", f.Variable)
 	}
 }
 
