@@ -19,6 +19,36 @@ func (Policy) Choices() []string { return []string{string(PolicyStrict), string(
 // Valid reports whether p is one of Choices.
 func (p Policy) Valid() bool { return slices.Contains(p.Choices(), string(p)) }
 
+// Output is the form a response is asked to give its words in.
+type Output string
+
+// Output forms.
+const (
+	// OutputText asks for the words as the response's text.
+	OutputText Output = "text"
+	// OutputToolCall offers one tool, RecordWordsTool, and asks for one call of it with the
+	// words in its WordsMember argument.
+	OutputToolCall Output = "tool_call"
+	// OutputJSON asks, with a JSON schema as response_format, for an object whose WordsMember
+	// holds the words.
+	OutputJSON Output = "json_schema"
+)
+
+// Choices lists the output forms.
+func (Output) Choices() []string {
+	return []string{string(OutputText), string(OutputToolCall), string(OutputJSON)}
+}
+
+// Valid reports whether o is one of Choices.
+func (o Output) Valid() bool { return slices.Contains(o.Choices(), string(o)) }
+
+// The tool a tool-call response calls, and the member of its arguments (and of a JSON
+// response) that holds the words.
+const (
+	RecordWordsTool = "record_words"
+	WordsMember     = "words"
+)
+
 // CacheMode is how prompts relate to each other's prefixes.
 type CacheMode string
 

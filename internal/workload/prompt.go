@@ -50,6 +50,9 @@ type Prompts struct {
 	// set two requests' token counts apart. (Cut one byte apart, a filler line can lose two
 	// tokens on a BPE.)
 	IndexWidth int
+	// Output is what the response is asked to hold the words in: the text (the default), a
+	// call of RecordWordsTool, or a JSON object.
+	Output Output
 	// Nonce, when set, follows the seed and index on every prompt's first line and heads the
 	// shared prefix: one per run, so no run or scenario finds its prompts in a prefix cache
 	// another one warmed (see Prompt). Lowercase letters, the same for every request of a
@@ -146,18 +149,51 @@ func appendFiller(buf []byte, limit int) []byte {
 }
 
 // Instruction is the closing instruction of request index's prompt.
-func (p Prompts) Instruction(index int) string {
-	if p.ResponseWords <= 0 {
+func (p Prompts) Instruction(index int) string { return p.instruction(index, p.ResponseWords) }
+
+// instruction is the closing instruction of request index's prompt, asking for words code
+// words in the form p.Output names.
+func (p Prompts) instruction(index, words int) string {
+	if words <= 0 {
 		return "\n# request " + strconv.Itoa(index) + ": summarize the above in one line."
 	}
 	s := "\n\nIgnore the code above. "
 	if p.Canaries {
 		s += "Begin your reply with the marker " + Marker(p.Seed, index) + " followed by a space. "
 	}
-	return s + "Reply with exactly " + strconv.Itoa(p.ResponseWords) + ` words, each the lowercase word "` + CodeWord + `", separated by single spaces, and nothing else.`
+	exactly := "exactly " + strconv.Itoa(words) + ` words, each the lowercase word "` + CodeWord + `", separated by single spaces`
+	switch p.Output {
+	case OutputToolCall:
+		return s + "Call the function " + RecordWordsTool + " once, with its " + WordsMember + " argument holding " + exactly + ", and reply with nothing else."
+	case OutputJSON:
+		return s + "Reply with a JSON object whose " + WordsMember + " member holds " + exactly + ", and nothing else."
+	}
+	return s + "Reply with " + exactly + ", and nothing else."
 }
 
 // Marker is request index's canary marker, ANVIL_REQ_{seed}_{index:05d}.
 func Marker(seed int64, index int) string {
 	return fmt.Sprintf("ANVIL_REQ_%d_%05d", seed, index)
+}
+
+// SessionSystem is session's system message: its first line names the seed, the session
+// and the run's nonce, so no session shares a prefix with another, then filler to chars
+// bytes.
+func (p Prompts) SessionSystem(session, chars int) string {
+	head := "# anvil session " + strconv.FormatInt(p.Seed, 10) + ":" + strconv.Itoa(session)
+	if p.Nonce != "" {
+		head += " run " + p.Nonce
+	}
+	buf := appendFiller(append(make([]byte, 0, chars+len(fillerLine)), head+"\n"...), chars)
+	return string(buf[:max(chars, len(head)+1)])
+}
+
+// SessionTurn is the user message of a session's turn: its number, filler to chars bytes
+// in all, then the instruction of request index to answer with words code words.
+func (p Prompts) SessionTurn(index, turn, chars, words int) string {
+	tail := p.instruction(index, words)
+	head := "# turn " + strconv.Itoa(turn+1) + "\n"
+	buf := appendFiller(append(make([]byte, 0, chars+len(fillerLine)), head...), chars-len(tail))
+	buf = buf[:max(chars-len(tail), len(head))]
+	return string(append(buf, tail...))
 }
