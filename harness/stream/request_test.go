@@ -18,6 +18,23 @@ type wireRequest struct {
 	StreamOptions      map[string]any `json:"stream_options"`
 	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs,omitempty"`
 	ReasoningEffort    string         `json:"reasoning_effort,omitempty"`
+	Tools              []wireTool     `json:"tools,omitempty"`
+	ToolChoice         any            `json:"tool_choice,omitempty"`
+	ResponseFormat     map[string]any `json:"response_format,omitempty"`
+}
+
+type wireMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
 }
 
 func marshalled(r ChatRequest) ([]byte, error) {
@@ -28,8 +45,26 @@ func marshalled(r ChatRequest) ([]byte, error) {
 	}
 	if r.Legacy {
 		w.Prompt = r.Prompt
-	} else {
-		w.Messages = []wireMessage{{Role: "user", Content: r.Prompt}}
+		return json.Marshal(w)
+	}
+	for _, m := range r.History {
+		w.Messages = append(w.Messages, wireMessage{Role: m.Role, Content: m.Content})
+	}
+	w.Messages = append(w.Messages, wireMessage{Role: "user", Content: r.Prompt})
+	for _, t := range r.Tools {
+		wt := wireTool{Type: "function"}
+		wt.Function.Name, wt.Function.Description, wt.Function.Parameters = t.Name, t.Description, t.Parameters
+		w.Tools = append(w.Tools, wt)
+	}
+	switch r.ToolChoice {
+	case "":
+	case "required", "auto", "none":
+		w.ToolChoice = r.ToolChoice
+	default:
+		w.ToolChoice = map[string]any{"type": "function", "function": map[string]any{"name": r.ToolChoice}}
+	}
+	if f := r.ResponseFormat; f != nil {
+		w.ResponseFormat = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": f.Name, "schema": f.Schema, "strict": f.Strict}}
 	}
 	return json.Marshal(w)
 }
@@ -53,6 +88,13 @@ func FuzzAppendBodyMeansWhatMarshalMeans(f *testing.F) {
 	f.Add("bad \xff utf8 \u2028 \x00 \x1f", "", "", 1, 0.0, false, true, true)
 	f.Fuzz(func(t *testing.T, prompt, model, effort string, maxTokens int, temperature float64, legacy, continuous, thinking bool) {
 		r := ChatRequest{Model: model, Prompt: prompt, MaxTokens: maxTokens, Legacy: legacy, ContinuousUsage: continuous, ReasoningEffort: effort}
+		if thinking {
+			// A conversation, a tool and a schema, with the fuzzed text in every string.
+			r.History = []Message{{Role: "system", Content: effort}, {Role: "assistant", Content: prompt}}
+			r.Tools = []Tool{{Name: model, Description: prompt, Parameters: json.RawMessage(`{"type":"object"}`)}}
+			r.ToolChoice = effort
+			r.ResponseFormat = &JSONSchema{Name: model, Schema: json.RawMessage(`{"type": "object", "properties": {}}`), Strict: continuous}
+		}
 		if temperature == temperature && temperature < 1e300 && temperature > -1e300 { // finite
 			r.Temperature = &temperature
 		}

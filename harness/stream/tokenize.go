@@ -22,7 +22,7 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string, chat bool) 
 func (c *Client) tokenize(ctx context.Context, model, prompt string, chat bool) (int, error) {
 	body := map[string]any{"model": model}
 	if chat {
-		body["messages"] = []wireMessage{{Role: "user", Content: prompt}}
+		body["messages"] = []map[string]string{{"role": "user", "content": prompt}}
 	} else {
 		body["prompt"] = prompt
 	}
