@@ -58,6 +58,82 @@ type Extension struct {
 	// Baseline is the artifact the run was gated against, with its headline figures, so a
 	// report can show the deltas without the file; null when there was none.
 	Baseline *BaselineRef `json:"baseline"`
+	// Trace says which trace was replayed and how; null for a run of independent prompts.
+	Trace *TraceReplay `json:"trace"`
+	// Sessions gives a multi-turn run's figures by turn; null outside sessions.
+	Sessions *Sessions `json:"sessions"`
+	// CacheBlockTokens is the engine's prefix-cache granularity the scenario declared: how
+	// far a request's cached tokens may lie from its expected range (RequestSpan's
+	// expected_cached_min and expected_cached_max).
+	CacheBlockTokens int `json:"cache_block_tokens"`
+}
+
+// Sessions is what a run of multi-turn conversations sent, and its figures by turn.
+type Sessions struct {
+	// Sessions is how many conversations the run held, of Turns turns each; each turn's
+	// user message planned TurnTokens tokens; ThinkTimeMs (fixed or the mean of an
+	// exponential, ThinkDistribution) passed between an answer and the next turn.
+	Sessions          int    `json:"sessions"`
+	Turns             int    `json:"turns"`
+	TurnTokens        int    `json:"turn_tokens"`
+	ThinkTimeMs       Float  `json:"think_time_ms"`
+	ThinkDistribution string `json:"think_distribution"`
+	// SessionRate is how many sessions opened per second; null when Concurrency sessions
+	// ran at once, each opening as another ended.
+	SessionRate *Float `json:"session_rate"`
+	// ByTurn has one entry per turn, in order.
+	ByTurn []TurnFigures `json:"by_turn"`
+}
+
+// TurnFigures are the figures of one turn over every session.
+type TurnFigures struct {
+	// Turn counts from 1; Requests is how many sessions reached it, Failed how many of
+	// those failed (a failed turn ends its session).
+	Turn     int `json:"turn"`
+	Requests int `json:"requests"`
+	Failed   int `json:"failed"`
+	// TTFTMs summarizes the successful turns' TTFT.
+	TTFTMs *Percentiles `json:"ttft_ms"`
+	// PromptTokensMean and CachedTokensMean are the engine's usage, averaged; null when it
+	// reported none.
+	PromptTokensMean *Float `json:"prompt_tokens_mean"`
+	CachedTokensMean *Float `json:"cached_tokens_mean"`
+	// ExpectedHitRate is the share of prompt tokens the conversation so far makes cacheable
+	// (the previous turn's prompt); CacheHitRate the share the engine reported cached.
+	ExpectedHitRate *Float `json:"expected_hit_rate"`
+	CacheHitRate    *Float `json:"cache_hit_rate"`
+}
+
+// TraceReplay is how a trace was replayed.
+type TraceReplay struct {
+	// File is the trace file's name, SHA256 its content's digest, FileLines its lines.
+	File      string `json:"file"`
+	SHA256    string `json:"sha256"`
+	FileLines int    `json:"file_lines"`
+	// Selected is how many lines were replayed: the first FirstLines (0: all) of those
+	// with a timestamp in [FromMs, UntilMs) (0: open).
+	Selected   int   `json:"selected"`
+	FromMs     int64 `json:"from_ms"`
+	UntilMs    int64 `json:"until_ms"`
+	FirstLines int   `json:"first_lines"`
+	// Speedup divided the trace's gaps; ScheduleMs is when its last line was due.
+	Speedup    Float `json:"speedup"`
+	ScheduleMs Float `json:"schedule_ms"`
+	// BlockTokens is what one hash id stands for; BlockChars the bytes of a full block,
+	// BlockCharsExact true when /tokenize counted exactly BlockTokens in them (else they
+	// are the calibrated estimate).
+	BlockTokens     int  `json:"block_tokens"`
+	BlockChars      int  `json:"block_chars"`
+	BlockCharsExact bool `json:"block_chars_exact"`
+	// LengthenedLines counts the lines whose input_length could not hold their last
+	// block's first line and the instruction after their whole blocks: they were planned
+	// longer, by LengthenedTokensMax tokens at most (their planned_context_tokens say by
+	// how much each).
+	LengthenedLines     int `json:"lengthened_lines"`
+	LengthenedTokensMax int `json:"lengthened_tokens_max"`
+	// StartErrorMs is each request's actual start after its due time on the trace's
+	// schedule.
+	StartErrorMs *Percentiles `json:"start_error_ms"`
 }
 
 // BaselineRef names a gate's baseline and keeps the figures a report compares.
@@ -364,4 +440,15 @@ type RequestSpan struct {
 	// the engine reported usage in every chunk; TPOT and decode then count the tokens after
 	// it instead of after one token. Null otherwise.
 	FirstChunkTokens *int `json:"first_chunk_tokens"`
+	// TraceLine is the line of the trace the request replayed, from 1; null outside a trace.
+	TraceLine *int `json:"trace_line"`
+	// Session and Turn place a session's request: its session from 0, its turn from 1;
+	// null outside sessions.
+	Session *int `json:"session"`
+	Turn    *int `json:"turn"`
+	// ExpectedCachedMin and ExpectedCachedMax bound the prompt tokens the engine can have
+	// cached for the request, as the workload shares them (a trace's shared blocks, a
+	// session's earlier turns); null when the workload plans no sharing.
+	ExpectedCachedMin *int `json:"expected_cached_min"`
+	ExpectedCachedMax *int `json:"expected_cached_max"`
 }

@@ -48,8 +48,15 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		TimingMethodology:        methodology(clock.Source),
 		WallClockMs:              artifact.Float(wall * 1000),
 	}
-	if sc.ContextTokens > 0 {
+	if sc.ContextTokens > 0 && r.trace == nil {
 		b.ContextTokens = new(sc.ContextTokens)
+	}
+	if r.trace != nil {
+		// A trace's requests each have their own: the largest asked.
+		b.MaxTokens, b.ResponseWords = 0, 0
+		for _, i := range r.indices {
+			b.MaxTokens, b.ResponseWords = max(b.MaxTokens, r.maxTokens(i)), max(b.ResponseWords, r.words(i))
+		}
 	}
 	if sc.shared() {
 		b.SharedPrefixTokens = sc.SharedPrefixTokens
@@ -103,14 +110,17 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 			FittedSizes:    len(r.calibration.Fitted),
 			Note:           r.calibration.Note,
 		},
-		ContextAccuracy: contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
-		CacheIntent:     string(sc.CacheIntent),
-		PromptNonce:     r.prompts.Nonce,
-		Capabilities:    caps,
-		ITL:             r.itl(),
-		Arrival:         r.arrival(wall),
-		Clock:           clock,
-		Shard:           r.shard(started),
+		ContextAccuracy:  contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
+		CacheIntent:      string(sc.CacheIntent),
+		PromptNonce:      r.prompts.Nonce,
+		Capabilities:     caps,
+		ITL:              r.itl(),
+		Arrival:          r.arrival(wall),
+		Clock:            clock,
+		Shard:            r.shard(started),
+		Trace:            r.traceReplay(),
+		Sessions:         r.sessionSummary(),
+		CacheBlockTokens: sc.CacheBlockTokens,
 	}
 	return b
 }
@@ -278,6 +288,15 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		}
 		if row != nil {
 			s.TTFTMs, s.E2EMs = artifact.F(float64(row.TTFTMs)), artifact.F(float64(row.E2EMs))
+		}
+		if r.trace != nil {
+			s.TraceLine = new(r.trace.Request(i).Line)
+		}
+		if r.sessions != nil {
+			s.Session, s.Turn = new(i/r.sc.Turns), new(i%r.sc.Turns+1)
+		}
+		if e := r.expectedAt(i); e != nil {
+			s.ExpectedCachedMin, s.ExpectedCachedMax = new(e.Min), new(e.Max)
 		}
 		spans[k] = s
 	}

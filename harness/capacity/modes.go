@@ -97,6 +97,9 @@ type (
 	Buckets = workload.Buckets
 	// Bucket is one step of it.
 	Bucket = workload.Bucket
+	// Output is the form a response is asked to give its words in: text, a tool call, or
+	// a JSON object.
+	Output = workload.Output
 )
 
 // Policies, cache modes and arrival models.
@@ -107,7 +110,25 @@ const (
 	CacheShared   = workload.CacheShared
 	Poisson       = schedule.Poisson
 	Constant      = schedule.Constant
+	OutputText    = workload.OutputText
+	OutputTool    = workload.OutputToolCall
+	OutputJSON    = workload.OutputJSON
 )
+
+// ThinkTime is how the pause between a session's answer and its next turn is drawn.
+type ThinkTime string
+
+// Think-time distributions.
+const (
+	// ThinkFixed waits exactly the scenario's ThinkTime.
+	ThinkFixed ThinkTime = "fixed"
+	// ThinkExponential draws each pause from an exponential distribution of that mean
+	// (seeded by ContextSeed), as independent users pause.
+	ThinkExponential ThinkTime = "exponential"
+)
+
+// Choices lists the think-time distributions.
+func (ThinkTime) Choices() []string { return []string{string(ThinkFixed), string(ThinkExponential)} }
 
 // DefaultBuckets is the original tool's measured sub-agent context mix.
 func DefaultBuckets() Buckets { return workload.DefaultBuckets() }

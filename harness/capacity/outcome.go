@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -26,6 +27,10 @@ type outcome struct {
 	// (see artifact.ClientOverhead's StartLag); end is when it ended: the arrival of its
 	// last bytes, or the moment it failed.
 	sent, due, ready, end time.Time
+	// firstOutput is when its first output arrived; zero when none did.
+	firstOutput time.Time
+	// answer is a session turn's visible answer, which the next turn sends back.
+	answer string
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
 	// dispatch is from when the request was due to its start; lag, lagMax and events are
@@ -84,17 +89,15 @@ func recycle(pool *sync.Pool, buf *[]byte) {
 func (r *run) prepare(i int, began time.Time) (*[]byte, *outcome) {
 	promptBuf := prompts.Get().(*[]byte)
 	defer recycle(&prompts, promptBuf)
-	size := r.plan[i]
-	if fitted, ok := r.calibration.Fitted[size]; ok {
-		size = fitted
-	}
-	prompt, err := r.prompts.AppendPrompt((*promptBuf)[:0], i, size)
+	prompt, err := r.appendPrompt((*promptBuf)[:0], i)
 	*promptBuf = prompt
 	if err == nil {
 		body := bodies.Get().(*[]byte)
 		// The request reads the prompt through a view: AppendBody copies it before the
 		// prompt's buffer goes back.
-		*body, err = r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt))).AppendBody((*body)[:0])
+		req := r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt)))
+		req.MaxTokens = r.maxTokens(i)
+		*body, err = req.AppendBody((*body)[:0])
 		if err == nil {
 			return body, nil
 		}
@@ -104,6 +107,20 @@ func (r *run) prepare(i int, began time.Time) (*[]byte, *outcome) {
 	return nil, &o
 }
 
+// appendPrompt appends request i's prompt to dst: its trace line's blocks, or a prompt of
+// its planned size (the fitted size when /tokenize fitted it).
+func (r *run) appendPrompt(dst []byte, i int) ([]byte, error) {
+	if r.trace != nil {
+		t := r.trace.Request(i)
+		return r.blocks.AppendTracePrompt(dst, i, t.HashIDs, r.plan[i], traceWords(t))
+	}
+	size := r.plan[i]
+	if fitted, ok := r.calibration.Fitted[size]; ok {
+		size = fitted
+	}
+	return r.prompts.AppendPrompt(dst, i, size)
+}
+
 // send streams a prepared request and judges it. due is when it should have started. The
 // body's buffer is recycled once the transport is done with it.
 func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byte) outcome {
@@ -111,7 +128,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.sc.MaxTokens, func() { recycle(&bodies, body) })
+	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.maxTokens(i), func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i], began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {
@@ -119,6 +136,12 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
+	if res.HasFirstOutput {
+		o.firstOutput = res.Start.Add(res.FirstOutput)
+	}
+	if r.sc.Sessions > 0 && o.row != nil {
+		o.answer = strings.Clone(res.Content)
+	}
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
 	o.kernelReads, o.userReads = res.KernelStampedReads, res.UserStampedReads
 	if !res.Start.IsZero() {
@@ -162,8 +185,8 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 		canary = &c
 	}
 	var co *artifact.ControlledOutput
-	if r.sc.ResponseWords > 0 {
-		c := workload.ScoreControlledOutput(res.Content, complete, r.sc.ResponseWords, r.sc.Policy, marker)
+	if words := r.words(i); words > 0 {
+		c := workload.ScoreControlledOutput(res.Content, complete, words, r.sc.Policy, marker)
 		co = &c
 	}
 	if canary != nil && !canary.Passed {

@@ -29,6 +29,17 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		return nil, fmt.Errorf("invalid scenario %q: %w", sc.Name, err)
 	}
 	sc, target = sc.withDefaults(), target.withDefaults()
+	var trace *workload.Trace
+	if sc.Trace != "" {
+		var err error
+		if trace, err = readTrace(sc); err != nil {
+			return nil, fmt.Errorf("invalid scenario %q: trace %s: %w", sc.Name, sc.Trace, err)
+		}
+		sc.Requests = trace.Len()
+	}
+	if sc.Sessions > 0 {
+		sc.Requests = sc.Sessions * sc.Turns
+	}
 	client := stream.New(stream.Options{
 		BaseURL:         target.BaseURL,
 		APIKey:          target.APIKey,
@@ -45,7 +56,18 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		return nil, errors.New(san.clean(err.Error()))
 	}
 	capTokens := 0
-	if sc.MaxContextTokens > 0 {
+	var systems []int
+	switch {
+	case trace != nil:
+		if msg := traceOverWindow(trace, sc, windowSource(caps)); msg != "" {
+			return nil, errors.New(msg)
+		}
+	case sc.Sessions > 0:
+		systems = sessionSystemTokens(sc)
+		if msg := sessionsOverWindow(sc, systems, windowSource(caps)); msg != "" {
+			return nil, errors.New(msg)
+		}
+	case sc.MaxContextTokens > 0:
 		capTokens = sc.MaxContextTokens - sc.MaxTokens - sc.ContextMargin
 		if capTokens < workload.MinPromptTokens {
 			return nil, fmt.Errorf("context window %d leaves %d prompt tokens after max_tokens %d and margin %d: need at least %d",
@@ -56,8 +78,24 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		}
 	}
 
-	plan := workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)
-	clamp := clampOf(sc, plan, capTokens, caps)
+	var plan []int
+	var clamp *artifact.ContextClamp
+	switch {
+	case trace != nil:
+		plan = make([]int, trace.Len())
+		for i := range plan {
+			plan[i] = trace.Request(i).InputTokens
+		}
+	case sc.Sessions > 0:
+		// A turn's planned context depends on the answers before it: set as it is sent.
+		plan = make([]int, sc.Requests)
+		for i := range plan {
+			plan[i] = systems[i/sc.Turns]
+		}
+	default:
+		plan = workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)
+		clamp = clampOf(sc, plan, capTokens, caps)
+	}
 	if clamp != nil && sc.Progress != nil {
 		fmt.Fprintf(sc.Progress, "[%s] %s\n", sc.Name, clamp.Note)
 	}
@@ -66,6 +104,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		CharsPerToken: sc.CharsPerToken,
 		ResponseWords: sc.ResponseWords,
 		Canaries:      sc.RequestCanaries,
+		Output:        sc.Output,
 		Nonce:         promptNonce(sc),
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
@@ -78,14 +117,36 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		prompts.SharedPrefix = prompts.SharedPrefixText(sc.SharedPrefixTokens)
 	}
 	indices := sc.Shard.indices(sc.Requests)
-	if cal.Method == CalibrationTokenize {
+	var sessions []int
+	if sc.Sessions > 0 {
+		sessions, indices = sessionIndices(sc), nil
+		for _, s := range sessions {
+			for t := range sc.Turns {
+				indices = append(indices, s*sc.Turns+t)
+			}
+		}
+	}
+	if cal.Method == CalibrationTokenize && trace == nil && sessions == nil {
 		cal.Fitted = fitSizes(ctx, client, sc, prompts, plan, indices)
 	}
 	if sc.Calibrate {
 		caps.Tokenize = new(cal.Method == CalibrationTokenize)
 	}
 	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path(),
-		indices: indices, concurrency: sc.Shard.concurrency(sc.Concurrency)}
+		indices: indices, concurrency: sc.Shard.concurrency(sc.Concurrency), trace: trace, sessions: sessions, systemTokens: systems}
+	if sessions != nil {
+		r.expected = make([]*cacheRange, sc.Requests)
+	}
+	if trace != nil {
+		r.blocks = workload.BlockPlan{Prompts: prompts}
+		r.blocks.BlockChars, r.blockExact = fitBlock(ctx, client, sc, prompts, sc.TraceBlockTokens)
+		r.expected = make([]*cacheRange, sc.Requests)
+		r.lengthened[0], r.lengthened[1] = r.lengthenShortLines()
+		all := trace.Offsets()
+		for _, i := range r.indices {
+			r.offsets = append(r.offsets, all[i])
+		}
+	}
 	if sc.RequestRate > 0 {
 		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed)
 		if err != nil {
@@ -105,6 +166,9 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	started, finished := r.execute(ctx)
 	restore()
 	gcs = gcCycles() - gcs
+	if trace != nil {
+		r.traceExpectations()
+	}
 	b := r.assemble(target, started, finished)
 	var waited *time.Duration
 	if after, ok := cpuWait(); ok && waitKnown {
@@ -159,7 +223,10 @@ func (r *run) execute(ctx context.Context) (started, finished time.Time) {
 	stop := r.progress.start(r.sc, len(r.indices))
 	defer stop()
 	n := len(r.indices)
-	if r.sc.RequestRate > 0 {
+	if r.sessions != nil {
+		return r.executeSessions(ctx, r.sessions)
+	}
+	if r.offsets != nil {
 		started = time.Now()
 		schedule.OpenLoop(ctx, started, r.offsets, r.concurrency, func(ctx context.Context, k int, due, ready time.Time) {
 			i, began := r.indices[k], time.Now()
@@ -319,4 +386,32 @@ type run struct {
 	indices     []int
 	concurrency int
 	outcomes    []outcome
+	// trace is the trace replayed, nil for independent prompts; blocks builds its prompts
+	// (blockExact: /tokenize fitted a block exactly), and expected[i] is request i's range
+	// of cached tokens, found once the run is over (traceExpectations).
+	trace      *workload.Trace
+	blocks     workload.BlockPlan
+	blockExact bool
+	lengthened [2]int // lines planned longer than their input_length, and the most added
+	expected   []*cacheRange
+	// sessions are the session numbers the run holds (a shard's share), systemTokens each
+	// session's planned system context, by session number; nil outside sessions.
+	sessions     []int
+	systemTokens []int
+}
+
+// maxTokens is request i's max_tokens.
+func (r *run) maxTokens(i int) int {
+	if r.trace != nil {
+		return traceMaxTokens(r.trace.Request(i))
+	}
+	return r.sc.MaxTokens
+}
+
+// words is how many code words request i asks for (0: a summary).
+func (r *run) words(i int) int {
+	if r.trace != nil {
+		return traceWords(r.trace.Request(i))
+	}
+	return r.sc.ResponseWords
 }

@@ -72,6 +72,9 @@ func (s Shard) concurrency(concurrency int) int {
 // MetricsOff as a Target's MetricsURL scrapes no metrics.
 const MetricsOff = "off"
 
+// DefaultCacheBlockTokens is a Scenario's zero CacheBlockTokens: vLLM's block size.
+const DefaultCacheBlockTokens = 16
+
 // Defaults of a Target's zero timeouts.
 const (
 	DefaultTimeout      = 15 * time.Minute
@@ -163,6 +166,48 @@ type Scenario struct {
 	// tokens are attributed to chunks when an engine sends several per chunk.
 	ContinuousUsage bool `key:"continuous_usage" default:"false"`
 
+	// Output is where the response is asked to put its ResponseWords code words: its text
+	// (the default), the words argument of one call of the record_words tool it is offered
+	// (OutputTool), or the words member of a JSON object a JSON schema asks for
+	// (OutputJSON). Strict adherence then also needs valid JSON that matches the schema.
+	Output Output `key:"output" default:"text"`
+
+	// Trace, when set, replays a trace file in the Mooncake format (one JSON object a line:
+	// timestamp in ms, input_length, output_length, hash_ids) in place of Requests
+	// independent prompts. Each selected line is one request, started open-loop at its
+	// timestamp divided by TraceSpeedup (Concurrency caps those in flight), with
+	// input_length prompt tokens built of blocks of TraceBlockTokens (equal hash ids are
+	// byte-identical blocks, different ones share nothing, so the engine's prefix cache
+	// sees exactly the trace's sharing), asking for output_length-1 code words with
+	// max_tokens output_length. TraceLines keeps the first lines of the window
+	// [TraceFromMs, TraceUntilMs) (0: all, and open ends). Zero numbers take their defaults.
+	Trace            string  `key:"trace" env:"TRACE_FILE"`
+	TraceSpeedup     float64 `key:"trace_speedup" range:"[0,100000]" default:"1"`
+	TraceBlockTokens int     `key:"trace_block_size" range:"[0,65536]" default:"512"`
+	TraceLines       int     `key:"trace_lines" range:"[0,10000000]" default:"0"`
+	TraceFromMs      int64   `key:"trace_from_ms" range:"[0,]" default:"0"`
+	TraceUntilMs     int64   `key:"trace_until_ms" range:"[0,]" default:"0"`
+
+	// Sessions, when above 0, runs that many multi-turn conversations in place of
+	// Requests independent prompts. Turn k of a session sends its system context
+	// (ContextTokens, or drawn from ContextBuckets per session), every earlier user message
+	// and the engine's own earlier answers, and a new user message of TurnTokens tokens
+	// asking for ResponseWords code words. Concurrency sessions are in flight, each a
+	// closed loop of its turns, or sessions open at SessionRate per second; ThinkTime
+	// passes between an answer and the next turn (ThinkDistribution fixed or
+	// exponential). A turn that fails ends its session: its later turns are failures.
+	Sessions          int           `key:"sessions" range:"[0,100000]" default:"0"`
+	Turns             int           `key:"turns" range:"[0,64]" default:"6"`
+	TurnTokens        int           `key:"turn_tokens" range:"[0,1048576]" default:"256"`
+	ThinkTime         time.Duration `key:"think_time" default:"0s"`
+	ThinkDistribution ThinkTime     `key:"think_distribution" default:"fixed"`
+	SessionRate       float64       `key:"session_rate" range:"[0,100000]" default:"0"`
+
+	// CacheBlockTokens is the engine's prefix-cache granularity (vLLM's block size; 1 for a
+	// token-level cache): how far the cached tokens it reports may lie from what a trace or
+	// a session shares. 0 means DefaultCacheBlockTokens.
+	CacheBlockTokens int `key:"cache_block_tokens" range:"[0,4096]" default:"16"`
+
 	// Shard, with Count above 1, runs one segment of the scenario (see Shard); StartAt, when
 	// set, is when the request phase starts, so that shards on several hosts start together.
 	Shard   Shard
@@ -214,6 +259,21 @@ func (sc Scenario) withDefaults() Scenario {
 	}
 	if sc.Burst > 0 {
 		sc.Requests, sc.Concurrency = sc.Burst, sc.Burst
+	}
+	if sc.TraceSpeedup == 0 {
+		sc.TraceSpeedup = 1
+	}
+	if sc.TraceBlockTokens == 0 {
+		sc.TraceBlockTokens = workload.DefaultTraceBlockTokens
+	}
+	if sc.CacheBlockTokens == 0 {
+		sc.CacheBlockTokens = DefaultCacheBlockTokens
+	}
+	if sc.Output == "" {
+		sc.Output = OutputText
+	}
+	if sc.ThinkDistribution == "" {
+		sc.ThinkDistribution = ThinkFixed
 	}
 	return sc
 }

@@ -100,10 +100,9 @@ func (sc Scenario) Validate() error {
 	add := func(field string, value any, problem string, others ...string) {
 		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
 	}
-	burst := sc.Burst > 0
 	for _, v := range fields.OutOfRange(&sc) {
-		if burst && (v.Field.Name == "Requests" || v.Field.Name == "Concurrency") {
-			continue // a burst's size replaces them
+		if sc.replaces(v.Field.Name) {
+			continue
 		}
 		add(v.Field.Name, v.Value, "out of range (want "+v.Field.Range.String()+")")
 	}
@@ -112,6 +111,21 @@ func (sc Scenario) Validate() error {
 	}
 	errs = append(errs, sc.combinations()...)
 	return errors.Join(errs...)
+}
+
+// replaces reports whether the scenario's kind takes the place of field: a burst's size of
+// Requests and Concurrency, a trace's lines of Requests and MaxTokens, sessions of
+// Requests.
+func (sc Scenario) replaces(field string) bool {
+	switch {
+	case sc.Burst > 0:
+		return field == "Requests" || field == "Concurrency"
+	case sc.Trace != "":
+		return field == "Requests" || field == "MaxTokens"
+	case sc.Sessions > 0:
+		return field == "Requests"
+	}
+	return false
 }
 
 // combinations are the problems of fields that depend on each other.
@@ -131,10 +145,10 @@ func (sc Scenario) combinations() []error {
 	if sc.MaxContextTokens > 0 && sc.MaxContextTokens <= sc.MaxTokens+sc.ContextMargin {
 		add("MaxContextTokens", sc.MaxContextTokens, fmt.Sprintf("must exceed %%s + %%s (%d)", sc.MaxTokens+sc.ContextMargin), "MaxTokens", "ContextMargin")
 	}
-	if sc.policy() == workload.PolicyStrict && sc.ResponseWords == 0 {
+	if sc.policy() == workload.PolicyStrict && sc.ResponseWords == 0 && sc.Trace == "" {
 		add("Policy", string(PolicyStrict), "needs %s > 0", "ResponseWords")
 	}
-	if sc.ResponseWords > 0 && sc.MaxTokens >= 1 && sc.MaxTokens <= sc.ResponseWords {
+	if sc.ResponseWords > 0 && sc.MaxTokens >= 1 && sc.MaxTokens <= sc.ResponseWords && sc.Trace == "" {
 		add("MaxTokens", sc.MaxTokens, fmt.Sprintf("leaves no room for %%s=%d words and the end token (want > %d)", sc.ResponseWords, sc.ResponseWords), "ResponseWords")
 	}
 	if sc.RequestCanaries && sc.MaxTokens < 16 {
@@ -162,8 +176,65 @@ func (sc Scenario) combinations() []error {
 		add("ClockDomainID", sc.ClockDomainID, "want 1 to 64 of A-Z a-z 0-9 . _ -")
 	}
 	errs = append(errs, sc.shardProblems()...)
+	errs = append(errs, sc.kindProblems()...)
 	if sc.ConfigurationFingerprint != "" && !fingerprintPattern.MatchString(sc.ConfigurationFingerprint) {
 		add("ConfigurationFingerprint", sc.ConfigurationFingerprint, "want sha256:<64 lowercase hex digits>")
+	}
+	return errs
+}
+
+// kindProblems are the problems of a trace, a session or a structured-output scenario:
+// what each cannot be combined with.
+func (sc Scenario) kindProblems() []error {
+	var errs []error
+	add := func(field string, value any, problem string, others ...string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
+	}
+	conflicts := func(field string, value any, set bool) {
+		for _, c := range []struct {
+			name string
+			on   bool
+		}{{"Burst", sc.Burst > 0}, {"RequestRate", sc.RequestRate > 0}, {"PromptCacheMode", sc.shared()}} {
+			if set && c.on {
+				add(field, value, "cannot be combined with %s (it sets its own schedule and sharing)", c.name)
+			}
+		}
+	}
+	trace, sessions := sc.Trace != "", sc.Sessions > 0
+	conflicts("Trace", sc.Trace, trace)
+	conflicts("Sessions", sc.Sessions, sessions)
+	if trace && sessions {
+		add("Trace", sc.Trace, "cannot be combined with %s", "Sessions")
+	}
+	if sc.TraceBlockTokens > 0 && sc.TraceBlockTokens < 16 {
+		add("TraceBlockTokens", sc.TraceBlockTokens, "want 0 (the default, 512) or at least 16 tokens")
+	}
+	if sessions && sc.Turns == 0 {
+		add("Turns", 0, "a session needs at least one turn")
+	}
+	if sc.SessionRate > 0 && !sessions {
+		add("SessionRate", sc.SessionRate, "needs %s > 0", "Sessions")
+	}
+	if sc.ThinkTime < 0 || sc.ThinkTime > time.Hour {
+		add("ThinkTime", sc.ThinkTime, "want a duration in [0, 1h]")
+	}
+	if (trace || sessions) && sc.API == APICompletions {
+		add("API", string(sc.API), "a trace or a session needs chat (it sends a conversation)")
+	}
+	if sc.Output == "" || sc.Output == OutputText {
+		return errs
+	}
+	if sc.API == APICompletions {
+		add("Output", string(sc.Output), "needs %s chat: /v1/completions has no tools or response_format", "API")
+	}
+	if sc.ResponseWords == 0 && !trace {
+		add("Output", string(sc.Output), "needs %s > 0: the words are what it checks", "ResponseWords")
+	}
+	if sc.RequestCanaries {
+		add("RequestCanaries", nil, "needs %s text: a canary marker begins a text answer", "Output")
+	}
+	if sessions {
+		add("Output", string(sc.Output), "a session's turns answer in text; %s is for single requests and traces", "Sessions")
 	}
 	return errs
 }
@@ -184,7 +255,9 @@ func (sc Scenario) shardProblems() []error {
 	if !sh.sharded() {
 		return nil
 	}
-	if sc.RequestCount() < sh.Count {
+	if n := sc.RequestCount(); sc.Sessions > 0 && sc.Sessions < sh.Count {
+		add("Shard", shard, fmt.Sprintf("more shards than the %d sessions: a session never spans shards", sc.Sessions))
+	} else if n > 0 && n < sh.Count {
 		add("Shard", shard, fmt.Sprintf("more shards than the %d requests", sc.RequestCount()))
 	}
 	if sc.Burst == 0 && sc.Concurrency < sh.Count {
@@ -196,10 +269,16 @@ func (sc Scenario) shardProblems() []error {
 	return errs
 }
 
-// RequestCount is how many requests the scenario sends: its burst's size, or Requests.
+// RequestCount is how many requests the scenario sends: its burst's size, its sessions'
+// turns, or Requests; 0 for a trace, whose lines are counted when it is read.
 func (sc Scenario) RequestCount() int {
-	if sc.Burst > 0 {
+	switch {
+	case sc.Trace != "":
+		return 0
+	case sc.Burst > 0:
 		return sc.Burst
+	case sc.Sessions > 0:
+		return sc.Sessions * sc.Turns
 	}
 	return sc.Requests
 }

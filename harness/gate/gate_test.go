@@ -131,7 +131,8 @@ func TestChecksOfASpec(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	want := []string{"completes every request", "answers with exactly the requested words", "is served the planned context within 2.0%",
-		"was measured by a client that kept up", "meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
+		"was measured by a client that kept up", "serves from its prefix cache what the workload shares",
+		"meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
 		"does not regress tpot_p50_ms by 5% from the baseline", "does not regress ttft_p50_ms by 5% from the baseline"}
 	if !slices.Equal(names, want) {
 		t.Errorf("checks %q\nwant %q", names, want)
@@ -254,5 +255,43 @@ func TestDefaultsAreTheTagsDefaults(t *testing.T) {
 	}
 	if err := s.Validate(); err != nil {
 		t.Errorf("the defaults are invalid: %v", err)
+	}
+}
+
+func TestPlannedPrefixCache(t *testing.T) {
+	t.Parallel()
+	span := func(i, cached, lo, hi int) artifact.RequestSpan {
+		return artifact.RequestSpan{RequestIndex: i, Outcome: "ok", TraceLine: new(i + 1), CachedTokens: new(cached),
+			PromptTokens: new(1000), ExpectedCachedMin: new(lo), ExpectedCachedMax: new(hi)}
+	}
+	run := func(spans ...artifact.RequestSpan) *artifact.Benchmark {
+		return &artifact.Benchmark{Requests: len(spans), Extension: &artifact.Extension{Timeline: spans, CacheBlockTokens: 16}}
+	}
+	check := PlannedPrefixCache()
+	if r := check.Judge(run(span(0, 0, 0, 0), span(1, 512, 512, 512), span(2, 520, 512, 760))); !r.Passed() || r.Skipped != "" {
+		t.Errorf("as planned: %+v", r)
+	}
+	r := check.Judge(run(span(0, 0, 0, 0), span(1, 0, 512, 512), span(2, 800, 512, 760)))
+	if r.Outcome != RunFailed || !strings.Contains(r.Message, "2 of 3 requests") ||
+		!strings.Contains(r.Message, "request 1 (trace line 2): cached 0 tokens, the workload shares 512") ||
+		!strings.Contains(r.Message, "request 2 (trace line 3): cached 800 tokens, the workload shares 512 to 760") {
+		t.Errorf("off the plan: %+v", r)
+	}
+	// Within a cache block either side holds: an engine caches whole blocks.
+	if r := check.Judge(run(span(0, 497, 512, 512))); !r.Passed() {
+		t.Errorf("15 tokens short: %+v", r)
+	}
+	// Without cached tokens in usage, the engine's metrics judge the total.
+	none := run(artifact.RequestSpan{RequestIndex: 0, Outcome: "ok", PromptTokens: new(1000), ExpectedCachedMin: new(512), ExpectedCachedMax: new(512)})
+	if r := check.Judge(none); !r.Passed() || r.Skipped == "" {
+		t.Errorf("nothing reported: %+v", r)
+	}
+	none.Extension.EngineMetrics = artifact.EngineMetrics{PrefixCacheHitRate: artifact.F(0), PromptTokens: artifact.F(1000)}
+	if r := check.Judge(none); r.Outcome != RunFailed || !strings.Contains(r.Message, "did not serve the shared prefixes") {
+		t.Errorf("no hits in the metrics: %+v", r)
+	}
+	none.Extension.EngineMetrics.PrefixCacheHitRate = artifact.F(0.5)
+	if r := check.Judge(none); !r.Passed() {
+		t.Errorf("hits in the metrics: %+v", r)
 	}
 }

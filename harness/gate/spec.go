@@ -220,6 +220,8 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //   - the engine counted each request's planned prompt tokens within the tolerance
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
+//   - a trace or sessions found cached what they share (PlannedPrefixCache; skipped for
+//     a workload that plans no sharing);
 //   - one check per budget (MeetBudget);
 //   - with a baseline, that it ran the same workload (SameWorkload, unless AllowMismatch)
 //     and one check per metric that it did not regress (NoRegression).
@@ -242,6 +244,12 @@ func (s Spec) Checks() []Check {
 			return ""
 		}),
 		ClientKeptUp(s.Client),
+		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {
+			if !plansSharing(a) {
+				return "the workload plans no prefix sharing"
+			}
+			return ""
+		}),
 	}
 	for _, b := range s.Budgets {
 		checks = append(checks, MeetBudget(b))
@@ -263,6 +271,19 @@ func (s Spec) metrics() MetricList {
 		return DefaultMetrics()
 	}
 	return s.Metrics
+}
+
+// plansSharing reports whether some request of a has an expected prefix-cache range.
+func plansSharing(a *artifact.Benchmark) bool {
+	if a.Extension == nil {
+		return false
+	}
+	for _, s := range a.Extension.Timeline {
+		if s.ExpectedCachedMin != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // when is c skipped on a run for which skip gives a reason.

@@ -87,3 +87,84 @@ func PrefixCacheHitRate(atLeast float64) Check {
 		return found(RunFailed, msg)
 	}}
 }
+
+// PlannedPrefixCache checks that the engine served from its prefix cache what the workload
+// shares: each request's cached tokens within its expected range (a trace's shared blocks,
+// a session's earlier turns; the artifact's expected_cached_min and expected_cached_max),
+// give or take the engine's cache block. A replay whose engine cached less did not run the
+// trace's workload, and one that cached more shared what the trace does not. Without
+// cached tokens in usage it judges the run's total from the engine's own prefix-cache
+// metrics; with neither there is nothing to judge.
+func PlannedPrefixCache() Check {
+	return Check{Name: "serves from its prefix cache what the workload shares", Kind: KindContext, judge: func(a *artifact.Benchmark) Result {
+		ext := a.Extension
+		if ext == nil {
+			return unjudged(RunFailed, "the artifact has no anvilbench block to read the expected sharing from")
+		}
+		block := max(ext.CacheBlockTokens, 1)
+		var planned, reported int
+		var lo, hi, prompt float64
+		var misses []string
+		for _, s := range ext.Timeline {
+			if s.ExpectedCachedMin == nil || s.Outcome != "ok" {
+				continue
+			}
+			planned++
+			lo, hi = lo+float64(*s.ExpectedCachedMin), hi+float64(*s.ExpectedCachedMax)
+			if s.PromptTokens != nil {
+				prompt += float64(*s.PromptTokens)
+			}
+			if s.CachedTokens == nil {
+				continue
+			}
+			reported++
+			if c := *s.CachedTokens; c <= *s.ExpectedCachedMin-block || c >= *s.ExpectedCachedMax+block {
+				misses = append(misses, fmt.Sprintf("%s: cached %d tokens, the workload shares %s", spanName(s), c, tokenRange(*s.ExpectedCachedMin, *s.ExpectedCachedMax)))
+			}
+		}
+		switch {
+		case planned == 0:
+			return unjudged(RunFailed, "no successful request had an expected prefix-cache range")
+		case reported == 0:
+			return judgeCacheMetrics(ext.EngineMetrics, lo, hi, prompt, planned)
+		case len(misses) > 0:
+			return found(RunFailed, fmt.Sprintf("%d of %d requests found a cached prefix outside what the workload shares (within a cache block of %d tokens):\n  %s",
+				len(misses), reported, block, listMisses(misses)))
+		}
+		return held(fmt.Sprintf("all %d requests found what the workload shares cached (within a cache block of %d tokens; %.0f to %.0f tokens in all)", reported, block, lo, hi))
+	}}
+}
+
+// judgeCacheMetrics judges the run's total from the engine's prefix-cache hit rate, for an
+// engine that reports no cached tokens in usage.
+func judgeCacheMetrics(m artifact.EngineMetrics, lo, hi, prompt float64, planned int) Result {
+	if m.PrefixCacheHitRate == nil || m.PromptTokens == nil || prompt == 0 {
+		return skipped(fmt.Sprintf("the engine reported no cached_tokens and no prefix-cache metrics: the sharing of %d requests cannot be checked", planned))
+	}
+	hits := float64(*m.PrefixCacheHitRate) * float64(*m.PromptTokens)
+	msg := fmt.Sprintf("the engine's metrics count %.0f prefix-cache hit tokens over the run; the workload shares %.0f to %.0f over %d requests", hits, lo, hi, planned)
+	// The metrics cover the whole run, probes included: judge only a clear miss.
+	if hits < lo/2 {
+		return found(RunFailed, msg+": the engine did not serve the shared prefixes from its cache")
+	}
+	return held(msg)
+}
+
+// spanName names a request of the timeline for a message: its index, and its trace line.
+func spanName(s artifact.RequestSpan) string {
+	name := fmt.Sprintf("request %d", s.RequestIndex)
+	if s.TraceLine != nil {
+		name += fmt.Sprintf(" (trace line %d)", *s.TraceLine)
+	}
+	if s.Session != nil && s.Turn != nil {
+		name += fmt.Sprintf(" (session %d, turn %d)", *s.Session, *s.Turn)
+	}
+	return name
+}
+
+func tokenRange(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprintf("%d", lo)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
+}

@@ -174,6 +174,14 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	name := func(field string) string { return at + "." + keyOf(field) }
 	g.Scenario.Name = g.Name
+	if _, set := entry["trace"]; set && g.Scenario.Trace != "" {
+		if !filepath.IsAbs(g.Scenario.Trace) {
+			g.Scenario.Trace = filepath.Join(dir, g.Scenario.Trace)
+		}
+		if err := g.Scenario.CheckTrace(); err != nil {
+			add("%s.trace=%q: %v", at, g.Scenario.Trace, err)
+		}
+	}
 	p = append(p, render(g.Scenario.Validate(), name)...)
 	p = append(p, render(g.Spec.Validate(), name)...)
 	return g, p

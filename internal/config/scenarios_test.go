@@ -159,3 +159,38 @@ func mustDefaults(t *testing.T) Config {
 	}
 	return cfg
 }
+
+// A trace is named relative to its scenarios file, read before any request, and every
+// problem of it comes back with its line; ANVIL_TRACE_FILE names one for the configured
+// scenario.
+func TestTraceScenarios(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "good.jsonl"), `{"timestamp": 0, "input_length": 600, "output_length": 8, "hash_ids": [1, 2]}`+"\n")
+	writeFile(t, filepath.Join(dir, "bad.jsonl"), `{"timestamp": 0, "input_length": 600, "output_length": 8, "hash_ids": [1]}`+"\n")
+	path := filepath.Join(dir, "scenarios.json")
+	writeFile(t, path, `{"scenarios": [{"name": "replay", "trace": "good.jsonl", "trace_speedup": 4},
+	  {"name": "broken", "trace": "bad.jsonl"}, {"name": "missing", "trace": "nowhere.jsonl", "trace_speedup": -1}]}`)
+	_, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path})
+	for _, want := range []string{
+		`scenarios[1].trace="` + filepath.Join(dir, "bad.jsonl") + `": line 1: 1 hash ids for input_length 600`,
+		`scenarios[2].trace="` + filepath.Join(dir, "nowhere.jsonl") + `": open`,
+		`scenarios[2].trace_speedup=-1: out of range`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in\n%v", want, err)
+		}
+	}
+	writeFile(t, path, `{"scenarios": [{"name": "replay", "trace": "good.jsonl", "trace_speedup": 4}]}`)
+	cfg, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := cfg.Scenarios()[0].Scenario; sc.Trace != filepath.Join(dir, "good.jsonl") || sc.TraceSpeedup != 4 {
+		t.Errorf("trace %q speedup %v", sc.Trace, sc.TraceSpeedup)
+	}
+	_, err = Load(map[string]string{"ANVIL_TRACE_FILE": filepath.Join(dir, "bad.jsonl")})
+	if err == nil || !strings.Contains(err.Error(), "ANVIL_TRACE_FILE=") || !strings.Contains(err.Error(), "line 1:") {
+		t.Errorf("ANVIL_TRACE_FILE: %v", err)
+	}
+}
