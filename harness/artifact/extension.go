@@ -62,10 +62,29 @@ type Extension struct {
 	Trace *TraceReplay `json:"trace"`
 	// Sessions gives a multi-turn run's figures by turn; null outside sessions.
 	Sessions *Sessions `json:"sessions"`
+	// StructuredOutput is what a tool-call or JSON-schema run's responses held; null for
+	// text answers.
+	StructuredOutput *StructuredOutput `json:"structured_output"`
 	// CacheBlockTokens is the engine's prefix-cache granularity the scenario declared: how
 	// far a request's cached tokens may lie from its expected range (RequestSpan's
 	// expected_cached_min and expected_cached_max).
 	CacheBlockTokens int `json:"cache_block_tokens"`
+}
+
+// StructuredOutput is what the responses of a run that asked for a tool call or a JSON
+// object held.
+type StructuredOutput struct {
+	// Output is "tool_call" or "json_schema"; Tool the function offered ("" for a schema).
+	Output string `json:"output"`
+	Tool   string `json:"tool"`
+	// Responses counts the responses received; Valid those whose structure held (one call
+	// of the tool, JSON that matches the schema), whatever their words.
+	Responses int `json:"responses"`
+	Valid     int `json:"valid"`
+	// FirstToolCallMs is the time from each request's start to its first tool-call
+	// fragment (a figure of its own: an engine may think or write text first); null for a
+	// schema.
+	FirstToolCallMs *Percentiles `json:"time_to_first_tool_call_ms"`
 }
 
 // Sessions is what a run of multi-turn conversations sent, and its figures by turn.
@@ -446,6 +465,9 @@ type RequestSpan struct {
 	// null outside sessions.
 	Session *int `json:"session"`
 	Turn    *int `json:"turn"`
+	// FirstToolCallMs is the time from the request's start to its first tool-call
+	// fragment; null when none came.
+	FirstToolCallMs *Float `json:"first_tool_call_ms"`
 	// ExpectedCachedMin and ExpectedCachedMax bound the prompt tokens the engine can have
 	// cached for the request, as the workload shares them (a trace's shared blocks, a
 	// session's earlier turns); null when the workload plans no sharing.

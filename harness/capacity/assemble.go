@@ -120,6 +120,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Shard:            r.shard(started),
 		Trace:            r.traceReplay(),
 		Sessions:         r.sessionSummary(),
+		StructuredOutput: r.structuredSummary(),
 		CacheBlockTokens: sc.CacheBlockTokens,
 	}
 	return b
@@ -294,6 +295,9 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		}
 		if r.sessions != nil {
 			s.Session, s.Turn = new(i/r.sc.Turns), new(i%r.sc.Turns+1)
+		}
+		if !o.firstToolCall.IsZero() {
+			s.FirstToolCallMs = artifact.F(o.firstToolCall.Sub(o.sent).Seconds() * 1000)
 		}
 		if e := r.expectedAt(i); e != nil {
 			s.ExpectedCachedMin, s.ExpectedCachedMax = new(e.Min), new(e.Max)

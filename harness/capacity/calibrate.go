@@ -40,6 +40,10 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 	sizes := [2]int{512, min(max(largest, 2048), 16384)}
 	var chars, tokens [2]float64
 	method := CalibrationTokenize
+	if sc.Output == OutputTool {
+		// The tools' definitions are prompt tokens /tokenize of the prompt alone misses.
+		method = CalibrationUsage
+	}
 	for k, size := range sizes {
 		prompt, err := p.Prompt(probeIndex+k, size)
 		if err != nil {

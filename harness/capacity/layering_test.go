@@ -62,7 +62,7 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 		"harness/secret",                               // the API key type of a Target and stream.Options
 		"harness/stream",                               // a precise streaming client on its own
 		"matchers", "reporters/report", "suites/anvil", // matchers, the report, the toolkit
-		"suites/capacity", "suites/curves", // this repository's suites
+		"suites/capacity", "suites/curves", "suites/workloads", // this repository's suites
 	}
 	root := moduleRoot(t)
 	var found []string

@@ -31,6 +31,10 @@ type outcome struct {
 	firstOutput time.Time
 	// answer is a session turn's visible answer, which the next turn sends back.
 	answer string
+	// structureProblem is what was wrong with a kept tool call or JSON answer (observe).
+	structureProblem string
+	// firstToolCall is when its first tool-call fragment arrived; zero when none did.
+	firstToolCall time.Time
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
 	// dispatch is from when the request was due to its start; lag, lagMax and events are
@@ -52,6 +56,7 @@ const (
 	kindNoVisibleContent = "no_visible_content"
 	kindControlledOutput = "controlled_output_mismatch"
 	kindCanary           = "request_canary_mismatch"
+	kindStructuredOutput = "structured_output_mismatch"
 	msgNoVisibleContent  = "stream completed without visible content"
 )
 
@@ -139,6 +144,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	if res.HasFirstOutput {
 		o.firstOutput = res.Start.Add(res.FirstOutput)
 	}
+	if res.HasFirstToolCall {
+		o.firstToolCall = res.Start.Add(res.FirstToolCall)
+	}
 	if r.sc.Sessions > 0 && o.row != nil {
 		o.answer = strings.Clone(res.Content)
 	}
@@ -175,6 +183,9 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 	if !res.HasFirstContent {
 		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, kindNoVisibleContent, msgNoVisibleContent, nil, nil)
 	}
+	if r.sc.Output != OutputText {
+		return r.judgeStructured(i, planned, began, res)
+	}
 
 	complete := !res.ContentTruncated
 	var marker string
@@ -201,6 +212,38 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 	}
 	row.ControlledOutput, row.RequestCanary = co, canary
 	return outcome{row: row}
+}
+
+// judgeStructured judges a tool-call or JSON answer: its structure (one call of the tool,
+// valid JSON, the schema's one member), then its words. Under strict either miss fails
+// the request, naming what was wrong.
+func (r *run) judgeStructured(i, planned int, began time.Time, res *stream.Result) outcome {
+	words := r.words(i)
+	var co artifact.ControlledOutput
+	var problem string
+	if r.sc.Output == OutputTool {
+		calls := make([]workload.Call, len(res.ToolCalls))
+		for k, c := range res.ToolCalls {
+			calls[k] = workload.Call{Name: c.Name, Arguments: c.Arguments, Truncated: c.ArgumentsTruncated}
+		}
+		co, problem = workload.ScoreToolCalls(calls, res.Content, words, r.sc.Policy)
+	} else {
+		co, problem = workload.ScoreJSONAnswer(res.Content, !res.ContentTruncated, words, r.sc.Policy)
+	}
+	strict := r.sc.Policy == workload.PolicyStrict
+	switch {
+	case problem != "" && strict:
+		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindStructuredOutput,
+			"structured output validation failed: "+problem, &co, nil)
+	case !co.Passed:
+		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindControlledOutput, controlledOutputMessage(&co), &co, nil)
+	}
+	row := timingRow(res, i, planned)
+	if row == nil {
+		return r.responseFailure(i, planned, began, res, artifact.FailureStreamValidation, stream.KindMalformed, "stream timing is inconsistent (first output after first content or after the end)", &co, nil)
+	}
+	row.ControlledOutput = &co
+	return outcome{row: row, structureProblem: problem}
 }
 
 func controlledOutputMessage(co *artifact.ControlledOutput) string {
@@ -266,4 +309,35 @@ func metadata(res *stream.Result) *artifact.ResponseMetadata {
 		}
 	}
 	return m
+}
+
+// structuredSummary counts what a tool-call or JSON-schema run's responses held.
+func (r *run) structuredSummary() *artifact.StructuredOutput {
+	if r.sc.Output == OutputText {
+		return nil
+	}
+	out := &artifact.StructuredOutput{Output: string(r.sc.Output)}
+	if r.sc.Output == OutputTool {
+		out.Tool = workload.RecordWordsTool
+	}
+	var first []float64
+	for _, o := range r.outcomes {
+		received := o.row != nil || (o.failure != nil && o.failure.ResponseReceived)
+		if !received {
+			continue
+		}
+		out.Responses++
+		invalid := o.structureProblem != "" ||
+			(o.failure != nil && (o.failure.ErrorType == kindStructuredOutput || o.failure.ErrorType == kindNoVisibleContent))
+		if !invalid {
+			out.Valid++
+		}
+		if !o.firstToolCall.IsZero() {
+			first = append(first, o.firstToolCall.Sub(o.sent).Seconds()*1000)
+		}
+	}
+	if r.sc.Output == OutputTool {
+		out.FirstToolCallMs = percentiles(first)
+	}
+	return out
 }

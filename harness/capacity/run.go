@@ -126,7 +126,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 			}
 		}
 	}
-	if cal.Method == CalibrationTokenize && trace == nil && sessions == nil {
+	if cal.Method == CalibrationTokenize && trace == nil && sessions == nil && sc.Output == OutputText {
 		cal.Fitted = fitSizes(ctx, client, sc, prompts, plan, indices)
 	}
 	if sc.Calibrate {

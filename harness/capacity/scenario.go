@@ -3,6 +3,7 @@
 package capacity
 
 import (
+	"encoding/json"
 	"io"
 	"time"
 
@@ -302,6 +303,14 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	}
 	if sc.ThinkingMode.switches() {
 		r.ChatTemplateKwargs = map[string]any{"enable_thinking": sc.ThinkingMode == ThinkingEnabled}
+	}
+	switch sc.Output {
+	case OutputTool:
+		r.Tools = []stream.Tool{{Name: workload.RecordWordsTool, Description: workload.RecordWordsDescription,
+			Parameters: json.RawMessage(workload.WordsSchema)}}
+		r.ToolChoice = "required"
+	case OutputJSON:
+		r.ResponseFormat = &stream.JSONSchema{Name: "words", Schema: json.RawMessage(workload.WordsSchema), Strict: true}
 	}
 	return r
 }

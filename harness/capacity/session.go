@@ -124,7 +124,7 @@ func (r *run) session(ctx context.Context, k, s int, due, ready time.Time) {
 		if t > 0 {
 			r.expected[i] = r.turnExpected(prev)
 		}
-		user := r.prompts.SessionTurn(i, t, sp.turnChars, sp.answerWords)
+		user := r.prompts.SessionTurn(i, s, t, sp.turnChars, sp.answerWords)
 		o := r.sendTurn(ctx, i, history, user, due)
 		o.due, o.ready = due, ready
 		r.outcomes[slot] = o

@@ -220,6 +220,8 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //   - the engine counted each request's planned prompt tokens within the tolerance
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
+//   - a tool-call or JSON-schema run's responses held a valid structure (ValidToolCalls,
+//     ValidJSONAnswers; skipped for other outputs);
 //   - a trace or sessions found cached what they share (PlannedPrefixCache; skipped for
 //     a workload that plans no sharing);
 //   - one check per budget (MeetBudget);
@@ -244,6 +246,8 @@ func (s Spec) Checks() []Check {
 			return ""
 		}),
 		ClientKeptUp(s.Client),
+		when(ValidToolCalls(), onlyFor("tool_call")),
+		when(ValidJSONAnswers(), onlyFor("json_schema")),
 		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {
 			if !plansSharing(a) {
 				return "the workload plans no prefix sharing"
@@ -271,6 +275,16 @@ func (s Spec) metrics() MetricList {
 		return DefaultMetrics()
 	}
 	return s.Metrics
+}
+
+// onlyFor skips a structured-output check on a run of another output.
+func onlyFor(output string) func(*artifact.Benchmark) string {
+	return func(a *artifact.Benchmark) string {
+		if a.Extension == nil || a.Extension.StructuredOutput == nil || a.Extension.StructuredOutput.Output != output {
+			return "the run asked for no " + output + " output"
+		}
+		return ""
+	}
 }
 
 // plansSharing reports whether some request of a has an expected prefix-cache range.

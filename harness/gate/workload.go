@@ -168,3 +168,48 @@ func tokenRange(lo, hi int) string {
 	}
 	return fmt.Sprintf("%d to %d", lo, hi)
 }
+
+// ValidToolCalls checks that every response of a tool-call run made exactly one call of
+// the offered tool with arguments that are valid JSON matching its schema; the words in
+// them are ControlledOutput's to judge. A run that offered no tool has nothing to judge.
+func ValidToolCalls() Check { return structured("tool_call", "made one valid call of its tool") }
+
+// ValidJSONAnswers checks that every response of a JSON-schema run was valid JSON matching
+// the schema. A run that asked for no JSON answer has nothing to judge.
+func ValidJSONAnswers() Check {
+	return structured("json_schema", "answers with valid JSON of its schema")
+}
+
+// structured is the check that every response of a run asking for output held a valid
+// structure.
+func structured(output, name string) Check {
+	return Check{Name: name, Kind: KindOutput, judge: func(a *artifact.Benchmark) Result {
+		var so *artifact.StructuredOutput
+		if a.Extension != nil {
+			so = a.Extension.StructuredOutput
+		}
+		if so == nil || so.Output != output {
+			return unjudged(RunFailed, fmt.Sprintf("the run asked for no %s output", output))
+		}
+		var misses []string
+		for _, f := range a.Failures {
+			switch {
+			case f.ErrorType == "structured_output_mismatch":
+				misses = append(misses, fmt.Sprintf("request %d: %s", f.RequestIndex, strings.TrimPrefix(f.ErrorMessage, "structured output validation failed: ")))
+			case !f.ResponseReceived:
+				misses = append(misses, fmt.Sprintf("request %d: no response (%s)", f.RequestIndex, f.ErrorType))
+			}
+		}
+		if invalid := so.Responses - so.Valid; invalid > len(misses) {
+			misses = append(misses, fmt.Sprintf("%d kept responses (observe) held an invalid structure", invalid-len(misses)))
+		}
+		if len(misses) > 0 {
+			return found(RunFailed, fmt.Sprintf("%d of %d requests did not hold a valid %s:\n  %s", len(misses), a.Requests, output, listMisses(misses)))
+		}
+		msg := fmt.Sprintf("all %d responses held a valid %s", so.Responses, output)
+		if p := so.FirstToolCallMs; p != nil {
+			msg += fmt.Sprintf("; time to the first tool call p50 %.1f ms", float64(p.P50))
+		}
+		return held(msg)
+	}}
+}

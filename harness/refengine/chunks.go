@@ -88,6 +88,37 @@ func delta[T ~string | ~[]byte](e *chunkEncoder, reasoning bool, text T, raw, fi
 	return e.end(b, u)
 }
 
+// toolCall is a chunk carrying a fragment of the reply's tool call, vLLM's layout: the
+// first with the call's id, type and name, the others its arguments alone, and an empty
+// fragment with the finish reason as an empty delta.
+func (e *chunkEncoder) toolCall(first bool, id, name string, args []byte, finish string, u *usageCounts) []byte {
+	b := append(e.buf[:0], e.head...)
+	switch {
+	case first:
+		b = append(b, `{"index":0,"delta":{"tool_calls":[{"index":0,"id":`...)
+		b = wire.AppendString(b, id)
+		b = append(b, `,"type":"function","function":{"name":`...)
+		b = wire.AppendString(b, name)
+		b = append(b, `,"arguments":`...)
+		b = wire.AppendString(b, args)
+		b = append(b, "}}]}"...)
+	case len(args) == 0:
+		b = append(b, `{"index":0,"delta":{}`...)
+	default:
+		b = append(b, `{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":`...)
+		b = wire.AppendString(b, args)
+		b = append(b, "}}]}"...)
+	}
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendString(b, finish)
+	}
+	b = append(b, "}]"...)
+	return e.end(b, u)
+}
+
 // content is a content chunk without usage; finish is "" (null) or the finish reason.
 func content[T ~string | ~[]byte](e *chunkEncoder, text T, finish string) []byte {
 	return delta(e, false, text, "", finish, nil)

@@ -5,10 +5,20 @@ import "encoding/json"
 // chatMessageOut is a non-streamed reply; the reasoning text goes in the member
 // Options.ReasoningField names, present only when the request thought.
 type chatMessageOut struct {
-	Role             string  `json:"role"`
-	Content          *string `json:"content"`
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
-	Reasoning        *string `json:"reasoning,omitempty"`
+	Role             string        `json:"role"`
+	Content          *string       `json:"content"`
+	ReasoningContent *string       `json:"reasoning_content,omitempty"`
+	Reasoning        *string       `json:"reasoning,omitempty"`
+	ToolCalls        []toolCallOut `json:"tool_calls,omitempty"`
+}
+
+type toolCallOut struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 type chatChoice struct {
@@ -56,7 +66,11 @@ func (g *run) completionBody(rp *reply, finish string, u *usageCounts) []byte {
 	} else {
 		c := chatChoice{FinishReason: fr}
 		c.Message.Role = "assistant"
-		if text := string(rp.content); rp.hasContent || !g.j.think {
+		if text := string(rp.content); g.j.tool != "" {
+			call := toolCallOut{ID: g.callID(), Type: "function"}
+			call.Function.Name, call.Function.Arguments = g.j.tool, text
+			c.Message.ToolCalls = []toolCallOut{call}
+		} else if rp.hasContent || !g.j.think {
 			c.Message.Content = &text
 		}
 		if g.j.think {

@@ -26,6 +26,13 @@
 // with finish_reason "length"; unset, it is the rest of the context window, or 16 on
 // /v1/completions (the OpenAI and vLLM default).
 //
+// A request offering tools answers with a call when tool_choice names one, or when it is
+// "required" or "auto" and the instruction asks to "Call the function NAME" of the tools
+// ("required" alone calls the first): the call streams as vLLM's do, the id, type and name
+// first, then the arguments {"words": "code code ..."} token by token, finish_reason
+// "tool_calls". A response_format of json_schema or json_object answers with that object as
+// its content. The tools' definitions count as prompt tokens.
+//
 // A chat request thinks when it sends chat_template_kwargs.enable_thinking true, or a
 // reasoning_effort other than "none", or when Options.ThinkByDefault is set and it does not
 // send enable_thinking false. It then emits Options.ReasoningTokens reasoning tokens first,
@@ -80,6 +87,8 @@
 // reasoning without an answer (reasoning_only), an immediate error status or redirect
 // (http_status, redirect), broken streams (truncate_after, reset_after, close_mid_event,
 // malformed_after, error_event, invalid_utf8, huge_event), timing faults (stall_after +
-// stall_for, endless, headers_with_first_token) and protocol deviations (no_usage, no_done,
-// usage_with_finish). See Faults for each one's exact wire behaviour.
+// stall_for, endless, headers_with_first_token), protocol deviations (no_usage, no_done,
+// usage_with_finish), arguments that are not JSON (bad_tool_arguments) and a conversation
+// whose earlier turns are lost (drop_history). See Faults for each one's exact wire
+// behaviour.
 package refengine

@@ -101,6 +101,13 @@ type Faults struct {
 	// `data: {"error":{"message":"engine crashed","code":500}}` and ends the response
 	// (no finish_reason, no [DONE]). Header key error_event.
 	ErrorEvent bool
+	// BadToolArguments leaves the closing `"}` off a tool call's arguments or a JSON
+	// answer, so they are not valid JSON. Header key bad_tool_arguments.
+	BadToolArguments bool
+	// DropHistory reads only the last message of a chat request, as an engine that loses a
+	// conversation's earlier turns would: fewer prompt tokens, none found cached. Header
+	// key drop_history.
+	DropHistory bool
 }
 
 // faultKeys maps each FaultsHeader key to its field, in String's order. The first three are
@@ -130,6 +137,8 @@ var faultKeys = []struct {
 	{"no_done", func(f *Faults) any { return &f.NoDone }},
 	{"usage_with_finish", func(f *Faults) any { return &f.UsageWithFinish }},
 	{"error_event", func(f *Faults) any { return &f.ErrorEvent }},
+	{"bad_tool_arguments", func(f *Faults) any { return &f.BadToolArguments }},
+	{"drop_history", func(f *Faults) any { return &f.DropHistory }},
 }
 
 // String formats f as a FaultsHeader value: extra_words, missing_words and truncate_after

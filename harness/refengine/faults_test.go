@@ -12,7 +12,7 @@ func TestFaultsStringRoundTrip(t *testing.T) {
 		SwapMarkers: true, LeakMarker: true, HTTPStatus: 503, Redirect: "http://127.0.0.1:1/v1/chat/completions?a=b",
 		ResetAfter: 4, CloseMidEvent: 5, MalformedAfter: 6, StallAfter: 7, StallFor: 1500 * time.Millisecond,
 		Endless: true, HugeEvent: 8, InvalidUTF8: true, HeadersWithFirstToken: true, NoUsage: true,
-		NoDone: true, UsageWithFinish: true, ErrorEvent: true}
+		NoDone: true, UsageWithFinish: true, ErrorEvent: true, BadToolArguments: true, DropHistory: true}
 	for _, f := range []Faults{{}, {ExtraWords: 2}, {StallAfter: 3, StallFor: 2 * time.Second}, all} {
 		got, err := ParseFaults(f.String())
 		if err != nil || got != f {

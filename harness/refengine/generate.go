@@ -21,8 +21,11 @@ type run struct {
 	cached     int // prompt tokens served by the prefix cache
 	u          usageCounts
 
-	headersSent, roleSent, contentSent, firstDone bool
+	headersSent, roleSent, contentSent, firstDone, toolSent bool
 }
+
+// callID is the id of the reply's tool call.
+func (g *run) callID() string { return "call_" + g.id }
 
 func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 	index := tr.t.Index // immutable after newTrace
@@ -113,6 +116,9 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		}
 		if last && !truncated {
 			finish = j.plan.finish
+			if j.tool != "" && finish == finishStop {
+				finish = finishToolCalls
+			}
 		}
 		if j.stream {
 			if err := g.emit(n, reasoning, pending, finish); err != nil {

@@ -21,8 +21,9 @@ const maxWords = 1 << 30
 
 // Finish reasons.
 const (
-	finishStop   = "stop"
-	finishLength = "length"
+	finishStop      = "stop"
+	finishLength    = "length"
+	finishToolCalls = "tool_calls"
 )
 
 // plan is the token sequence of one reply, generated lazily so an instruction asking for a
@@ -37,7 +38,9 @@ type plan struct {
 	spaced    string // " " + word
 	words     int
 	extras    int
-	leak      string // the token of a leaked marker ("" = none), at reply position leakAt
+	bare      bool     // the first word follows the head without a space (a JSON string's start)
+	tail      []string // tokens after the words and extras, before the EOS (a JSON object's end)
+	leak      string   // the token of a leaked marker ("" = none), at reply position leakAt
 	leakAt    int
 	endless   bool   // "code", " code", ... forever after the reasoning
 	tokens    int    // tokens produced, EOS included when reached: min(natural length, maxTokens)
@@ -52,7 +55,14 @@ type planSpec struct {
 	maxTokens   int
 	reasoning   int                     // reasoning tokens before the reply (0 = no thinking)
 	other       func(own string) string // another request's marker (SwapMarkers, LeakMarker)
+	json        bool                    // the reply is {"words": "..."} (a tool call's arguments, or a JSON answer)
 }
+
+// The JSON object a structured reply is, around its words.
+const (
+	jsonHead = `{"words": "`
+	jsonTail = `"}`
+)
 
 // newPlan builds the reply to instruction, applying the faults, capped at maxTokens
 // completion tokens, without reasoning.
@@ -89,6 +99,12 @@ func buildPlan(sp planSpec) plan {
 		}
 		p.head = []string{marker}
 	}
+	if sp.json {
+		p.head, p.bare = []string{jsonHead}, true
+		if !f.BadToolArguments {
+			p.tail = []string{jsonTail}
+		}
+	}
 	if m := wordsRe.FindStringSubmatch(sp.instruction); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n > maxWords { // as good as infinite: max_tokens ends it
@@ -103,7 +119,7 @@ func buildPlan(sp planSpec) plan {
 			p.head[1] = " " + p.head[1]
 		}
 	}
-	reply := len(p.head) + p.words + p.extras
+	reply := len(p.head) + p.words + p.extras + len(p.tail)
 	if f.LeakMarker {
 		p.leakAt = min(reply, max(1, reply/2))
 		p.leak = other(own)
@@ -152,7 +168,7 @@ func (p *plan) text(i int) string {
 	}
 	i -= len(p.head)
 	if i < p.words {
-		if i == 0 && len(p.head) == 0 {
+		if i == 0 && (len(p.head) == 0 || p.bare) {
 			return p.word
 		}
 		return p.spaced
@@ -160,10 +176,14 @@ func (p *plan) text(i int) string {
 	i -= p.words
 	if i < p.extras {
 		w := "extra" + strconv.Itoa(i+1)
-		if i == 0 && len(p.head) == 0 && p.words == 0 {
+		if i == 0 && (len(p.head) == 0 || p.bare) && p.words == 0 {
 			return w
 		}
 		return " " + w
+	}
+	i -= p.extras
+	if i < len(p.tail) {
+		return p.tail[i]
 	}
 	return ""
 }

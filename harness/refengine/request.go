@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -41,6 +42,16 @@ type genRequest struct {
 	} `json:"stream_options"`
 	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // enable_thinking
 	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`
+	Tools              []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	ToolChoice     json.RawMessage `json:"tool_choice"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
 }
 
 type chatMessage struct {
@@ -90,6 +101,8 @@ type job struct {
 	plan            plan
 	faults          Faults
 	segments        []segment // what the prefix cache keys (PrefixCache only)
+	tool            string    // the function the reply calls; "" answers in text
+	json            bool      // the reply is a JSON object (response_format)
 	leave           func()    // takes the request's marker out of the in-flight record
 }
 
@@ -152,8 +165,14 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 		if len(req.Messages) == 0 {
 			return nil, errBadRequest("messages must contain at least one message.")
 		}
+		if faults.DropHistory {
+			req.Messages = req.Messages[len(req.Messages)-1:]
+		}
 		prompt, instruction = joinMessages(req.Messages)
 		j.promptTokens = chatPromptTokens(s.opts.Tokenizer, req.Messages)
+		if err := j.structured(&req, instruction, s.opts.Tokenizer); err != nil {
+			return nil, err
+		}
 		think, err := s.thinks(&req)
 		if err != nil {
 			return nil, err
@@ -205,6 +224,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 	case j.think:
 		sp.reasoning = s.opts.ReasoningTokens
 	}
+	sp.json = j.tool != "" || j.json
 	j.plan = buildPlan(sp)
 	switch {
 	case s.cache == nil:
@@ -217,6 +237,69 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, f
 		j.leave = s.markers.enter(sp.own)
 	}
 	return j, nil
+}
+
+// toolInstruction finds the function an instruction asks to call.
+var toolInstruction = regexp.MustCompile(`Call the function ([A-Za-z0-9_-]+)`)
+
+// structured decides whether the reply calls a tool or is a JSON object: a tool the
+// tool_choice names, or, when tools are offered and the choice is not "none", the one the
+// instruction asks for (the first tool under "required"); a response_format of json_schema
+// or json_object. The tools' definitions count as prompt tokens, as a template puts them
+// in the prompt.
+func (j *job) structured(req *genRequest, instruction string, tokenize func(string) int) error {
+	if rf := req.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "json_schema", "json_object":
+			j.json = true
+		case "text", "":
+		default:
+			return errBadRequest("response_format type %q is not supported.", rf.Type)
+		}
+	}
+	if len(req.Tools) == 0 {
+		return nil
+	}
+	offered := make([]string, len(req.Tools))
+	for k, t := range req.Tools {
+		if t.Type != "function" || t.Function.Name == "" {
+			return errBadRequest("tools[%d] must be a function with a name.", k)
+		}
+		offered[k] = t.Function.Name
+	}
+	raw, _ := json.Marshal(req.Tools)
+	j.promptTokens += tokenize(string(raw)) + templateTokensPerMessage
+	var choice string
+	var named struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	switch {
+	case len(req.ToolChoice) == 0 || string(req.ToolChoice) == "null":
+		choice = "auto"
+	case json.Unmarshal(req.ToolChoice, &choice) == nil:
+	case json.Unmarshal(req.ToolChoice, &named) == nil && named.Function.Name != "":
+		if !slices.Contains(offered, named.Function.Name) {
+			return errBadRequest("tool_choice names %q, which is not among the tools.", named.Function.Name)
+		}
+		j.tool = named.Function.Name
+		return nil
+	default:
+		return errBadRequest("tool_choice must be \"none\", \"auto\", \"required\" or a named function.")
+	}
+	switch choice {
+	case "none":
+	case "auto", "required":
+		if m := toolInstruction.FindStringSubmatch(instruction); m != nil && slices.Contains(offered, m[1]) {
+			j.tool = m[1]
+		} else if choice == "required" {
+			j.tool = offered[0]
+		}
+	default:
+		return errBadRequest("tool_choice %q is not one of none, auto, required.", choice)
+	}
+	return nil
 }
 
 // joinMessages returns the prompt text of a chat request (every message's content,

@@ -68,7 +68,14 @@ func (g *run) emit(n int, reasoning bool, text []byte, finish string) error {
 			raw = "\xff\xfe"
 		}
 	}
-	if err := g.send(delta(g.enc, reasoning, text, raw, finish, u)); err != nil {
+	var chunk []byte
+	if g.j.tool != "" && !reasoning {
+		chunk = g.enc.toolCall(!g.toolSent, g.callID(), g.j.tool, text, finish, u)
+		g.toolSent = true
+	} else {
+		chunk = delta(g.enc, reasoning, text, raw, finish, u)
+	}
+	if err := g.send(chunk); err != nil {
 		return err
 	}
 	g.tr.chunk(time.Now(), n, g.j.plan.reasoningProduced(n))

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -385,7 +386,8 @@ func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
 		if content == "" {
 			content = c.Text // the legacy completions endpoint
 		}
-		if reasoning == "" && content == "" {
+		tools := len(c.Delta.ToolCalls) > 0
+		if reasoning == "" && content == "" && !tools {
 			continue
 		}
 		res.Arrivals = append(res.Arrivals, at)
@@ -396,14 +398,69 @@ func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
 		if reasoning != "" {
 			res.ReasoningChunks++
 		}
-		if content != "" {
+		if content != "" || tools {
 			res.ContentChunks++
 			if !res.HasFirstContent {
 				res.HasFirstContent, res.FirstContent = true, at
 			}
+		}
+		if content != "" {
 			res.capture(content)
 		}
+		if tools {
+			res.ToolCallChunks++
+			if !res.HasFirstToolCall {
+				res.HasFirstToolCall, res.FirstToolCall = true, at
+			}
+			res.addToolCalls(c.Delta.ToolCalls)
+		}
 	}
+}
+
+// addToolCalls joins tool-call fragments into the result's calls: a fragment names its
+// call by index; without one, a new id starts a call and anything else continues the last.
+func (res *Result) addToolCalls(fragments []wire.ToolCall) {
+	for _, f := range fragments {
+		k := len(res.ToolCalls) - 1
+		switch {
+		case f.Index != nil:
+			k = slices.IndexFunc(res.ToolCalls, func(c ToolCall) bool { return c.Index == *f.Index })
+			if k < 0 {
+				res.ToolCalls = append(res.ToolCalls, ToolCall{Index: *f.Index})
+				k = len(res.ToolCalls) - 1
+			}
+		case k < 0 || (f.ID != "" && f.ID != res.ToolCalls[k].ID && res.ToolCalls[k].ID != ""):
+			res.ToolCalls = append(res.ToolCalls, ToolCall{Index: len(res.ToolCalls)})
+			k = len(res.ToolCalls) - 1
+		}
+		c := &res.ToolCalls[k]
+		if c.ID == "" {
+			c.ID = strings.Clone(f.ID)
+		}
+		if f.Function.Name != "" && f.Function.Name != c.Name {
+			c.Name += f.Function.Name // a name sent whole, or in pieces
+		}
+		res.appendArguments(c, f.Function.Arguments)
+	}
+}
+
+// appendArguments adds a fragment of a call's arguments, within CaptureLimit characters
+// over all calls.
+func (res *Result) appendArguments(c *ToolCall, fragment string) {
+	n := utf8.RuneCountInString(fragment)
+	if room := CaptureLimit - res.toolRunes; n > room {
+		n = room
+		c.ArgumentsTruncated = true
+		for i := range fragment {
+			if room == 0 {
+				fragment = fragment[:i]
+				break
+			}
+			room--
+		}
+	}
+	res.toolRunes += n
+	c.Arguments += fragment
 }
 
 // setUsage makes a copy of u the result's Usage, in storage the result owns.

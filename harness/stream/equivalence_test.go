@@ -172,8 +172,8 @@ var syntheticStreams = map[string]string{
 	"whitespace": "data:  \t{ \"choices\" : [ { \"delta\" : { \"content\" : \"w\" } , \"finish_reason\" : \"stop\" } ] , \"x\" : [ 1 , -2.5e+3 , true , false , null , { } , [ ] , \"\\u0041\" ] } \t\n\n" + done,
 	"trailing":   `data: {"choices":[{"delta":{"content":"t"}}]} x` + "\n\n" + finishChunk,
 	"empty data": "data: \n\n" + contentChunk + "data:\n\n" + finishChunk + done,
-	"tool calls": `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},"finish_reason":null}]}` + "\n\n" +
-		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" + done,
+	"null tool calls": `data: {"choices":[{"index":0,"delta":{"content":"x","tool_calls":null},"finish_reason":null}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + done,
 	"odd finish": `data: {"choices":[{"delta":{"content":"q"},"finish_reason":"my_reason"},{"delta":{"reasoning":"r"},"finish_reason":"stop"}]}` + "\n\n" + done,
 }
 

@@ -59,6 +59,12 @@ var chunkSeeds = []string{
 	`{"choices":[{"finish_reason":1}]}`,
 	`{"object":5}`,
 	`{"message":true}`,
+	`{"choices":[{"delta":{"content":"x","tool_calls":null}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"record_words","arguments":""}}]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"words": "code"}}]}}]}`,
+	`{"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"{}"}},{"function":{"name":"g","arguments":"{}"}}]}}]}`,
+	`{"choices":[{"delta":{"Tool_Calls":null}}]}`,
 	`{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"},"finish_reason":"stop"},{"finish_reason":"length"}]}`,
 	`{"choices":[],}`,
 	`{"choices":[],"x":[1,2,]}`,
@@ -182,8 +188,8 @@ func dumpChunk(c *wire.Chunk) string {
 		if ch.FinishReason != nil {
 			fin = fmt.Sprintf("%q", *ch.FinishReason)
 		}
-		fmt.Fprintf(&b, "choice %d: content %q reasoning_content %q reasoning %q text %q finish %s\n",
-			i, ch.Delta.Content, ch.Delta.ReasoningContent, ch.Delta.Reasoning, ch.Text, fin)
+		fmt.Fprintf(&b, "choice %d: content %q reasoning_content %q reasoning %q text %q finish %s tool calls %d\n",
+			i, ch.Delta.Content, ch.Delta.ReasoningContent, ch.Delta.Reasoning, ch.Text, fin, len(ch.Delta.ToolCalls))
 	}
 	if u := c.Usage; u != nil {
 		fmt.Fprintf(&b, "usage %s %s %s", ptr(u.PromptTokens), ptr(u.CompletionTokens), ptr(u.TotalTokens))

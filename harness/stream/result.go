@@ -45,6 +45,15 @@ type Result struct {
 	Terminal bool
 	// Content is the visible content, capped at CaptureLimit characters.
 	Content string
+	// ToolCalls are the tool calls the stream delivered, each joined from its fragments
+	// (their arguments capped at CaptureLimit characters in all); ToolCallChunks counts the
+	// events that carried a fragment, and FirstToolCall is the arrival of the first, valid
+	// when HasFirstToolCall. A tool-call fragment is output: it counts as content for the
+	// first output, TTFT and the arrivals.
+	ToolCalls        []ToolCall
+	ToolCallChunks   int
+	FirstToolCall    time.Duration
+	HasFirstToolCall bool
 	// ContentTruncated reports that visible content went beyond the cap.
 	ContentTruncated bool
 	// StatusCode is the HTTP status, 0 when no response arrived.
@@ -69,6 +78,7 @@ type Result struct {
 	content      []byte
 	contentBox   *[]byte
 	contentRunes int
+	toolRunes    int // the runes of every call's Arguments
 	// finishBuf backs FinishReasons: one finish reason per stream costs no allocation.
 	finishBuf [2]string
 	// usage backs Usage, so a chunk's usage costs no allocation.
@@ -76,6 +86,15 @@ type Result struct {
 		u      Usage
 		counts [4]int
 	}
+}
+
+// ToolCall is one tool call of a response: its id, the function's name, and its arguments
+// as the engine wrote them (JSON, when it kept to the protocol).
+type ToolCall struct {
+	Index              int
+	ID, Name           string
+	Arguments          string
+	ArgumentsTruncated bool
 }
 
 // Complete reports whether the stream ended the way the protocol says it should: with

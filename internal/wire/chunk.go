@@ -33,12 +33,27 @@ type Choice struct {
 		Content          string `json:"content"`
 		ReasoningContent string `json:"reasoning_content"`
 		Reasoning        string `json:"reasoning"`
+		// ToolCalls are fragments of tool calls: the fast path leaves them to encoding/json.
+		ToolCalls []ToolCall `json:"tool_calls"`
 	} `json:"delta"`
 	// Text is the delta of the legacy /v1/completions endpoint.
 	Text         string  `json:"text"`
 	FinishReason *string `json:"finish_reason"`
 
 	finish string // what the fast path points FinishReason to
+}
+
+// ToolCall is one fragment of a streamed tool call: engines send the id, type and name
+// first, then the arguments in pieces, each fragment naming its call by Index (Ollama sends
+// whole calls, some engines no index).
+type ToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 type Usage struct {

@@ -9,9 +9,10 @@ import (
 
 // DecodeFast parses the common shapes of a streamed chunk without encoding/json and without
 // allocating: an object whose members choices (an array of objects with delta.content,
-// delta.reasoning_content, delta.reasoning, text and finish_reason), usage (prompt_tokens,
-// completion_tokens, total_tokens, prompt_tokens_details.cached_tokens), error, object and
-// message are read, every other member being skipped but checked to be valid JSON.
+// delta.reasoning_content, delta.reasoning, a null delta.tool_calls, text and
+// finish_reason), usage (prompt_tokens, completion_tokens, total_tokens,
+// prompt_tokens_details.cached_tokens), error, object and message are read, every other
+// member being skipped but checked to be valid JSON.
 //
 // It gives up (false, c in an unspecified state) on anything where encoding/json's result
 // could differ or which it would reject: invalid JSON, a member of the wrong type, a
@@ -65,6 +66,7 @@ const (
 	mContent = 1 << iota
 	mReasoningContent
 	mReasoning
+	mToolCalls
 )
 
 const (
@@ -77,7 +79,7 @@ const (
 var (
 	topMembers     = []string{"choices", "usage", "error", "object", "message"}
 	choiceMembers  = []string{"delta", "text", "finish_reason"}
-	deltaMembers   = []string{"content", "reasoning_content", "reasoning"}
+	deltaMembers   = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
 	usageMembers   = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"}
 	detailsMembers = []string{"cached_tokens"}
 )
@@ -339,6 +341,10 @@ func (s *scanner) delta(ch *Choice) bool {
 			return once(&seen, mReasoningContent) && s.optString(&ch.Delta.ReasoningContent)
 		case "reasoning":
 			return once(&seen, mReasoning) && s.optString(&ch.Delta.Reasoning)
+		case "tool_calls":
+			// null is common (SGLang sends it with every delta); a call is rare enough
+			// to leave to encoding/json.
+			return once(&seen, mToolCalls) && s.null()
 		}
 		return s.unknown(key, deltaMembers)
 	})

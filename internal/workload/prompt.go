@@ -188,11 +188,13 @@ func (p Prompts) SessionSystem(session, chars int) string {
 	return string(buf[:max(chars, len(head)+1)])
 }
 
-// SessionTurn is the user message of a session's turn: its number, filler to chars bytes
-// in all, then the instruction of request index to answer with words code words.
-func (p Prompts) SessionTurn(index, turn, chars, words int) string {
+// SessionTurn is the user message of a session's turn: its session and number, filler to
+// chars bytes in all, then the instruction of request index to answer with words code
+// words. Naming the session keeps one session's turn from sharing a prefix with
+// another's even where the history before it is lost.
+func (p Prompts) SessionTurn(index, session, turn, chars, words int) string {
 	tail := p.instruction(index, words)
-	head := "# turn " + strconv.Itoa(turn+1) + "\n"
+	head := "# session " + strconv.Itoa(session) + " turn " + strconv.Itoa(turn+1) + "\n"
 	buf := appendFiller(append(make([]byte, 0, chars+len(fillerLine)), head...), chars-len(tail))
 	buf = buf[:max(chars-len(tail), len(head))]
 	return string(append(buf, tail...))

@@ -128,7 +128,8 @@ var treeConfig = sync.OnceValue(func() config.Config {
 
 // EmbeddedEngine is the reference engine started when ANVIL_BASE_URL is empty: fast enough
 // that `ginkgo -r ./suites` finishes in well under two minutes on two cores, with the shape
-// of a real one (prefill proportional to prompt tokens, a flat 5 ms decode step).
+// of a real one (prefill proportional to prompt tokens, a flat 5 ms decode step, and a
+// prefix cache on, as in vLLM and SGLang).
 func EmbeddedEngine() refengine.Options {
 	return refengine.Options{
 		MaxModelLen:     65536,
@@ -136,6 +137,7 @@ func EmbeddedEngine() refengine.Options {
 		PrefillRate:     400_000,
 		ITL:             5 * time.Millisecond,
 		MaxBatch:        64,
+		PrefixCache:     true,
 		Seed:            1,
 	}
 }
