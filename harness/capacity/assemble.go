@@ -52,9 +52,9 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		b.ContextTokens = new(sc.ContextTokens)
 	}
 	if r.trace != nil {
-		// A trace's requests each have their own: the largest asked.
+		// A trace's requests each have their own: the largest the trace asks, in every shard.
 		b.MaxTokens, b.ResponseWords = 0, 0
-		for _, i := range r.indices {
+		for i := range r.trace.Len() {
 			b.MaxTokens, b.ResponseWords = max(b.MaxTokens, r.maxTokens(i)), max(b.ResponseWords, r.words(i))
 		}
 	}
@@ -118,9 +118,9 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Arrival:          r.arrival(wall),
 		Clock:            clock,
 		Shard:            r.shard(started),
-		Trace:            r.traceReplay(),
-		Sessions:         r.sessionSummary(),
-		StructuredOutput: r.structuredSummary(),
+		Trace:            r.traceReplay(timeline),
+		Sessions:         r.sessionSummary(timeline),
+		StructuredOutput: r.structuredSummary(timeline),
 		CacheBlockTokens: sc.CacheBlockTokens,
 	}
 	return b

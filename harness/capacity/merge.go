@@ -114,8 +114,44 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext.ContextAccuracy = contextAccuracy(spans, ext.Calibration.Method != CalibrationNone)
 	ext.ITL = mergedChunking(b.RequestTimings, spans)
 	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
+	mergeKinds(ext, shards, spans)
 	b.Extension = ext
 	return &b, nil
+}
+
+// mergeKinds gives the merged artifact the workload kind's block, its figures recomputed
+// from the merged timeline: a trace's start errors, sessions' figures by turn, the time to
+// the first tool call. Each shard's expected cache ranges stand: a shard of a trace counts
+// every other shard's lines as sent when they were due.
+func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifact.RequestSpan) {
+	first := shards[0].Extension
+	ext.CacheBlockTokens = first.CacheBlockTokens
+	if t := first.Trace; t != nil {
+		merged := *t
+		merged.StartErrorMs = startErrors(spans)
+		ext.Trace = &merged
+	}
+	if s := first.Sessions; s != nil {
+		merged := *s
+		merged.Sessions = 0
+		for _, sh := range shards {
+			merged.Sessions += sh.Extension.Sessions.Sessions
+		}
+		merged.ByTurn = turnFigures(spans, s.Turns)
+		ext.Sessions = &merged
+	}
+	if so := first.StructuredOutput; so != nil {
+		merged := *so
+		merged.Responses, merged.Valid = 0, 0
+		for _, sh := range shards {
+			merged.Responses += sh.Extension.StructuredOutput.Responses
+			merged.Valid += sh.Extension.StructuredOutput.Valid
+		}
+		if so.FirstToolCallMs != nil {
+			merged.FirstToolCallMs = firstToolCalls(spans)
+		}
+		ext.StructuredOutput = &merged
+	}
 }
 
 // ITLMerged is the basis of a merged artifact's pooled ITL: the chunk gaps it pools stay in

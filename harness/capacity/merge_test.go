@@ -174,3 +174,45 @@ func TestShardValidation(t *testing.T) {
 		}
 	}
 }
+
+// A sharded trace and sharded sessions: a session never spans shards, each shard holds the
+// other shards' trace lines as sent when due, and the merged artifact's requests find what
+// the workload shares within their ranges.
+func TestShardedTraceAndSessionsMerge(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{PrefixCache: true, MaxModelLen: 200_000})
+	trace := writeTrace(t,
+		traceLine(0, 700, 8, 1, 2, 3), traceLine(40, 600, 6, 1, 2, 4), traceLine(80, 500, 5, 5, 6),
+		traceLine(120, 760, 9, 1, 2, 3), traceLine(160, 400, 4, 5, 7), traceLine(200, 650, 4, 1, 2, 8))
+	tsc := Scenario{Trace: trace, TraceBlockTokens: 256, Concurrency: 4, Calibrate: true, ClockDomainID: "host-a", Model: refengine.DefaultModel}
+	merged, err := Merge(runShards(t, target(s), tsc, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Completed != 6 || merged.Extension.Trace == nil || merged.Extension.Trace.StartErrorMs.Samples != 6 {
+		t.Fatalf("merged trace: completed %d, %+v", merged.Completed, merged.Extension.Trace)
+	}
+	for _, sp := range merged.Extension.Timeline {
+		if c, lo, hi := *sp.CachedTokens, *sp.ExpectedCachedMin, *sp.ExpectedCachedMax; c < lo-16 || c > hi+16 {
+			t.Errorf("request %d (line %d): cached %d, expected %d to %d", sp.RequestIndex, *sp.TraceLine, c, lo, hi)
+		}
+	}
+
+	ssc := Scenario{Sessions: 4, Turns: 3, Concurrency: 2, ContextTokens: 1000, TurnTokens: 100, ResponseWords: 8, MaxTokens: 32,
+		Calibrate: true, ClockDomainID: "host-a", Model: refengine.DefaultModel}
+	shards := runShards(t, target(s), ssc, 2)
+	for k, sh := range shards {
+		for _, sp := range sh.Extension.Timeline {
+			if *sp.Session%2 != k {
+				t.Errorf("shard %d ran session %d", k, *sp.Session)
+			}
+		}
+	}
+	merged, err = Merge(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss := merged.Extension.Sessions; ss == nil || ss.Sessions != 4 || ss.ByTurn[2].Requests != 4 || *ss.ByTurn[2].CacheHitRate < 0.5 {
+		t.Fatalf("merged sessions %+v", ss)
+	}
+}

@@ -312,7 +312,7 @@ func metadata(res *stream.Result) *artifact.ResponseMetadata {
 }
 
 // structuredSummary counts what a tool-call or JSON-schema run's responses held.
-func (r *run) structuredSummary() *artifact.StructuredOutput {
+func (r *run) structuredSummary(spans []artifact.RequestSpan) *artifact.StructuredOutput {
 	if r.sc.Output == OutputText {
 		return nil
 	}
@@ -320,7 +320,6 @@ func (r *run) structuredSummary() *artifact.StructuredOutput {
 	if r.sc.Output == OutputTool {
 		out.Tool = workload.RecordWordsTool
 	}
-	var first []float64
 	for _, o := range r.outcomes {
 		received := o.row != nil || (o.failure != nil && o.failure.ResponseReceived)
 		if !received {
@@ -332,12 +331,21 @@ func (r *run) structuredSummary() *artifact.StructuredOutput {
 		if !invalid {
 			out.Valid++
 		}
-		if !o.firstToolCall.IsZero() {
-			first = append(first, o.firstToolCall.Sub(o.sent).Seconds()*1000)
-		}
 	}
 	if r.sc.Output == OutputTool {
-		out.FirstToolCallMs = percentiles(first)
+		out.FirstToolCallMs = firstToolCalls(spans)
 	}
 	return out
+}
+
+// firstToolCalls summarizes the time to each request's first tool-call fragment, from the
+// timeline.
+func firstToolCalls(spans []artifact.RequestSpan) *artifact.Percentiles {
+	var first []float64
+	for _, s := range spans {
+		if s.FirstToolCallMs != nil {
+			first = append(first, float64(*s.FirstToolCallMs))
+		}
+	}
+	return percentiles(first)
 }

@@ -164,6 +164,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	wait, waitKnown := cpuWait()
 	restore := quietCollector()
 	started, finished := r.execute(ctx)
+	r.started = started
 	restore()
 	gcs = gcCycles() - gcs
 	if trace != nil {
@@ -398,6 +399,8 @@ type run struct {
 	// session's planned system context, by session number; nil outside sessions.
 	sessions     []int
 	systemTokens []int
+	// started is when the request phase started.
+	started time.Time
 }
 
 // maxTokens is request i's max_tokens.

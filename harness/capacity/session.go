@@ -241,8 +241,9 @@ func pause(ctx context.Context, d time.Duration) {
 	}
 }
 
-// sessionSummary gives the figures by turn (the artifact's anvilbench.sessions).
-func (r *run) sessionSummary() *artifact.Sessions {
+// sessionSummary gives the figures by turn (the artifact's anvilbench.sessions), from
+// the timeline, which holds every turn of every session.
+func (r *run) sessionSummary(spans []artifact.RequestSpan) *artifact.Sessions {
 	if r.sc.Sessions == 0 {
 		return nil
 	}
@@ -252,37 +253,53 @@ func (r *run) sessionSummary() *artifact.Sessions {
 	if sc.SessionRate > 0 {
 		out.SessionRate = artifact.F(sc.SessionRate)
 	}
-	for t := range sc.Turns {
-		var ttft, prompt, cached, expected []float64
-		turn := artifact.TurnFigures{Turn: t + 1}
-		for k := range r.sessions {
-			o := r.outcomes[k*sc.Turns+t]
-			turn.Requests++
-			if o.row == nil {
-				turn.Failed++
-				continue
-			}
-			ttft = append(ttft, float64(o.row.TTFTMs))
-			if o.promptTokens != nil {
-				prompt = append(prompt, float64(*o.promptTokens))
-				if o.cachedTokens != nil {
-					cached = append(cached, float64(*o.cachedTokens))
-				}
-				if e := r.expectedAt(r.indices[k*sc.Turns+t]); e != nil {
-					expected = append(expected, float64(e.Min))
-				}
-			}
+	out.ByTurn = turnFigures(spans, sc.Turns)
+	return out
+}
+
+// turnFigures are the figures of each turn over the sessions of spans: TTFT, prompt and
+// cached tokens, and the cache hit rate expected and observed.
+func turnFigures(spans []artifact.RequestSpan, turns int) []artifact.TurnFigures {
+	type sample struct{ ttft, prompt, cached, expected []float64 }
+	by := make([]sample, turns)
+	out := make([]artifact.TurnFigures, turns)
+	for k := range out {
+		out[k].Turn = k + 1
+	}
+	for _, sp := range spans {
+		if sp.Turn == nil || *sp.Turn < 1 || *sp.Turn > turns {
+			continue
 		}
-		turn.TTFTMs = percentiles(ttft)
-		turn.PromptTokensMean = meanOf(prompt)
-		turn.CachedTokensMean = meanOf(cached)
-		if len(prompt) > 0 {
-			if len(cached) == len(prompt) {
-				turn.CacheHitRate = artifact.F(sum(cached) / sum(prompt))
-			}
-			turn.ExpectedHitRate = artifact.F(sum(expected) / sum(prompt))
+		t := *sp.Turn - 1
+		out[t].Requests++
+		if sp.Outcome != "ok" {
+			out[t].Failed++
+			continue
 		}
-		out.ByTurn = append(out.ByTurn, turn)
+		if sp.TTFTMs != nil {
+			by[t].ttft = append(by[t].ttft, float64(*sp.TTFTMs))
+		}
+		if sp.PromptTokens == nil {
+			continue
+		}
+		by[t].prompt = append(by[t].prompt, float64(*sp.PromptTokens))
+		if sp.CachedTokens != nil {
+			by[t].cached = append(by[t].cached, float64(*sp.CachedTokens))
+		}
+		if sp.ExpectedCachedMin != nil {
+			by[t].expected = append(by[t].expected, float64(*sp.ExpectedCachedMin))
+		}
+	}
+	for t, x := range by {
+		out[t].TTFTMs = percentiles(x.ttft)
+		out[t].PromptTokensMean = meanOf(x.prompt)
+		out[t].CachedTokensMean = meanOf(x.cached)
+		if len(x.prompt) > 0 {
+			if len(x.cached) == len(x.prompt) {
+				out[t].CacheHitRate = artifact.F(sum(x.cached) / sum(x.prompt))
+			}
+			out[t].ExpectedHitRate = artifact.F(sum(x.expected) / sum(x.prompt))
+		}
 	}
 	return out
 }

@@ -148,6 +148,19 @@ func (r *run) traceExpectations() {
 		answer bool
 	}
 	var events []event
+	if r.sc.Shard.sharded() {
+		// The other shards' lines reach the same engine: as sent when they were due, which
+		// is before they were sent, so the upper bound stays one.
+		mine := make(map[int]bool, len(r.indices))
+		for _, i := range r.indices {
+			mine[i] = true
+		}
+		for i := range r.trace.Len() {
+			if !mine[i] {
+				events = append(events, event{at: r.started.Add(r.trace.Request(i).Offset), i: i})
+			}
+		}
+	}
 	for k, o := range r.outcomes {
 		i := r.indices[k]
 		if !o.sent.IsZero() {
@@ -218,7 +231,7 @@ func (r *run) expectedAt(i int) *cacheRange {
 }
 
 // traceReplay records how the trace was replayed (the artifact's anvilbench.trace).
-func (r *run) traceReplay() *artifact.TraceReplay {
+func (r *run) traceReplay(spans []artifact.RequestSpan) *artifact.TraceReplay {
 	if r.trace == nil {
 		return nil
 	}
@@ -231,12 +244,17 @@ func (r *run) traceReplay() *artifact.TraceReplay {
 		LengthenedLines: r.lengthened[0], LengthenedTokensMax: r.lengthened[1],
 		ScheduleMs: artifact.Float(tr.Duration().Seconds() * 1000),
 	}
+	out.StartErrorMs = startErrors(spans)
+	return out
+}
+
+// startErrors summarizes each request's start after its due time, from the timeline.
+func startErrors(spans []artifact.RequestSpan) *artifact.Percentiles {
 	var late []float64
-	for _, o := range r.outcomes {
-		if !o.sent.IsZero() && !o.due.IsZero() {
-			late = append(late, o.sent.Sub(o.due).Seconds()*1000)
+	for _, s := range spans {
+		if s.StartOffsetMs != nil && s.IntendedStartOffsetMs != nil {
+			late = append(late, float64(*s.StartOffsetMs)-float64(*s.IntendedStartOffsetMs))
 		}
 	}
-	out.StartErrorMs = percentiles(late)
-	return out
+	return percentiles(late)
 }

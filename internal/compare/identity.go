@@ -55,8 +55,10 @@ const unknown = "unknown"
 //	concurrency, max_tokens, max_context_tokens, response_words, controlled_output_policy,
 //	prompt_cache_mode, shared_prefix_tokens, request_canaries, serve_flags.thinking_mode,
 //	serve_flags.no_thinking, serve_flags.reasoning_effort, serve_flags.shared_prefix_burst,
-//	sampling.temperature.effective_request, sampling.top_p.effective_request, and gpu when
-//	both artifacts name one.
+//	sampling.temperature.effective_request, sampling.top_p.effective_request, the workload
+//	kind in anvilbench's block (anvilbench.trace: the trace's digest, selection, speedup
+//	and block size; anvilbench.sessions: turns, turn tokens, think time, session rate;
+//	anvilbench.structured_output.output), and gpu when both artifacts name one.
 //
 // requests is not among them: it sets the sample size, not the work of each request, and
 // Regression's tests account for the sample size of each side (a 60-request run is fairly
@@ -140,6 +142,27 @@ var identityFields = []identityField{
 	}},
 	{"sampling.top_p.effective_request", func(a *artifact.Benchmark) (string, bool) {
 		return text(a.Sampling.TopP.EffectiveRequest), true
+	}},
+	// The workload kinds, in anvilbench's block: an artifact without one ran none of them.
+	{"anvilbench.trace", func(a *artifact.Benchmark) (string, bool) {
+		if a.Extension == nil || a.Extension.Trace == nil {
+			return "null", true
+		}
+		t := a.Extension.Trace
+		return text([]any{t.SHA256, t.FromMs, t.UntilMs, t.FirstLines, t.Speedup, t.BlockTokens}), true
+	}},
+	{"anvilbench.sessions", func(a *artifact.Benchmark) (string, bool) {
+		if a.Extension == nil || a.Extension.Sessions == nil {
+			return "null", true
+		}
+		s := a.Extension.Sessions
+		return text([]any{s.Turns, s.TurnTokens, s.ThinkTimeMs, s.ThinkDistribution, s.SessionRate}), true
+	}},
+	{"anvilbench.structured_output.output", func(a *artifact.Benchmark) (string, bool) {
+		if a.Extension == nil || a.Extension.StructuredOutput == nil {
+			return text("text"), true
+		}
+		return text(a.Extension.StructuredOutput.Output), true
 	}},
 }
 

@@ -34,6 +34,8 @@ func TestComparableNamesEveryField(t *testing.T) {
 	cur.Sampling.Temperature.EffectiveRequest = artifact.F(0.7)
 	cur.Sampling.TopP.EffectiveRequest = artifact.F(0.9)
 	base.GPU, cur.GPU = new("H100"), new("RTX5090")
+	cur.Extension = &artifact.Extension{Trace: &artifact.TraceReplay{SHA256: "ab", Speedup: 4, BlockTokens: 512},
+		Sessions: &artifact.Sessions{Turns: 6, TurnTokens: 256, ThinkDistribution: "fixed"}, StructuredOutput: &artifact.StructuredOutput{Output: "tool_call"}}
 	want := []Difference{
 		{Field: "measurement_protocol", Baseline: `"capacity-v3"`, Current: `"capacity-v4-reasoning"`},
 		{Field: "model", Baseline: `"synthetic-model"`, Current: `"other-model"`},
@@ -51,6 +53,9 @@ func TestComparableNamesEveryField(t *testing.T) {
 		{Field: "serve_flags.shared_prefix_burst", Baseline: "false", Current: "true"},
 		{Field: "sampling.temperature.effective_request", Baseline: "0.0", Current: "0.7"},
 		{Field: "sampling.top_p.effective_request", Baseline: "null", Current: "0.9"},
+		{Field: "anvilbench.trace", Baseline: "null", Current: `["ab",0,0,0,4.0,512]`},
+		{Field: "anvilbench.sessions", Baseline: "null", Current: `[6,256,0.0,"fixed",null]`},
+		{Field: "anvilbench.structured_output.output", Baseline: `"text"`, Current: `"tool_call"`},
 		{Field: "gpu", Baseline: `"H100"`, Current: `"RTX5090"`},
 	}
 	got := Comparable(base, cur)
