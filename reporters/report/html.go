@@ -208,6 +208,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{- else}}
 <p class="note">{{.TimelineNote}}</p>
 {{- end}}
+{{- range .Charts}}
+<figure>{{svg .SVG}}<figcaption>{{.Caption}}</figcaption></figure>
+{{- end}}
 </div>
 </div>
 <h4>Distributions (performance-eligible requests)</h4>

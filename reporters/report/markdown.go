@@ -11,6 +11,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
 // WriteMarkdown writes the report as GitHub-flavoured Markdown; its first line says pass
@@ -78,6 +80,9 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		}
 	}
 
+	for _, r := range m.Scenarios {
+		writeTurns(&b, r)
+	}
 	var failed []*RunView
 	for _, r := range m.Scenarios {
 		if len(r.B.Failures) > 0 {
@@ -120,6 +125,25 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, string(xmlSafe([]byte(b.String()))))
 	return err
+}
+
+// writeTurns writes a sessions run's figures by turn, when it has them.
+func writeTurns(b *strings.Builder, r *RunView) {
+	x := r.B.Extension
+	if x == nil || x.Sessions == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: TTFT by turn\n\n", mdText(r.Name))
+	mdRow(b, "turn", "sessions", "ttft p50", "ttft p95", "cached", "expected cached")
+	mdAlign(b, "r", "r", "r", "r", "r", "r")
+	pct := func(p *artifact.Float) string { return fmtPtr(p, func(f float64) string { return fmtNumber(100*f, 0) + "%" }) }
+	for _, t := range x.Sessions.ByTurn {
+		p50, p95 := "—", "—"
+		if t.TTFTMs != nil {
+			p50, p95 = fmtMs(float64(t.TTFTMs.P50)), fmtMs(float64(t.TTFTMs.P95))
+		}
+		mdRow(b, fmt.Sprint(t.Turn), fmt.Sprint(t.Requests-t.Failed), mdText(p50), mdText(p95), mdText(pct(t.CacheHitRate)), mdText(pct(t.ExpectedHitRate)))
+	}
 }
 
 // mdRow writes a table row of cells already escaped.

@@ -81,6 +81,7 @@ func Build(in Input) (*Model, error) {
 	uniqueIDs(all)
 	for _, v := range all {
 		v.Timeline, v.TimelineNote = timeline(v)
+		v.Charts = kindCharts(v)
 	}
 	m.UnderTest = underTest(m.Scenarios)
 	for _, v := range m.Scenarios {

@@ -484,3 +484,47 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// A sessions run draws TTFT by turn and lists it in report.md; a trace replay draws its
+// starts against its schedule.
+func TestWorkloadKindsHaveTheirCharts(t *testing.T) {
+	in := fixture()
+	sessions := in.Runs[1].Extension
+	turn := func(n int, p50, hit float64) artifact.TurnFigures {
+		return artifact.TurnFigures{Turn: n, Requests: 8, TTFTMs: &artifact.Percentiles{Samples: 8, P50: artifact.Float(p50), P95: artifact.Float(p50 * 1.2)},
+			CacheHitRate: artifact.F(hit), ExpectedHitRate: artifact.F(hit + 0.01)}
+	}
+	sessions.Sessions = &artifact.Sessions{Sessions: 8, Turns: 3, ByTurn: []artifact.TurnFigures{turn(1, 80, 0), turn(2, 20, 0.9), turn(3, 21, 0.93)}}
+	trace := in.Runs[2].Extension
+	trace.Trace = &artifact.TraceReplay{File: "agentic-300.jsonl", Selected: 3, FileLines: 300, Speedup: 4,
+		StartErrorMs: &artifact.Percentiles{Samples: 3, P50: 0.5, P99: 1.5}}
+	for k := range trace.Timeline {
+		trace.Timeline[k].IntendedStartOffsetMs = artifact.F(float64(*trace.Timeline[k].StartOffsetMs) - 0.5)
+		trace.Timeline[k].TraceLine = new(k + 1)
+	}
+	_, page, md := render(t, in)
+	charts := svgs(t, page)
+	var turns, starts string
+	for id, svg := range charts {
+		switch {
+		case strings.HasPrefix(id, "chart-turns-"):
+			turns = svg
+		case strings.HasPrefix(id, "chart-trace-"):
+			starts = svg
+		}
+	}
+	if got := seriesOf(t, turns); len(got) != 2 || len(got[0].xs) != 3 {
+		t.Errorf("TTFT by turn: %+v", got)
+	}
+	if got := seriesOf(t, starts); len(got) != 2 || len(got[0].xs) != len(trace.Timeline) {
+		t.Errorf("trace starts: %+v", got)
+	}
+	for _, want := range []string{"Turn 2: 90% of prompt tokens cached (91% expected).", "agentic-300.jsonl: 3 of 300 lines at 4× speed. Start error p50 0.500 ms, p99 1.50 ms."} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if !strings.Contains(md, "| 2 | 8 | 20.00 ms | 24.00 ms | 90% | 91% |") {
+		t.Errorf("report.md lacks the figures by turn:\n%s", md)
+	}
+}

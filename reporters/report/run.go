@@ -28,6 +28,8 @@ type RunView struct {
 	// Timeline is the request timeline's SVG, empty with TimelineNote saying why.
 	Timeline     string
 	TimelineNote string
+	// Charts are the workload kind's own: TTFT by turn, a trace's starts.
+	Charts       []KindChart
 	Failures     []FailureView
 	FailuresMore int
 }
