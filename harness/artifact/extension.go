@@ -468,6 +468,10 @@ type RequestSpan struct {
 	// FirstToolCallMs is the time from the request's start to its first tool-call
 	// fragment; null when none came.
 	FirstToolCallMs *Float `json:"first_tool_call_ms"`
+	// StructureProblem says what was wrong with a tool call or a JSON answer that was kept
+	// (the observe policy; under strict it is the failure's message); null when nothing
+	// was, or when the run asked for text.
+	StructureProblem *string `json:"structure_problem"`
 	// ExpectedCachedMin and ExpectedCachedMax bound the prompt tokens the engine can have
 	// cached for the request, as the workload shares them (a trace's shared blocks, a
 	// session's earlier turns); null when the workload plans no sharing.

@@ -299,6 +299,9 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		if !o.firstToolCall.IsZero() {
 			s.FirstToolCallMs = artifact.F(o.firstToolCall.Sub(o.sent).Seconds() * 1000)
 		}
+		if o.structureProblem != "" {
+			s.StructureProblem = new(o.structureProblem)
+		}
 		if e := r.expectedAt(i); e != nil {
 			s.ExpectedCachedMin, s.ExpectedCachedMax = new(e.Min), new(e.Max)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -229,6 +230,9 @@ func (r *run) judgeStructured(i, planned int, began time.Time, res *stream.Resul
 		co, problem = workload.ScoreToolCalls(calls, res.Content, words, r.sc.Policy)
 	} else {
 		co, problem = workload.ScoreJSONAnswer(res.Content, !res.ContentTruncated, words, r.sc.Policy)
+	}
+	if problem != "" && slices.Contains(res.FinishReasons, "length") {
+		problem += fmt.Sprintf(" (the response ended at max_tokens %d: finish_reason length)", r.maxTokens(i))
 	}
 	strict := r.sc.Policy == workload.PolicyStrict
 	switch {

@@ -296,3 +296,33 @@ func TestPlannedPrefixCache(t *testing.T) {
 		t.Errorf("hits in the metrics: %+v", r)
 	}
 }
+
+func TestStructuredOutputChecks(t *testing.T) {
+	t.Parallel()
+	run := func(policy string, output string) *artifact.Benchmark {
+		return &artifact.Benchmark{Requests: 3, ControlledOutputPolicy: policy,
+			Failures: []artifact.Failure{{RequestIndex: 1, ErrorType: "structured_output_mismatch", ResponseReceived: true,
+				ErrorMessage: "structured output validation failed: the arguments are not valid JSON: unexpected EOF"}},
+			Extension: &artifact.Extension{StructuredOutput: &artifact.StructuredOutput{Output: output, Responses: 3, Valid: 1},
+				Timeline: []artifact.RequestSpan{{RequestIndex: 0}, {RequestIndex: 1}, {RequestIndex: 2, StructureProblem: new(`no tool call (text "x")`)}}}}
+	}
+	r := ValidToolCalls().Judge(run("strict", "tool_call"))
+	if r.Outcome != RunFailed || !strings.Contains(r.Message, "2 of 3 requests did not hold a valid tool_call") ||
+		!strings.Contains(r.Message, "request 1: the arguments are not valid JSON: unexpected EOF") || !strings.Contains(r.Message, `request 2: no tool call (text "x")`) {
+		t.Errorf("%+v", r)
+	}
+	if r := ValidJSONAnswers().Judge(run("strict", "tool_call")); r.Judged || r.Passed() {
+		t.Errorf("a tool-call run judged for JSON answers: %+v", r)
+	}
+	// In a gated scenario's checks, skipped under observe and for other outputs.
+	for _, c := range DefaultSpec().Checks() {
+		if c.Name == ValidToolCalls().Name {
+			if r := c.Judge(run("observe", "tool_call")); r.Skipped == "" {
+				t.Errorf("under observe: %+v", r)
+			}
+			if r := c.Judge(run("strict", "json_schema")); r.Skipped == "" {
+				t.Errorf("a JSON-schema run: %+v", r)
+			}
+		}
+	}
+}

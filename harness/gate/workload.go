@@ -200,8 +200,10 @@ func structured(output, name string) Check {
 				misses = append(misses, fmt.Sprintf("request %d: no response (%s)", f.RequestIndex, f.ErrorType))
 			}
 		}
-		if invalid := so.Responses - so.Valid; invalid > len(misses) {
-			misses = append(misses, fmt.Sprintf("%d kept responses (observe) held an invalid structure", invalid-len(misses)))
+		for _, s := range a.Extension.Timeline {
+			if s.StructureProblem != nil {
+				misses = append(misses, fmt.Sprintf("request %d: %s", s.RequestIndex, *s.StructureProblem))
+			}
 		}
 		if len(misses) > 0 {
 			return found(RunFailed, fmt.Sprintf("%d of %d requests did not hold a valid %s:\n  %s", len(misses), a.Requests, output, listMisses(misses)))
