@@ -136,7 +136,9 @@ func writeTurns(b *strings.Builder, r *RunView) {
 	fmt.Fprintf(b, "\n### %s: TTFT by turn\n\n", mdText(r.Name))
 	mdRow(b, "turn", "sessions", "ttft p50", "ttft p95", "cached", "expected cached")
 	mdAlign(b, "r", "r", "r", "r", "r", "r")
-	pct := func(p *artifact.Float) string { return fmtPtr(p, func(f float64) string { return fmtNumber(100*f, 0) + "%" }) }
+	pct := func(p *artifact.Float) string {
+		return fmtPtr(p, func(f float64) string { return fmtNumber(100*f, 0) + "%" })
+	}
 	for _, t := range x.Sessions.ByTurn {
 		p50, p95 := "—", "—"
 		if t.TTFTMs != nil {
