@@ -33,7 +33,7 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.Int64Var(&o.Seed, "seed", 0, "jitter seed")
 	fs.BoolVar(&o.PrefixCache, "prefix-cache", false, "automatic prefix caching (usage.prompt_tokens_details.cached_tokens)")
 	fs.IntVar(&o.CacheBlockTokens, "cache-block-tokens", refengine.DefaultCacheBlockTokens, "cached_tokens granularity in tokens")
-	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", refengine.DefaultCacheCapacityBlocks, "prefix cache size in 64-byte blocks (LRU)")
+	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", refengine.DefaultCacheCapacityBlocks, "prefix cache size in segments, about a line of prompt each (LRU)")
 	fs.BoolVar(&o.ThinkByDefault, "think", false, "chat requests reason unless chat_template_kwargs.enable_thinking is false")
 	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", refengine.DefaultReasoningTokens, "reasoning tokens of a thinking reply")
 	o.ReasoningField = refengine.ReasoningContentField

@@ -185,7 +185,7 @@ type Scenario struct {
 	Trace            string  `key:"trace" env:"TRACE_FILE"`
 	TraceSpeedup     float64 `key:"trace_speedup" range:"[0,100000]" default:"1"`
 	TraceBlockTokens int     `key:"trace_block_size" range:"[0,65536]" default:"512"`
-	TraceLines       int     `key:"trace_lines" range:"[0,10000000]" default:"0"`
+	TraceLines       int     `key:"trace_lines" range:"[0,200000]" default:"0"`
 	TraceFromMs      int64   `key:"trace_from_ms" range:"[0,]" default:"0"`
 	TraceUntilMs     int64   `key:"trace_until_ms" range:"[0,]" default:"0"`
 

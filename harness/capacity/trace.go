@@ -136,11 +136,14 @@ func (r *run) lengthenShortLines() (lines, most int) {
 }
 
 // traceExpectations computes what each request of the replay could find cached, from when
-// requests were sent and answered: an engine caches a prompt's blocks once its prefill is
-// done, which is before its first output arrives. So request r can find at least the
-// leading whole blocks of requests whose first output arrived before r was sent, and at
-// most those of requests sent before it (the whole prompt when every block, the partial
-// last one too, was sent before). Requests far enough apart make the two equal.
+// requests were sent and answered. An engine caches a prompt's blocks once its prefill is
+// done, which is before its first output arrives, and looks them up for a request before
+// that request's first output. So request r finds at least the leading blocks that
+// requests whose first output arrived before r was sent held whole (a prompt's last block
+// is never whole: the instruction takes its end), and at most the blocks of requests sent
+// before r's own first output (the whole prompt when every block, the partial last one
+// too, was). Requests far enough apart make the two equal; requests sent in the same
+// instant may reach the engine in either order, which the upper bound allows.
 func (r *run) traceExpectations() {
 	type event struct {
 		at     time.Time
@@ -177,22 +180,25 @@ func (r *run) traceExpectations() {
 		}
 		return cmp.Compare(boolInt(a.answer), boolInt(b.answer))
 	})
-	sent, done := map[int64]struct{}{}, map[int64]struct{}{}
+	sent, done := map[int64]int{}, map[int64]int{}
 	block := r.sc.TraceBlockTokens
 	for _, e := range events {
 		t := r.trace.Request(e.i)
 		ids := t.HashIDs
-		if e.answer {
-			addAll(done, ids)
+		whole := ids[:len(ids)-1]
+		if !e.answer {
+			lo := block * leading(whole, done, nil)
+			r.expected[e.i] = &cacheRange{Min: lo, Max: lo}
+			addAll(sent, ids)
 			continue
 		}
-		whole := ids[:len(ids)-1]
-		x := cacheRange{Min: block * leading(whole, done), Max: block * leading(whole, sent)}
-		if leading(ids, sent) == len(ids) {
-			x.Max = r.plan[e.i]
+		if x := r.expected[e.i]; x != nil {
+			x.Max = max(x.Min, block*leading(whole, sent, ids))
+			if leading(ids, sent, ids) == len(ids) {
+				x.Max = r.plan[e.i]
+			}
 		}
-		r.expected[e.i] = &x
-		addAll(sent, ids)
+		addAll(done, whole)
 	}
 }
 
@@ -203,20 +209,32 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func addAll(set map[int64]struct{}, ids []int64) {
+// addAll counts ids into set.
+func addAll(set map[int64]int, ids []int64) {
 	for _, id := range ids {
-		set[id] = struct{}{}
+		set[id]++
 	}
 }
 
-// leading is how many of ids, from the first, are in set.
-func leading(ids []int64, set map[int64]struct{}) int {
+// leading is how many of ids, from the first, set holds, beyond what own (a request's own
+// ids, counted in set already) put there.
+func leading(ids []int64, set map[int64]int, own []int64) int {
 	for k, id := range ids {
-		if _, ok := set[id]; !ok {
+		if set[id]-count(own, id) <= 0 {
 			return k
 		}
 	}
 	return len(ids)
+}
+
+func count(ids []int64, id int64) int {
+	n := 0
+	for _, x := range ids {
+		if x == id {
+			n++
+		}
+	}
+	return n
 }
 
 // cacheRange is the prompt tokens a request may find cached, as the workload shares them.

@@ -18,6 +18,10 @@ import (
 // 512 prompt tokens.
 const DefaultTraceBlockTokens = 512
 
+// MaxTraceRequests bounds the lines one replay selects: its artifact (about 1.6 KiB a
+// request) stays readable (artifact.MaxArtifactBytes).
+const MaxTraceRequests = 200_000
+
 // maxTraceProblems bounds the problems a trace's error lists.
 const maxTraceProblems = 10
 
@@ -155,6 +159,7 @@ func ReadTrace(r io.Reader, sel TraceSelection, blockTokens int) (*Trace, error)
 		problems.Problems = append(problems.Problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
 	}
 	prev, first := math.Inf(-1), math.NaN()
+	over := 0
 	for n := 1; sc.Scan(); n++ {
 		t.Lines = n
 		text := bytes.TrimSpace(sc.Bytes())
@@ -179,6 +184,10 @@ func ReadTrace(r io.Reader, sel TraceSelection, blockTokens int) (*Trace, error)
 			t.Skipped++
 			continue
 		}
+		if len(t.lines) == MaxTraceRequests {
+			over++ // counted, not kept: the error says how many
+			continue
+		}
 		if math.IsNaN(first) {
 			first = ts
 		}
@@ -195,6 +204,10 @@ func ReadTrace(r io.Reader, sel TraceSelection, blockTokens int) (*Trace, error)
 	}
 	if len(problems.Problems) > 0 {
 		return nil, &problems
+	}
+	if over > 0 {
+		return nil, fmt.Errorf("the selection holds %d lines; a replay takes at most %d (select fewer with trace_lines, trace_from_ms, trace_until_ms)",
+			len(t.lines)+over, MaxTraceRequests)
 	}
 	if len(t.lines) == 0 {
 		return nil, fmt.Errorf("the trace's %d lines hold no request the selection keeps (from %d ms, until %d ms, first %d)",

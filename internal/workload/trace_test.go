@@ -170,3 +170,16 @@ func TestShippedTraceIsGenerated(t *testing.T) {
 	}
 	t.Logf("%d lines over %v, %d share their first block with an earlier one, %d distinct blocks", tr.Len(), tr.Duration(), sharing, len(seen))
 }
+
+// A selection beyond what one replay takes is refused, counted, not held.
+func TestReadTraceRefusesTooManyLines(t *testing.T) {
+	t.Parallel()
+	line := `{"timestamp": 0, "input_length": 100, "output_length": 2, "hash_ids": [1]}` + "\n"
+	_, err := ReadTrace(strings.NewReader(strings.Repeat(line, MaxTraceRequests+3)), TraceSelection{}, 512)
+	if err == nil || !strings.Contains(err.Error(), "the selection holds 200003 lines; a replay takes at most 200000") {
+		t.Errorf("%v", err)
+	}
+	if tr, err := ReadTrace(strings.NewReader(strings.Repeat(line, MaxTraceRequests+3)), TraceSelection{First: 10}, 512); err != nil || tr.Len() != 10 {
+		t.Errorf("the first 10 of them: %v", err)
+	}
+}
