@@ -101,6 +101,8 @@ func DescribeScenarios() bool {
 //   - the engine counted each request's planned prompt tokens within the context
 //     tolerance (kind:context): a truncated prompt is named as such;
 //   - the client kept up with the workload (kind:client): if not, the run is invalid;
+//   - a tool-call or JSON-schema scenario's responses held a valid structure (kind:output);
+//   - a trace or sessions found cached what they share (kind:context);
 //   - one spec per budget (kind:budget);
 //   - with a baseline, that it ran the same workload (kind:comparable) and one spec per
 //     gated metric that it did not regress (kind:regression), inconclusive when the
