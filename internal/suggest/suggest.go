@@ -2,17 +2,29 @@
 // did-you-mean of configuration and budget errors.
 package suggest
 
+import "strings"
+
 // Nearest is the candidate closest to word by edit distance, when one is within
-// maxDistance edits and is not word itself; "" otherwise. Ties go to the earlier candidate.
+// maxDistance edits and is not word itself; "" otherwise. Ties go to the earlier
+// candidate. A candidate that word names in part, or whole with a part more, on a "_"
+// boundary (ANVIL_TRACE for ANVIL_TRACE_FILE, trace_file for trace) is nearer than any:
+// the shortest such one.
 func Nearest(word string, candidates []string, maxDistance int) string {
 	best, bestDistance := "", maxDistance+1
+	part := ""
 	for _, c := range candidates {
 		if c == word {
 			continue
 		}
+		if (strings.HasPrefix(c, word+"_") || strings.HasPrefix(word, c+"_")) && (part == "" || len(c) < len(part)) {
+			part = c
+		}
 		if d := Distance(word, c); d < bestDistance {
 			best, bestDistance = c, d
 		}
+	}
+	if part != "" {
+		return part
 	}
 	return best
 }

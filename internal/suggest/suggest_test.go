@@ -3,10 +3,13 @@ package suggest
 import "testing"
 
 func TestNearest(t *testing.T) {
-	known := []string{"ANVIL_CONCURRENCY", "ANVIL_CONTEXT_TOKENS", "ANVIL_BUDGETS", "ANVIL_SCENARIOS_FILE"}
+	known := []string{"ANVIL_CONCURRENCY", "ANVIL_CONTEXT_TOKENS", "ANVIL_BUDGETS", "ANVIL_SCENARIOS_FILE", "ANVIL_TRUTH",
+		"ANVIL_TRACE_SPEEDUP", "ANVIL_TRACE_FILE", "trace", "trace_lines"}
 	for word, want := range map[string]string{
 		"ANVIL_CONCURENCY": "ANVIL_CONCURRENCY", "ANVIL_BUDGET": "ANVIL_BUDGETS", "ANVIL_SCENARIO_FILE": "ANVIL_SCENARIOS_FILE",
 		"ANVIL_SOMETHING_ELSE": "", "ANVIL_BUDGETS": "",
+		// Named in part, or with a part more: nearer than a close spelling.
+		"ANVIL_TRACE": "ANVIL_TRACE_FILE", "trace_file": "trace",
 	} {
 		if got := Nearest(word, known, 2); got != want {
 			t.Errorf("%s: %q, want %q", word, got, want)
