@@ -257,6 +257,11 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 		defer func() {
 			res.KernelStampedReads = int(conn.kernelReads.Load() - kernel)
 			res.UserStampedReads = int(conn.userReads.Load() - user)
+			// Read after the response, when the request is written whole, and drains the
+			// connection's queue of stamps before its next request.
+			if sent := conn.sent(); !sent.IsZero() && !sent.Before(res.Start) {
+				res.Sent, res.HasSent = sent.Sub(res.Start), true
+			}
 		}()
 	}
 	err = c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, stamps)

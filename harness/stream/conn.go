@@ -30,6 +30,25 @@ type stampConn struct {
 	kernel *kernelReader
 	// kernelReads and userReads count the reads stamped each way.
 	kernelReads, userReads atomic.Int64
+	// written counts the bytes written.
+	written atomic.Int64
+}
+
+func (c *stampConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// sent is the kernel's transmit stamp of the last byte written: when it left this host.
+// Once a response has been read, that is its request's last byte (HTTP/1.1 sends the next
+// request only after). Zero when the kernel gave no stamp.
+func (c *stampConn) sent() time.Time {
+	end := c.written.Load()
+	if end == 0 || c.kernel == nil {
+		return time.Time{}
+	}
+	return c.kernel.transmitted(end - 1)
 }
 
 func (c *stampConn) Read(p []byte) (int, error) {

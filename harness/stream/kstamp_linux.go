@@ -1,12 +1,18 @@
 package stream
 
 import (
+	"errors"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 )
+
+// errorEventWaits counts the reads that waited past an error-only event (a test's probe).
+var errorEventWaits atomic.Int64
 
 // kernelStamps is available: the kernel stamps received data (SO_TIMESTAMPNS) and each
 // read takes the stamp with the bytes (recvmsg on the connection's raw descriptor).
@@ -20,12 +26,14 @@ type kernelReader struct {
 	raw  syscall.RawConn
 	msg  syscall.Msghdr
 	iov  syscall.Iovec
-	oob  [64]byte
-	p    []byte // the read in progress
+	oob  [128]byte // SCM_TIMESTAMPNS, and SCM_TIMESTAMPING where the kernel adds it
+	p    []byte    // the read in progress
 	n    int
 	err  error
 	at   time.Time
 	recv func(fd uintptr) bool
+	// tx, when not nil, takes the kernel's transmit stamps.
+	tx *transmitStamps
 }
 
 // newKernelReader turns on receive stamps for c; nil when c is not a TCP connection or the
@@ -45,7 +53,7 @@ func newKernelReader(c net.Conn) *kernelReader {
 	}); err != nil || serr != nil {
 		return nil
 	}
-	k := &kernelReader{raw: raw}
+	k := &kernelReader{raw: raw, tx: newTransmitStamps(raw)}
 	k.msg.Iov, k.msg.Iovlen = &k.iov, 1
 	k.recv = k.recvmsg
 	return k
@@ -60,6 +68,9 @@ func (k *kernelReader) read(p []byte) (int, time.Time, error) {
 	}
 	k.p, k.n, k.err, k.at = p, 0, nil, time.Time{}
 	err := k.raw.Read(k.recv)
+	if err != nil && k.tx != nil && onlyErrorEvent(err) {
+		err = k.waitPastStamp()
+	}
 	k.p, k.iov.Base, k.msg.Control = nil, nil, nil // keep no reference to the caller's buffer
 	if err == nil {
 		err = k.err
@@ -94,10 +105,8 @@ func (k *kernelReader) recvmsg(fd uintptr) bool {
 	return true
 }
 
-// stamp finds the SCM_TIMESTAMPNS message among n bytes of ancillary data and places the
-// kernel's CLOCK_REALTIME reading on this process's monotonic clock: now, less how long
-// ago the data arrived by the wall clock. A stamp from the future or older than a minute
-// (the wall clock was stepped) is refused.
+// stamp finds the SCM_TIMESTAMPNS message among n bytes of ancillary data and places it on
+// the monotonic clock.
 func (k *kernelReader) stamp(n int) time.Time {
 	hdr := syscall.CmsgLen(0)
 	for off := 0; off+hdr <= n; {
@@ -106,15 +115,168 @@ func (k *kernelReader) stamp(n int) time.Time {
 			return time.Time{}
 		}
 		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS && int(h.Len) >= syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{}))) {
-			ts := (*syscall.Timespec)(unsafe.Pointer(&k.oob[off+hdr]))
-			now := time.Now()
-			age := now.Sub(time.Unix(ts.Sec, ts.Nsec))
-			if age < 0 || age > time.Minute {
-				return time.Time{}
-			}
-			return now.Add(-age)
+			return monotonic(*(*syscall.Timespec)(unsafe.Pointer(&k.oob[off+hdr])))
 		}
 		off += syscall.CmsgSpace(int(h.Len) - hdr)
 	}
 	return time.Time{}
+}
+
+// monotonic places a kernel CLOCK_REALTIME stamp on this process's monotonic clock: now,
+// less how long ago it was by the wall clock. A stamp from the future or older than a
+// minute (the wall clock was stepped) is refused: zero.
+func monotonic(ts syscall.Timespec) time.Time {
+	now := time.Now()
+	age := now.Sub(time.Unix(ts.Sec, ts.Nsec))
+	if age < 0 || age > time.Minute {
+		return time.Time{}
+	}
+	return now.Add(-age)
+}
+
+// Transmit stamps (SO_TIMESTAMPING, software): the kernel stamps the last byte of every
+// write as it passes to the network device and queues the stamp on the socket's error
+// queue, keyed by that byte's offset on the connection (OPT_ID); OPT_TSONLY keeps the
+// packet out of the queue, OPT_RX_FILTER keeps SCM_TIMESTAMPING off received data (the
+// reads take SCM_TIMESTAMPNS). Values from linux/net_tstamp.h.
+const (
+	tsTxSoftware  = 1 << 1
+	tsSoftware    = 1 << 4
+	tsOptID       = 1 << 7
+	tsOptTSOnly   = 1 << 11
+	tsOptIDTCP    = 1 << 16 // count offsets from the first byte written (Linux 6.2)
+	tsOptRxFilter = 1 << 17 // Linux 6.0
+
+	soEEOriginTimestamping = 4 // sock_extended_err.ee_origin of a stamp
+	ipv6RecvErr            = 25
+)
+
+// transmitStamps reads the transmit stamps of one connection's error queue. It keeps the
+// latest (highest offset): a request asks for the stamp of its own last byte, the latest
+// written, once it is answered.
+type transmitStamps struct {
+	raw  syscall.RawConn
+	mu   sync.Mutex
+	msg  syscall.Msghdr
+	oob  [256]byte
+	key  uint32
+	at   time.Time
+	have bool
+}
+
+// newTransmitStamps turns transmit stamps on; nil when the kernel refuses them. Older
+// kernels lack the later options, so each set is tried without them in turn.
+func newTransmitStamps(raw syscall.RawConn) *transmitStamps {
+	base := tsTxSoftware | tsSoftware | tsOptID | tsOptTSOnly
+	for _, flags := range []int{base | tsOptIDTCP | tsOptRxFilter, base | tsOptIDTCP, base | tsOptRxFilter, base} {
+		var serr error
+		if err := raw.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPING, flags)
+		}); err != nil {
+			return nil
+		}
+		if serr == nil {
+			return &transmitStamps{raw: raw}
+		}
+	}
+	return nil
+}
+
+// stampOf returns the transmit stamp of the byte at offset (counted from the connection's
+// first byte, modulo 2^32 as the kernel keys it), zero when the kernel has given none.
+func (t *transmitStamps) stampOf(offset int64) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.drain()
+	if t.have && t.key == uint32(offset) {
+		return t.at
+	}
+	return time.Time{}
+}
+
+// drain reads the error queue to its end, keeping the latest stamp. The queue must not
+// grow: every entry counts against the receive buffer and keeps the socket signalling an
+// error.
+func (t *transmitStamps) drain() {
+	_ = t.raw.Control(func(fd uintptr) {
+		for {
+			t.msg.Control = &t.oob[0]
+			t.msg.SetControllen(len(t.oob))
+			_, _, errno := syscall.RawSyscall(syscall.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&t.msg)), syscall.MSG_ERRQUEUE|syscall.MSG_DONTWAIT)
+			if errno == syscall.EINTR {
+				continue
+			}
+			if errno != 0 {
+				return
+			}
+			t.take(int(t.msg.Controllen))
+		}
+	})
+	t.msg.Control = nil
+}
+
+// take reads one error-queue message of n bytes of ancillary data: a stamp
+// (SCM_TIMESTAMPING, the software one first) and its key (IP_RECVERR or IPV6_RECVERR).
+func (t *transmitStamps) take(n int) {
+	hdr := syscall.CmsgLen(0)
+	var at time.Time
+	var key uint32
+	keyed := false
+	for off := 0; off+hdr <= n; {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&t.oob[off]))
+		if int(h.Len) < hdr || off+int(h.Len) > n {
+			return
+		}
+		data := t.oob[off+hdr : off+int(h.Len)]
+		switch {
+		case h.Level == syscall.SOL_SOCKET && h.Type == syscall.SO_TIMESTAMPING && len(data) >= int(unsafe.Sizeof(syscall.Timespec{})):
+			at = monotonic(*(*syscall.Timespec)(unsafe.Pointer(&data[0])))
+		case (h.Level == syscall.SOL_IP && h.Type == syscall.IP_RECVERR || h.Level == syscall.SOL_IPV6 && h.Type == ipv6RecvErr) && len(data) >= 16:
+			// struct sock_extended_err: errno u32, origin u8, type u8, code u8, pad u8, info u32, data u32
+			if data[4] == soEEOriginTimestamping {
+				key, keyed = *(*uint32)(unsafe.Pointer(&data[12])), true
+			}
+		}
+		off += syscall.CmsgSpace(int(h.Len) - hdr)
+	}
+	if keyed && !at.IsZero() && (!t.have || int32(key-t.key) >= 0) {
+		t.key, t.at, t.have = key, at, true
+	}
+}
+
+// onlyErrorEvent reports the error Go's poller gives a waiting reader when the socket
+// signalled nothing but an error (EPOLLERR alone): a transmit stamp queued while the
+// socket could neither be read nor written to (a large body waiting for the window), not
+// a failure of the connection. internal/poll.ErrNotPollable cannot be named from here.
+func onlyErrorEvent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Err != nil && op.Err.Error() == "not pollable"
+}
+
+// waitPastStamp takes the queued stamps and reads again until bytes arrive: the poller
+// keeps failing reads until the socket's next event (data, or room to write) clears the
+// error, so until then this polls, with kernel stamps losing nothing by the wait.
+func (k *kernelReader) waitPastStamp() error {
+	errorEventWaits.Add(1)
+	wait := 20 * time.Microsecond
+	for {
+		k.tx.mu.Lock()
+		k.tx.drain()
+		k.tx.mu.Unlock()
+		time.Sleep(wait)
+		wait = min(2*wait, time.Millisecond)
+		err := k.raw.Read(k.recv)
+		if err == nil || !onlyErrorEvent(err) {
+			return err
+		}
+	}
+}
+
+// transmitted returns the kernel's transmit stamp of the byte at offset; zero when there
+// is none (yet), or the socket gives none.
+func (k *kernelReader) transmitted(offset int64) time.Time {
+	if k.tx == nil {
+		return time.Time{}
+	}
+	return k.tx.stampOf(offset)
 }

@@ -15,3 +15,5 @@ type kernelReader struct{}
 func newKernelReader(net.Conn) *kernelReader { return nil }
 
 func (k *kernelReader) read([]byte) (int, time.Time, error) { panic("no kernel stamps") }
+
+func (k *kernelReader) transmitted(int64) time.Time { return time.Time{} }

@@ -70,6 +70,12 @@ type Result struct {
 	// KernelStampedReads and UserStampedReads count the socket reads of the response body
 	// whose bytes were stamped by the kernel on arrival, or when the read returned.
 	KernelStampedReads, UserStampedReads int
+	// Sent is when the request's last byte left this host: the kernel's transmit stamp
+	// (SO_TIMESTAMPING, software, Linux), valid when HasSent. It splits TTFT in two: the
+	// client's send (connection, request writing, the kernel's send path) up to Sent, and
+	// the network, the engine's queue and prefill after it.
+	Sent    time.Duration
+	HasSent bool
 
 	noPerChunkUsage bool
 	// content backs Content, which is a view of it: bytes below its length never change, so
