@@ -65,6 +65,8 @@ type Extension struct {
 	// StructuredOutput is what a tool-call or JSON-schema run's responses held; null for
 	// text answers.
 	StructuredOutput *StructuredOutput `json:"structured_output"`
+	// Send splits TTFT where each request's last byte left this host.
+	Send SendSplit `json:"send"`
 	// CacheBlockTokens is the engine's prefix-cache granularity the scenario declared: how
 	// far a request's cached tokens may lie from its expected range (RequestSpan's
 	// expected_cached_min and expected_cached_max).
@@ -221,6 +223,28 @@ type MergedShard struct {
 	StartSkewMs *Float `json:"start_skew_ms"`
 	Complete    bool   `json:"complete"`
 }
+
+// SendSplit splits each successful request's TTFT where its last byte left this host: the
+// client's send before (connection, writing the request, the kernel's send path), the
+// network, the engine's queue and prefill after.
+type SendSplit struct {
+	// Source is "kernel-transmit" (the kernel's software transmit stamp, SO_TIMESTAMPING)
+	// or "none", with Note saying why.
+	Source string `json:"source"`
+	Note   string `json:"note"`
+	// Stamped counts the successful requests with a stamp.
+	Stamped int `json:"stamped"`
+	// ClientSendMs is from each request's start to its stamp; ServerTTFTMs is its TTFT
+	// after the stamp. Null without stamps.
+	ClientSendMs *Percentiles `json:"client_send_ms"`
+	ServerTTFTMs *Percentiles `json:"server_ttft_ms"`
+}
+
+// Send sources.
+const (
+	SendKernelTransmit = "kernel-transmit"
+	SendNone           = "none"
+)
 
 // Clock records how a run's events were stamped: Source is "kernel-receive" (the kernel's
 // receive timestamp of the bytes, SO_TIMESTAMPNS), "user-space-read" (when the read that
@@ -468,6 +492,9 @@ type RequestSpan struct {
 	// FirstToolCallMs is the time from the request's start to its first tool-call
 	// fragment; null when none came.
 	FirstToolCallMs *Float `json:"first_tool_call_ms"`
+	// SentMs is when the request's last byte left this host (the kernel's transmit stamp),
+	// after its start: the client's send. Null where the platform stamps no transmits.
+	SentMs *Float `json:"sent_ms"`
 	// StructureProblem says what was wrong with a tool call or a JSON answer that was kept
 	// (the observe policy; under strict it is the failure's message); null when nothing
 	// was, or when the run asked for text.

@@ -121,6 +121,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Trace:            r.traceReplay(timeline),
 		Sessions:         r.sessionSummary(timeline),
 		StructuredOutput: r.structuredSummary(timeline),
+		Send:             sendSplit(timeline),
 		CacheBlockTokens: sc.CacheBlockTokens,
 	}
 	return b
@@ -298,6 +299,9 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		}
 		if !o.firstToolCall.IsZero() {
 			s.FirstToolCallMs = artifact.F(o.firstToolCall.Sub(o.sent).Seconds() * 1000)
+		}
+		if !o.transmitted.IsZero() {
+			s.SentMs = artifact.F(o.transmitted.Sub(o.sent).Seconds() * 1000)
 		}
 		if o.structureProblem != "" {
 			s.StructureProblem = new(o.structureProblem)

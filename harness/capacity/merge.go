@@ -126,6 +126,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifact.RequestSpan) {
 	first := shards[0].Extension
 	ext.CacheBlockTokens = first.CacheBlockTokens
+	ext.Send = sendSplit(spans)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)

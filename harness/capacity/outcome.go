@@ -36,6 +36,8 @@ type outcome struct {
 	structureProblem string
 	// firstToolCall is when its first tool-call fragment arrived; zero when none did.
 	firstToolCall time.Time
+	// transmitted is when the request's last byte left this host; zero without a stamp.
+	transmitted time.Time
 	// usage and reasoning record what the stream showed of the endpoint's capabilities.
 	usage, reasoning bool
 	// dispatch is from when the request was due to its start; lag, lagMax and events are
@@ -147,6 +149,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	if res.HasFirstToolCall {
 		o.firstToolCall = res.Start.Add(res.FirstToolCall)
+	}
+	if res.HasSent {
+		o.transmitted = res.Start.Add(res.Sent)
 	}
 	if r.sc.Sessions > 0 && o.row != nil {
 		o.answer = strings.Clone(res.Content)
@@ -352,4 +357,24 @@ func firstToolCalls(spans []artifact.RequestSpan) *artifact.Percentiles {
 		}
 	}
 	return percentiles(first)
+}
+
+// NoTransmitStamps says why a run's TTFT is not split.
+const NoTransmitStamps = "no transmit stamps: the kernel stamps a request's last byte on Linux only, with kernel timestamps on (not with ANVIL_KERNEL_TIMESTAMPS=false)"
+
+// sendSplit splits the successful requests' TTFT at their transmit stamps, from the
+// timeline.
+func sendSplit(spans []artifact.RequestSpan) artifact.SendSplit {
+	var client, server []float64
+	for _, s := range spans {
+		if s.Outcome == "ok" && s.SentMs != nil && s.TTFTMs != nil {
+			client = append(client, float64(*s.SentMs))
+			server = append(server, float64(*s.TTFTMs)-float64(*s.SentMs))
+		}
+	}
+	if len(client) == 0 {
+		return artifact.SendSplit{Source: artifact.SendNone, Note: NoTransmitStamps}
+	}
+	return artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: len(client),
+		ClientSendMs: percentiles(client), ServerTTFTMs: percentiles(server)}
 }

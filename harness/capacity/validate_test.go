@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/internal/schedule"
 	"github.com/anvilbench/anvilbench/internal/workload"
@@ -203,6 +204,7 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	if runtime.GOOS == "linux" && (b.Extension.Clock.Source != ClockKernel || b.TimingMethodology.Clock != clockKernel) {
 		t.Errorf("on Linux the kernel stamps: %+v", b.Extension.Clock)
 	}
+	checkSendSplit(t, b, 30)
 
 	off := target(s)
 	off.MetricsURL, off.UserSpaceStamps = MetricsOff, true
@@ -212,5 +214,35 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	}
 	if c := b.Extension.Clock; c.Source != ClockUserSpace || c.KernelStampedReads != 0 || c.UserStampedReads == 0 || b.TimingMethodology.Clock != clockUserSpace {
 		t.Errorf("user-space stamps asked for: %+v", c)
+	}
+	if sp := b.Extension.Send; sp.Source != artifact.SendNone || sp.Note == "" || sp.Stamped != 0 || sp.ClientSendMs != nil {
+		t.Errorf("user-space stamps take no transmit stamps: %+v", sp)
+	}
+}
+
+// checkSendSplit checks that on Linux every success's TTFT splits at its transmit stamp,
+// with at least the engine's injected prefill (ms) after it.
+func checkSendSplit(t *testing.T, b *artifact.Benchmark, prefillMs float64) {
+	t.Helper()
+	sp := b.Extension.Send
+	if runtime.GOOS != "linux" {
+		if sp.Source != artifact.SendNone || sp.Note == "" {
+			t.Errorf("no transmit stamps here, yet %+v", sp)
+		}
+		return
+	}
+	if sp.Source != artifact.SendKernelTransmit || sp.Stamped != b.Completed || sp.ClientSendMs == nil || sp.ServerTTFTMs == nil {
+		t.Fatalf("send split %+v of %d successes", sp, b.Completed)
+	}
+	if p50 := float64(sp.ServerTTFTMs.P50); p50 < prefillMs {
+		t.Errorf("TTFT after the request left: p50 %.2f ms, below the engine's %.0f ms prefill", p50, prefillMs)
+	}
+	if p50 := float64(sp.ClientSendMs.P50); p50 <= 0 || p50 > prefillMs/2 {
+		t.Errorf("client send p50 %.3f ms", p50)
+	}
+	for _, s := range b.Extension.Timeline {
+		if s.Outcome == "ok" && (s.SentMs == nil || *s.SentMs > *s.TTFTMs) {
+			t.Errorf("request %d: sent at %v ms, TTFT %v ms", s.RequestIndex, s.SentMs, s.TTFTMs)
+		}
 	}
 }

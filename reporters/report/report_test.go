@@ -277,6 +277,9 @@ func TestEachRunHasItsSection(t *testing.T) {
 	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
 		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
 	in.Runs[1].Extension.PromptNonce = "qwertyui"
+	in.Runs[1].Extension.Send = artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: 28,
+		ClientSendMs: &artifact.Percentiles{Samples: 28, P50: 0.012, P95: 0.03, P99: 0.05, Max: 0.08},
+		ServerTTFTMs: &artifact.Percentiles{Samples: 28, P50: 39.9, P95: 41, P99: 42, Max: 43}}
 	in.Runs[1].Metrics.PrefixCacheHitAvg = artifact.F(0.004)
 	_, page, md := render(t, in)
 	charts := svgs(t, page)
@@ -286,7 +289,9 @@ func TestEachRunHasItsSection(t *testing.T) {
 		`<table class="distributions">`, `<table class="failures">`, "HTTP 503: engine overloaded",
 		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%",
 		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk)", "tpot caveat", "chunks carried 4.0 tokens on average",
-		"0.4% of prompt tokens served from the engine&#39;s cache on average (unique prompts, nonce qwertyui)"} {
+		"0.4% of prompt tokens served from the engine&#39;s cache on average (unique prompts, nonce qwertyui)",
+		"kernel-transmit (28 requests stamped)", "<td>ttft: client send</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">0.012 ms",
+		"<td>ttft: after the request left</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">39.90 ms"} {
 		if !strings.Contains(art, want) {
 			t.Errorf("the run's section lacks %q", want)
 		}

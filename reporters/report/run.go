@@ -226,6 +226,7 @@ func (v *RunView) Client() []Field {
 	}
 	items := []Field{
 		{"timing clock", fmt.Sprintf("%s (%d reads kernel-stamped, %d user-space)", orDash(c.Source), c.KernelStampedReads, c.UserStampedReads)},
+		{"ttft split at the request's last byte", sendSplit(x.Send)},
 		{"dispatch delay p50 / max", fmtPtr(o.DispatchDelayP50Ms, fmtMs) + " / " + fmtPtr(o.DispatchDelayMaxMs, fmtMs)},
 		{"event lag mean / max", us(o.EventLagMeanUs) + " / " + us(o.EventLagMaxUs)},
 		{"client CPU share", fmtPtr(o.CPUSharePct, func(f float64) string { return fmtNumber(f, 1) + "%" })},
@@ -325,14 +326,42 @@ func (v *RunView) Distributions() []DistRow {
 		{"decode", &m.DecodeTokS, fmtRate}, {"effective prefill", &m.EffectivePrefillTokS, fmtRate},
 		{"prompt tokens", &m.PromptTokensDist, tokens}, {"completion tokens", &m.CompletionTokens, tokens},
 	}
-	rows := make([]DistRow, 0, len(fams))
+	rows := make([]DistRow, 0, len(fams)+2)
 	for _, f := range fams {
 		d := f.d
 		p := func(x *artifact.Float) string { return fmtPtr(x, f.f) }
 		rows = append(rows, DistRow{Name: f.name, Samples: fmtInt(d.Samples), Mean: p(d.Mean), P50: p(d.P50), P90: p(d.P90), P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)})
+		if f.name == "ttft" {
+			rows = append(rows, v.sendRows()...)
+		}
 	}
 	return rows
 }
 
+// sendRows split TTFT where each request's last byte left the client: its send, and what
+// followed (network, queue, prefill). None without transmit stamps.
+func (v *RunView) sendRows() []DistRow {
+	x := v.B.Extension
+	if x == nil || x.Send.ClientSendMs == nil || x.Send.ServerTTFTMs == nil {
+		return nil
+	}
+	row := func(name string, d *artifact.Percentiles) DistRow {
+		p := func(f artifact.Float) string { return fmtMs(float64(f)) }
+		return DistRow{Name: name, Samples: fmtInt(d.Samples), Mean: "—", P50: p(d.P50), P90: "—", P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)}
+	}
+	return []DistRow{row("ttft: client send", x.Send.ClientSendMs), row("ttft: after the request left", x.Send.ServerTTFTMs)}
+}
+
 // Host is the run's endpoint as host and port.
 func (v *RunView) Host() string { return host(v.B.BaseURL) }
+
+// sendSplit says how TTFT was split: by which stamp, for how many requests, or why not.
+func sendSplit(s artifact.SendSplit) string {
+	switch {
+	case s.Source == artifact.SendKernelTransmit:
+		return fmt.Sprintf("%s (%d requests stamped)", s.Source, s.Stamped)
+	case s.Note != "":
+		return s.Note
+	}
+	return "—"
+}
