@@ -47,6 +47,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		StallTimeout:    target.StallTimeout,
 		Connections:     sc.Concurrency,
 		UserSpaceStamps: target.UserSpaceStamps,
+		TransmitStamps:  target.TransmitStamps,
 	})
 	defer client.Close()
 	san := newSanitizer(target)

@@ -28,6 +28,9 @@ type Target struct {
 	// UserSpaceStamps stamps events when the read returns even where the kernel stamps
 	// their arrival (Linux).
 	UserSpaceStamps bool
+	// TransmitStamps splits TTFT at each request's last byte (stream.Options.TransmitStamps,
+	// off by default for the reason given there).
+	TransmitStamps bool
 }
 
 // Shard is one segment of a scenario split across Count processes or hosts: request index

@@ -187,7 +187,9 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	s := fastEngine(t, refengine.Options{PrefillOverhead: 30 * time.Millisecond, ITL: 2 * time.Millisecond})
 	sc := validScenario()
 	sc.Requests, sc.Concurrency = 12, 4
-	b := mustRun(t, target(s), sc)
+	stamped := target(s)
+	stamped.TransmitStamps = true
+	b := mustRun(t, stamped, sc)
 	m := b.Extension.EngineMetrics
 	if !m.Scraped || m.TTFTMs == nil || m.TTFTMs.Count != 12 || m.InterTokenMs == nil || m.E2EMs == nil || m.QueueMs == nil {
 		t.Fatalf("engine metrics %+v", m)

@@ -2,9 +2,7 @@ package stream
 
 import (
 	"context"
-	"crypto/tls"
 	"net"
-	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 )
@@ -40,9 +38,16 @@ func (c *stampConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// sent is the kernel's transmit stamp of the last byte written: when it left this host.
-// Once a response has been read, that is its request's last byte (HTTP/1.1 sends the next
-// request only after). Zero when the kernel gave no stamp.
+// stampNextWrite asks the kernel to stamp when the next write's last byte leaves.
+func (c *stampConn) stampNextWrite() {
+	if c.kernel != nil {
+		c.kernel.armTransmit(c.written.Load())
+	}
+}
+
+// sent is the kernel's transmit stamp of the last byte written (after stampNextWrite):
+// when it left this host. Once a response has been read, that is its request's last byte.
+// Zero when the kernel gave no stamp.
 func (c *stampConn) sent() time.Time {
 	end := c.written.Load()
 	if end == 0 || c.kernel == nil {
@@ -76,35 +81,18 @@ func (c *stampConn) Read(p []byte) (int, error) {
 // lastRead is the arrival of the latest bytes read from the socket.
 func (c *stampConn) lastRead() time.Time { return epoch.Add(time.Duration(c.last.Load())) }
 
-// dialStamped wraps every connection the transport dials, with kernel stamps unless
-// userSpace.
-func dialStamped(d *net.Dialer, userSpace bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialStamped dials connections with kernel receive stamps unless userSpace, and transmit
+// stamps too when transmit.
+func dialStamped(d *net.Dialer, userSpace, transmit bool) func(ctx context.Context, network, addr string) (*stampConn, error) {
+	return func(ctx context.Context, network, addr string) (*stampConn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		sc := &stampConn{Conn: conn}
 		if !userSpace && kernelStamps {
-			sc.kernel = newKernelReader(conn)
+			sc.kernel = newKernelReader(conn, transmit)
 		}
 		return sc, nil
 	}
-}
-
-// connOf returns the stampConn under a connection the transport handed out (beneath TLS
-// for https), or nil.
-func connOf(c net.Conn) *stampConn {
-	if t, ok := c.(*tls.Conn); ok {
-		c = t.NetConn()
-	}
-	sc, _ := c.(*stampConn)
-	return sc
-}
-
-// withConnTrace makes the transport report the connection it uses for a request to *conn.
-func withConnTrace(ctx context.Context, conn **stampConn) context.Context {
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { *conn = connOf(info.Conn) },
-	})
 }

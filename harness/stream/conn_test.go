@@ -2,10 +2,15 @@ package stream
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
-	"net/http/httptrace"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"sort"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,10 +132,11 @@ func TestKernelStampsSurviveAStalledClient(t *testing.T) {
 	user.s.afterEvent = stall
 	defer user.Close()
 
-	// The engine records a flush after its write returns: on a loaded machine one of its
-	// records may itself be late, so one gap off by a millisecond is allowed.
+	// On a loaded machine the stall can outlast the next chunk's arrival too: one read then
+	// delivers two chunks, stamped alike, which puts two gaps off (+10 ms, then -10 ms). The
+	// engine's own flush record can be late the same way. Two gaps off are allowed.
 	k, u := perITLErrors(t, kernel, engine, body), perITLErrors(t, user, engine, body)
-	if n := late(k); n > 1 {
+	if n := late(k); n > 2 {
 		t.Errorf("kernel stamps: %d of %d gaps off by more than 1ms: %v", n, len(k), k)
 	}
 	if n := late(u); n < len(u)/4 {
@@ -139,24 +145,90 @@ func TestKernelStampsSurviveAStalledClient(t *testing.T) {
 	t.Logf("worst per-ITL error: kernel %v, user space %v (%d of %d gaps off by more than 1ms)", worst(k), worst(u), late(u), len(u))
 }
 
-// A connection goes back to the transport after each stream, so no request but the first
-// pays for a TCP handshake inside its TTFT: the body is read to its end after [DONE].
+// completeStreams serves a complete stream to every request, over TLS when secure, closing
+// connections idle for idle (0: never), and counts the connections it accepted.
+func completeStreams(t *testing.T, secure bool, idle time.Duration) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var conns atomic.Int64
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, p := range []string{roleChunk, contentChunk, finishChunk, usageChunk, done} {
+			_, _ = w.Write([]byte(p))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	s.Config.IdleTimeout = idle
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	if secure {
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
+	t.Cleanup(s.Close)
+	return s, &conns
+}
+
+// A connection is kept after each stream, so no request but the first pays for a TCP
+// handshake inside its TTFT: the body is read to its end after [DONE].
 func TestConnectionsAreReusedAcrossStreams(t *testing.T) {
 	t.Parallel()
-	s := serve(t, 200, "text/event-stream", time.Millisecond, roleChunk, contentChunk, finishChunk, usageChunk, done)
+	s, conns := completeStreams(t, false, 0)
 	c := client(s)
 	defer c.Close()
-	var reused []bool
 	for range 3 {
-		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-			GotConn: func(info httptrace.GotConnInfo) { reused = append(reused, info.Reused) },
-		})
-		if _, err := c.Stream(ctx, ChatPath, []byte(`{}`), 16); err != nil {
+		if _, err := stream(t, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(reused) != 3 || reused[0] || !reused[1] || !reused[2] {
-		t.Errorf("connection reused per request: %v, want [false true true]", reused)
+	if n := conns.Load(); n != 1 {
+		t.Errorf("3 streams took %d connections, want 1", n)
+	}
+}
+
+// An engine closes connections left idle (uvicorn after 5 s): the next request must not be
+// written to one, it dials anew and succeeds.
+func TestAConnectionTheServerClosedIsNotReused(t *testing.T) {
+	t.Parallel()
+	s, conns := completeStreams(t, false, 50*time.Millisecond)
+	c := client(s)
+	defer c.Close()
+	for i := range 3 {
+		if _, err := stream(t, c); err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("3 streams 300 ms apart on a server closing idle connections after 50 ms took %d connections, want 3", n)
+	}
+}
+
+// An https endpoint streams as well, and keeps its connection too.
+func TestStreamsOverTLS(t *testing.T) {
+	t.Parallel()
+	s, conns := completeStreams(t, true, 0)
+	c := client(s)
+	defer c.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(s.Certificate())
+	c.direct.tls.RootCAs = roots
+	for i := range 2 {
+		res, err := stream(t, c)
+		if err != nil || !res.Terminal || res.Content == "" {
+			t.Fatalf("stream %d: %v (%+v)", i, err, res)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("2 streams took %d connections, want 1", n)
+	}
+	c.direct.tls.RootCAs = nil
+	c.Close()
+	if _, err := stream(t, c); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("an untrusted certificate: %v", err)
 	}
 }
 

@@ -38,7 +38,7 @@ type kernelReader struct {
 
 // newKernelReader turns on receive stamps for c; nil when c is not a TCP connection or the
 // socket refuses them (the caller keeps user-space stamps).
-func newKernelReader(c net.Conn) *kernelReader {
+func newKernelReader(c net.Conn, transmit bool) *kernelReader {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return nil
@@ -53,7 +53,10 @@ func newKernelReader(c net.Conn) *kernelReader {
 	}); err != nil || serr != nil {
 		return nil
 	}
-	k := &kernelReader{raw: raw, tx: newTransmitStamps(raw)}
+	k := &kernelReader{raw: raw}
+	if transmit {
+		k.tx = newTransmitStamps(raw)
+	}
 	k.msg.Iov, k.msg.Iovlen = &k.iov, 1
 	k.recv = k.recvmsg
 	return k
@@ -151,47 +154,81 @@ const (
 	ipv6RecvErr            = 25
 )
 
-// transmitStamps reads the transmit stamps of one connection's error queue. It keeps the
-// latest (highest offset): a request asks for the stamp of its own last byte, the latest
-// written, once it is answered.
+// transmitStamps reads the transmit stamps of one connection's error queue. They are on
+// only from before a request is written until its stamp is taken, so a stream's body is
+// read with them off. It keeps the latest stamp (the highest offset).
 type transmitStamps struct {
-	raw  syscall.RawConn
-	mu   sync.Mutex
-	msg  syscall.Msghdr
-	oob  [256]byte
-	key  uint32
-	at   time.Time
-	have bool
+	raw   syscall.RawConn
+	flags int // the set the kernel accepted
+	mu    sync.Mutex
+	msg   syscall.Msghdr
+	oob   [256]byte
+	// base is the bytes written when the stamps were turned on: the kernel counts its keys
+	// from there.
+	base  int64
+	armed bool
+	key   uint32
+	at    time.Time
+	have  bool
 }
 
-// newTransmitStamps turns transmit stamps on; nil when the kernel refuses them. Older
-// kernels lack the later options, so each set is tried without them in turn.
+// newTransmitStamps finds which options the kernel takes (older kernels lack the later
+// ones, so each set is tried without them in turn) and leaves them off; nil when it takes
+// none.
 func newTransmitStamps(raw syscall.RawConn) *transmitStamps {
 	base := tsTxSoftware | tsSoftware | tsOptID | tsOptTSOnly
 	for _, flags := range []int{base | tsOptIDTCP | tsOptRxFilter, base | tsOptIDTCP, base | tsOptRxFilter, base} {
-		var serr error
-		if err := raw.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPING, flags)
-		}); err != nil {
+		t := &transmitStamps{raw: raw, flags: flags}
+		switch err := t.set(flags); {
+		case err == nil:
+			if t.set(0) != nil {
+				return nil
+			}
+			return t
+		case !errors.Is(err, syscall.EINVAL):
 			return nil
-		}
-		if serr == nil {
-			return &transmitStamps{raw: raw}
 		}
 	}
 	return nil
 }
 
-// stampOf returns the transmit stamp of the byte at offset (counted from the connection's
-// first byte, modulo 2^32 as the kernel keys it), zero when the kernel has given none.
-func (t *transmitStamps) stampOf(offset int64) time.Time {
+func (t *transmitStamps) set(flags int) error {
+	var serr error
+	if err := t.raw.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPING, flags)
+	}); err != nil {
+		return err
+	}
+	return serr
+}
+
+// arm turns the stamps on for the next write; written is the bytes written so far.
+func (t *transmitStamps) arm(written int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.drain()
-	if t.have && t.key == uint32(offset) {
-		return t.at
+	t.have = false
+	t.armed = t.set(t.flags) == nil
+	t.base = written
+}
+
+// stampOf returns the transmit stamp of the byte at offset (counted from the connection's
+// first byte), zero when the kernel has given none (yet). Once it has, the stamps go off.
+func (t *transmitStamps) stampOf(offset int64) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.armed && !t.have {
+		return time.Time{}
 	}
-	return time.Time{}
+	t.drain()
+	if !t.have || t.key != uint32(offset-t.base) {
+		return time.Time{}
+	}
+	if t.armed {
+		_ = t.set(0)
+		t.armed = false
+	}
+	return t.at
 }
 
 // drain reads the error queue to its end, keeping the latest stamp. The queue must not
@@ -269,6 +306,13 @@ func (k *kernelReader) waitPastStamp() error {
 		if err == nil || !onlyErrorEvent(err) {
 			return err
 		}
+	}
+}
+
+// armTransmit turns transmit stamps on for the next write.
+func (k *kernelReader) armTransmit(written int64) {
+	if k.tx != nil {
+		k.tx.arm(written)
 	}
 }
 

@@ -12,8 +12,10 @@ const kernelStamps = false
 
 type kernelReader struct{}
 
-func newKernelReader(net.Conn) *kernelReader { return nil }
+func newKernelReader(net.Conn, bool) *kernelReader { return nil }
 
 func (k *kernelReader) read([]byte) (int, time.Time, error) { panic("no kernel stamps") }
 
 func (k *kernelReader) transmitted(int64) time.Time { return time.Time{} }
+
+func (k *kernelReader) armTransmit(int64) {}

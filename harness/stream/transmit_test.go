@@ -60,9 +60,14 @@ func TestTransmitStampSplitsTTFT(t *testing.T) {
 	srv := &sseAfter{ttft: ttft}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	c := New(Options{BaseURL: ts.URL, Timeout: 10 * time.Second, StallTimeout: 5 * time.Second})
+	c := New(Options{BaseURL: ts.URL, Timeout: 10 * time.Second, StallTimeout: 5 * time.Second, TransmitStamps: true})
 	defer c.Close()
 	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`)
+	plain := New(Options{BaseURL: ts.URL, Timeout: 10 * time.Second, StallTimeout: 5 * time.Second})
+	defer plain.Close()
+	if res, err := plain.Stream(context.Background(), ChatPath, body, 8); err != nil || res.HasSent {
+		t.Fatalf("transmit stamps are off by default: %v, sent %v", err, res.HasSent)
+	}
 	for i := range 5 {
 		res, err := c.Stream(context.Background(), ChatPath, body, 8)
 		if err != nil {
@@ -71,7 +76,7 @@ func TestTransmitStampSplitsTTFT(t *testing.T) {
 		if !res.HasSent {
 			t.Fatalf("request %d: no transmit stamp", i)
 		}
-		at, _ := srv.handled(i)
+		at, _ := srv.handled(i + 1)
 		began := at.Sub(res.Start)
 		// The stamp is placed on the monotonic clock through the wall clock: allow for it.
 		if res.Sent <= 0 || res.Sent > began+200*time.Microsecond {
@@ -95,7 +100,7 @@ func TestTransmitStampOfABodyTheServerReadsSlowly(t *testing.T) {
 	srv := &sseAfter{slow: time.Millisecond}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	c := New(Options{BaseURL: ts.URL, Timeout: 30 * time.Second, StallTimeout: 10 * time.Second})
+	c := New(Options{BaseURL: ts.URL, Timeout: 30 * time.Second, StallTimeout: 10 * time.Second, TransmitStamps: true})
 	defer c.Close()
 	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("y", 8<<20) + `"}]}`)
 	waits := errorEventWaits.Load()

@@ -63,6 +63,9 @@ type Config struct {
 	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
 	// timestamp of its bytes where the platform has one (Linux), else when the read returns.
 	KernelTimestamps bool `env:"KERNEL_TIMESTAMPS" envDefault:"true"`
+	// TransmitStamps (ANVIL_TRANSMIT_STAMPS) splits TTFT at the kernel's transmit stamp of
+	// each request's last byte (with kernel timestamps, on Linux).
+	TransmitStamps bool `env:"TRANSMIT_STAMPS" envDefault:"false"`
 
 	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
 	// progress.

@@ -49,5 +49,5 @@ func (c Config) configured() capacity.Scenario {
 // configured key and timeouts.
 func (c Config) Target(baseURL string) capacity.Target {
 	return capacity.Target{BaseURL: baseURL, APIKey: c.APIKey, Timeout: c.Timeout, StallTimeout: c.StallTimeout, MetricsURL: c.MetricsURL,
-		UserSpaceStamps: !c.KernelTimestamps}
+		UserSpaceStamps: !c.KernelTimestamps, TransmitStamps: c.TransmitStamps}
 }
