@@ -91,7 +91,8 @@ func New(opts Options) *Client {
 	if opts.Connections <= 0 {
 		opts.Connections = 1
 	}
-	dial := dialStamped(&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}, opts.UserSpaceStamps, opts.TransmitStamps)
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: clampSegments}
+	dial := dialStamped(dialer, opts.UserSpaceStamps, opts.TransmitStamps)
 	transport := &http.Transport{
 		Proxy: nil, // a proxy between client and engine would be measured too
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -244,5 +245,40 @@ func TestAResponseLeftOpenAfterDoneIsAbandoned(t *testing.T) {
 	}
 	if took := time.Since(began); took > drainTimeout+time.Second {
 		t.Errorf("Stream took %v after [DONE]", took)
+	}
+}
+
+// The client's connections advertise an Ethernet MSS, so the engine's segments stay small
+// even over loopback (see clampSegments).
+func TestConnectionsAdvertiseAnEthernetMSS(t *testing.T) {
+	t.Parallel()
+	var mss atomic.Int64
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(contentChunk + finishChunk + done))
+	}))
+	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st != http.StateNew {
+			return
+		}
+		raw, err := c.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			return
+		}
+		_ = raw.Control(func(fd uintptr) {
+			if v, err := syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_MAXSEG); err == nil {
+				mss.Store(int64(v))
+			}
+		})
+	}
+	s.Start()
+	defer s.Close()
+	c := client(s)
+	defer c.Close()
+	if _, err := stream(t, c); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && (mss.Load() <= 0 || mss.Load() > ethernetMSS) {
+		t.Errorf("the engine's side of the connection sends segments of up to %d bytes, want at most %d", mss.Load(), ethernetMSS)
 	}
 }
