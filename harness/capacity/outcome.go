@@ -360,7 +360,7 @@ func firstToolCalls(spans []artifact.RequestSpan) *artifact.Percentiles {
 }
 
 // NoTransmitStamps says why a run's TTFT is not split.
-const NoTransmitStamps = "no transmit stamps: they are off unless ANVIL_TRANSMIT_STAMPS=true, and the kernel stamps a request's last byte on Linux only, with kernel timestamps on"
+const NoTransmitStamps = "no transmit stamps: the kernel stamps a request's last byte on Linux only, with kernel timestamps on (ANVIL_KERNEL_TIMESTAMPS) and transmit stamps on (ANVIL_TRANSMIT_STAMPS)"
 
 // sendSplit splits the successful requests' TTFT at their transmit stamps, from the
 // timeline.

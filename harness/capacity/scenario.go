@@ -28,8 +28,8 @@ type Target struct {
 	// UserSpaceStamps stamps events when the read returns even where the kernel stamps
 	// their arrival (Linux).
 	UserSpaceStamps bool
-	// TransmitStamps splits TTFT at each request's last byte (stream.Options.TransmitStamps,
-	// off by default for the reason given there).
+	// TransmitStamps splits TTFT at each request's last byte (stream.Options.TransmitStamps;
+	// ANVIL_TRANSMIT_STAMPS, on by default).
 	TransmitStamps bool
 }
 

@@ -52,9 +52,7 @@ type Options struct {
 	// their arrival (Linux), e.g. to compare the two clocks.
 	UserSpaceStamps bool
 	// TransmitStamps takes the kernel's transmit stamp of each streamed request's last byte
-	// (Result.Sent), where the kernel stamps receipts (Linux). It is off by default: on a
-	// loopback whose engine sends with BBR, a stamped request's answer streamed 2.5 to 4
-	// times slower (the engine's window held it back); with CUBIC it made no difference.
+	// (Result.Sent), where the kernel stamps receipts (Linux).
 	TransmitStamps bool
 }
 

@@ -17,8 +17,8 @@ type Usage struct {
 }
 
 // Result is what one request's stream showed. Durations are offsets from Start, the
-// instant just before the request was handed to the HTTP client (connection setup
-// included).
+// instant just before the serialized request was handed to a connection (taking an idle
+// one or dialing one, and the write, come after it).
 type Result struct {
 	Start time.Time
 	// FirstOutput is the arrival of the first non-empty reasoning or content delta;

@@ -65,7 +65,7 @@ type Config struct {
 	KernelTimestamps bool `env:"KERNEL_TIMESTAMPS" envDefault:"true"`
 	// TransmitStamps (ANVIL_TRANSMIT_STAMPS) splits TTFT at the kernel's transmit stamp of
 	// each request's last byte (with kernel timestamps, on Linux).
-	TransmitStamps bool `env:"TRANSMIT_STAMPS" envDefault:"false"`
+	TransmitStamps bool `env:"TRANSMIT_STAMPS" envDefault:"true"`
 
 	// ProgressInterval (ANVIL_PROGRESS_INTERVAL) is how often a running scenario prints its
 	// progress.

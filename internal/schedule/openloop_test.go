@@ -70,7 +70,10 @@ func TestOpenLoopCapDelaysAndEveryIndexRuns(t *testing.T) {
 		if ready.Sub(due) > 5*time.Millisecond {
 			heldBack.Add(1)
 		}
-		if ready.Before(due) || time.Since(ready) > 20*time.Millisecond {
+		// Ready marks the slot, so the call follows it at once; a loaded 2-core machine
+		// can hold the goroutine 20 ms (seen under go test ./...), hence the margin.
+		// heldBack below checks that ready is not simply the due time.
+		if ready.Before(due) || time.Since(ready) > 100*time.Millisecond {
 			t.Errorf("request %d: ready %v after due, %v before it ran", i, ready.Sub(due), time.Since(ready))
 		}
 		n := inFlight.Add(1)
