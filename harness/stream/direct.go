@@ -167,9 +167,13 @@ func (d *direct) connect(ctx context.Context) (*directConn, error) {
 		}
 		c.c = t
 	}
-	c.br = bufio.NewReaderSize(c.c, 64<<10)
+	c.br = bufio.NewReaderSize(c.c, readBufferSize)
 	return c, nil
 }
+
+// readBufferSize bounds one read of a response: a flood's reads return 2 or 3 chunks, and
+// with 4,096 streams 64 KiB per connection held 256 MiB.
+const readBufferSize = 16 << 10
 
 // put keeps a connection whose response was read to its end for the next request.
 func (d *direct) put(c *directConn) {
