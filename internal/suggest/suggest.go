@@ -7,23 +7,35 @@ import "strings"
 // Nearest is the candidate closest to word by edit distance, when one is within
 // maxDistance edits and is not word itself; "" otherwise. Ties go to the earlier
 // candidate. A candidate that word names in part, or whole with a part more, on a "_"
-// boundary (ANVIL_TRACE for ANVIL_TRACE_FILE, trace_file for trace) is nearer than any:
-// the shortest such one.
+// boundary (ANVIL_TRACE for ANVIL_TRACE_FILE, trace_file for trace) is nearer than any,
+// the shortest such one; unless word's part more ends a close candidate as well
+// (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT).
 func Nearest(word string, candidates []string, maxDistance int) string {
 	best, bestDistance := "", maxDistance+1
-	part := ""
+	part, more := "", ""
+	sameEnd, sameEndDistance := "", maxDistance+1
 	for _, c := range candidates {
 		if c == word {
 			continue
 		}
-		if (strings.HasPrefix(c, word+"_") || strings.HasPrefix(word, c+"_")) && (part == "" || len(c) < len(part)) {
-			part = c
+		if strings.HasPrefix(c, word+"_") && (part == "" || len(c) < len(part)) {
+			part, more = c, ""
 		}
-		if d := Distance(word, c); d < bestDistance {
+		if strings.HasPrefix(word, c+"_") && (part == "" || len(c) < len(part)) {
+			part, more = c, word[strings.LastIndexByte(word, '_'):]
+		}
+		d := Distance(word, c)
+		if d < bestDistance {
 			best, bestDistance = c, d
 		}
+		if i := strings.LastIndexByte(word, '_'); i > 0 && strings.HasSuffix(c, word[i:]) && d < sameEndDistance {
+			sameEnd, sameEndDistance = c, d
+		}
 	}
-	if part != "" {
+	switch {
+	case part != "" && more != "" && sameEnd != "" && strings.HasSuffix(sameEnd, more):
+		return sameEnd
+	case part != "":
 		return part
 	}
 	return best

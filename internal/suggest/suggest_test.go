@@ -4,14 +4,16 @@ import "testing"
 
 func TestNearest(t *testing.T) {
 	known := []string{"ANVIL_CONCURRENCY", "ANVIL_CONTEXT_TOKENS", "ANVIL_BUDGETS", "ANVIL_SCENARIOS_FILE", "ANVIL_TRUTH",
-		"ANVIL_TRACE_SPEEDUP", "ANVIL_TRACE_FILE", "trace", "trace_lines"}
+		"ANVIL_TRACE_SPEEDUP", "ANVIL_TRACE_FILE", "trace", "trace_lines", "ANVIL_OUTPUT", "ANVIL_OUT_DIR"}
 	for word, want := range map[string]string{
 		"ANVIL_CONCURENCY": "ANVIL_CONCURRENCY", "ANVIL_BUDGET": "ANVIL_BUDGETS", "ANVIL_SCENARIO_FILE": "ANVIL_SCENARIOS_FILE",
 		"ANVIL_SOMETHING_ELSE": "", "ANVIL_BUDGETS": "",
 		// Named in part, or with a part more: nearer than a close spelling.
 		"ANVIL_TRACE": "ANVIL_TRACE_FILE", "trace_file": "trace",
+		// Unless the part more ends a close name too.
+		"ANVIL_OUTPUT_DIR": "ANVIL_OUT_DIR",
 	} {
-		if got := Nearest(word, known, 2); got != want {
+		if got := Nearest(word, known, 3); got != want {
 			t.Errorf("%s: %q, want %q", word, got, want)
 		}
 	}
