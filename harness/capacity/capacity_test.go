@@ -306,6 +306,9 @@ func TestCredentialsInTheBaseURLAreNotRecorded(t *testing.T) {
 	if strings.Contains(b.BaseURL, "hunter2") || strings.Contains(b.BaseURL, "user") {
 		t.Fatalf("base_url %q keeps credentials", b.BaseURL)
 	}
+	if b.Completed != 1 {
+		t.Fatalf("credentials in the URL are used, yet %d of 1 requests completed: %+v", b.Completed, b.Failures)
+	}
 }
 
 func TestCancelledRunRecordsEveryIndex(t *testing.T) {

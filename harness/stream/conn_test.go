@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
 // When the headers come with the first token (Ollama, llama.cpp), the first event is read
@@ -280,5 +281,31 @@ func TestConnectionsAdvertiseAnEthernetMSS(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && (mss.Load() <= 0 || mss.Load() > ethernetMSS) {
 		t.Errorf("the engine's side of the connection sends segments of up to %d bytes, want at most %d", mss.Load(), ethernetMSS)
+	}
+}
+
+// Credentials in the base URL are sent as basic authentication, as net/http sends them; a
+// key, when set, is sent instead.
+func TestCredentialsInTheBaseURLAuthenticate(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(contentChunk + finishChunk + done))
+	}))
+	defer s.Close()
+	withUser := strings.Replace(s.URL, "http://", "http://user:hunter2@", 1) + "/v1"
+	for _, tc := range []struct {
+		key, want string
+	}{{"", "Basic dXNlcjpodW50ZXIy"}, {"sk-1", "Bearer sk-1"}} {
+		c := New(Options{BaseURL: withUser, APIKey: secret.New(tc.key), Timeout: 5 * time.Second, StallTimeout: time.Second})
+		if _, err := stream(t, c); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if a, _ := got.Load().(string); a != tc.want {
+			t.Errorf("key %q: Authorization %q, want %q", tc.key, a, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"net"
 	"net/http"
@@ -30,6 +31,7 @@ type direct struct {
 	tls                *tls.Config // nil for http
 	dial               func(ctx context.Context, network, addr string) (*stampConn, error)
 	apiKey             secret.Secret
+	basic              string // base64 of the URL's user:password; "" for none
 	maxIdle            int
 
 	mu   sync.Mutex
@@ -50,10 +52,16 @@ var errBadBaseURL = errors.New("build request: invalid endpoint URL")
 // http://host:8000/v1).
 func newDirect(base string, apiKey secret.Secret, maxIdle int, dial func(ctx context.Context, network, addr string) (*stampConn, error)) (*direct, error) {
 	u, err := url.Parse(base)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, errBadBaseURL
 	}
 	d := &direct{host: u.Host, prefix: u.EscapedPath(), apiKey: apiKey, maxIdle: maxIdle, dial: dial}
+	if u.User != nil && !apiKey.IsSet() {
+		// Credentials in the URL are sent as net/http sends them: basic authentication,
+		// unless a key is set.
+		password, _ := u.User.Password()
+		d.basic = base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + password))
+	}
 	port := u.Port()
 	switch u.Scheme {
 	case "http":
@@ -81,7 +89,7 @@ var messages = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b
 const maxPooledMessage = 1 << 20
 
 // message writes the request of a POST of body to path: the request line, the headers
-// (the bearer key, when set, is revealed here only) and the body.
+// (the bearer key or the URL's credentials, when set) and the body.
 func (d *direct) message(path string, body []byte) message {
 	m := message{b: messages.Get().(*[]byte)}
 	b := append((*m.b)[:0], "POST "...)
@@ -90,9 +98,14 @@ func (d *direct) message(path string, body []byte) message {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, d.host...)
 	b = append(b, "\r\nUser-Agent: anvilbench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"...)
-	if d.apiKey.IsSet() {
+	switch {
+	case d.apiKey.IsSet():
 		b = append(b, "Authorization: Bearer "...)
 		b = append(b, d.apiKey.Reveal()...)
+		b = append(b, "\r\n"...)
+	case d.basic != "":
+		b = append(b, "Authorization: Basic "...)
+		b = append(b, d.basic...)
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, "Content-Length: "...)
