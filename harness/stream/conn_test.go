@@ -309,3 +309,20 @@ func TestCredentialsInTheBaseURLAuthenticate(t *testing.T) {
 		}
 	}
 }
+
+// An informational response (103 Early Hints from a proxy) comes before the real one: the
+// stream is the response that follows it.
+func TestInformationalResponsesAreSkipped(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(contentChunk + finishChunk + done))
+	}))
+	defer s.Close()
+	res, err := stream(t, client(s))
+	if err != nil || res.StatusCode != http.StatusOK || !res.Terminal {
+		t.Fatalf("stream after 103: %v, status %d, terminal %v", err, res.StatusCode, res.Terminal)
+	}
+}

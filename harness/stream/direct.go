@@ -214,10 +214,16 @@ func (d *direct) closeIdle() {
 // closeNow closes the connection, failing a read or write in progress.
 func (c *directConn) closeNow() { c.c.Close() }
 
-// roundTrip writes m on c and reads the response's head.
+// roundTrip writes m on c and reads the response's head, past any informational (1xx)
+// responses, as net/http does.
 func (c *directConn) roundTrip(m message) (*http.Response, error) {
 	if _, err := c.c.Write(*m.b); err != nil {
 		return nil, err
 	}
-	return http.ReadResponse(c.br, nil)
+	for {
+		resp, err := http.ReadResponse(c.br, nil)
+		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, err
+		}
+	}
 }
