@@ -359,8 +359,8 @@ func firstToolCalls(spans []artifact.RequestSpan) *artifact.Percentiles {
 	return percentiles(first)
 }
 
-// NoTransmitStamps says why a run's TTFT is not split.
-const NoTransmitStamps = "no transmit stamps: the kernel stamps a request's last byte on Linux only, with kernel timestamps on (ANVIL_KERNEL_TIMESTAMPS) and transmit stamps on (ANVIL_TRANSMIT_STAMPS)"
+// noTransmitStamps says why a run's TTFT is not split.
+const noTransmitStamps = "no transmit stamps: the kernel stamps a request's last byte on Linux only, with kernel timestamps on (ANVIL_KERNEL_TIMESTAMPS) and transmit stamps on (ANVIL_TRANSMIT_STAMPS)"
 
 // sendSplit splits the successful requests' TTFT at their transmit stamps, from the
 // timeline.
@@ -373,7 +373,7 @@ func sendSplit(spans []artifact.RequestSpan) artifact.SendSplit {
 		}
 	}
 	if len(client) == 0 {
-		return artifact.SendSplit{Source: artifact.SendNone, Note: NoTransmitStamps}
+		return artifact.SendSplit{Source: artifact.SendNone, Note: noTransmitStamps}
 	}
 	return artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: len(client),
 		ClientSendMs: percentiles(client), ServerTTFTMs: percentiles(server)}

@@ -200,8 +200,9 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens
 }
 
 // StreamRecycled is Stream for a body in a buffer the caller recycles: release is called
-// once, when the transport is done reading body, which may be after StreamRecycled
-// returned; until then body must not change.
+// once, when the client is done reading body (it copies body with the request's head
+// before the start stamp, so that is before StreamRecycled returns); until then body must
+// not change.
 func (c *Client) StreamRecycled(ctx context.Context, path string, body []byte, maxTokens int, release func()) (*Result, error) {
 	res, err := c.stream(ctx, path, body, maxTokens, release)
 	return res, c.seal(err)
@@ -226,13 +227,10 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	if release != nil {
 		release() // the message holds a copy
 	}
-	// The connection closes when the request's context ends (deadline, stall, the
-	// caller's cancel), which fails a read or write in progress.
 	conn := c.direct.take()
-	stop := func() bool { return false }
+	var stop func() bool
 	if conn != nil {
-		stop = context.AfterFunc(ctx, conn.closeNow)
-		conn.raw.stampNextWrite()
+		stop = conn.prepare(ctx)
 	}
 
 	res.Start = time.Now()
@@ -242,8 +240,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 			m.free()
 			return res, classify(ctx, err, "send request", &c.s, 0)
 		}
-		stop = context.AfterFunc(ctx, conn.closeNow)
-		conn.raw.stampNextWrite()
+		stop = conn.prepare(ctx)
 	}
 	defer stop()
 	resp, err := conn.roundTrip(m)

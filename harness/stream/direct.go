@@ -214,6 +214,15 @@ func (d *direct) closeIdle() {
 // closeNow closes the connection, failing a read or write in progress.
 func (c *directConn) closeNow() { c.c.Close() }
 
+// prepare readies c for a request under ctx: the connection closes when ctx ends
+// (deadline, stall, the caller's cancel), failing a read or write in progress, until stop
+// is called; and the kernel stamps when the request's last byte leaves.
+func (c *directConn) prepare(ctx context.Context) (stop func() bool) {
+	stop = context.AfterFunc(ctx, c.closeNow)
+	c.raw.stampNextWrite()
+	return stop
+}
+
 // roundTrip writes m on c and reads the response's head, past any informational (1xx)
 // responses, as net/http does.
 func (c *directConn) roundTrip(m message) (*http.Response, error) {

@@ -111,18 +111,32 @@ func (k *kernelReader) recvmsg(fd uintptr) bool {
 // stamp finds the SCM_TIMESTAMPNS message among n bytes of ancillary data and places it on
 // the monotonic clock.
 func (k *kernelReader) stamp(n int) time.Time {
-	hdr := syscall.CmsgLen(0)
-	for off := 0; off+hdr <= n; {
-		h := (*syscall.Cmsghdr)(unsafe.Pointer(&k.oob[off]))
-		if int(h.Len) < hdr || off+int(h.Len) > n {
-			return time.Time{}
+	var at time.Time
+	eachCmsg(k.oob[:n], func(level, typ int32, data []byte) bool {
+		if level == syscall.SOL_SOCKET && typ == syscall.SCM_TIMESTAMPNS && len(data) >= int(unsafe.Sizeof(syscall.Timespec{})) {
+			at = monotonic(*(*syscall.Timespec)(unsafe.Pointer(&data[0])))
+			return false
 		}
-		if h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS && int(h.Len) >= syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{}))) {
-			return monotonic(*(*syscall.Timespec)(unsafe.Pointer(&k.oob[off+hdr])))
+		return true
+	})
+	return at
+}
+
+// eachCmsg calls f with the level, type and data of each control message in oob until f
+// returns false, and reports whether every header it walked was well formed.
+func eachCmsg(oob []byte, f func(level, typ int32, data []byte) bool) bool {
+	hdr := syscall.CmsgLen(0)
+	for off := 0; off+hdr <= len(oob); {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[off]))
+		if int(h.Len) < hdr || off+int(h.Len) > len(oob) {
+			return false
+		}
+		if !f(h.Level, h.Type, oob[off+hdr:off+int(h.Len)]) {
+			return true
 		}
 		off += syscall.CmsgSpace(int(h.Len) - hdr)
 	}
-	return time.Time{}
+	return true
 }
 
 // monotonic places a kernel CLOCK_REALTIME stamp on this process's monotonic clock: now,
@@ -255,28 +269,22 @@ func (t *transmitStamps) drain() {
 // take reads one error-queue message of n bytes of ancillary data: a stamp
 // (SCM_TIMESTAMPING, the software one first) and its key (IP_RECVERR or IPV6_RECVERR).
 func (t *transmitStamps) take(n int) {
-	hdr := syscall.CmsgLen(0)
 	var at time.Time
 	var key uint32
 	keyed := false
-	for off := 0; off+hdr <= n; {
-		h := (*syscall.Cmsghdr)(unsafe.Pointer(&t.oob[off]))
-		if int(h.Len) < hdr || off+int(h.Len) > n {
-			return
-		}
-		data := t.oob[off+hdr : off+int(h.Len)]
+	wellFormed := eachCmsg(t.oob[:n], func(level, typ int32, data []byte) bool {
 		switch {
-		case h.Level == syscall.SOL_SOCKET && h.Type == syscall.SO_TIMESTAMPING && len(data) >= int(unsafe.Sizeof(syscall.Timespec{})):
+		case level == syscall.SOL_SOCKET && typ == syscall.SO_TIMESTAMPING && len(data) >= int(unsafe.Sizeof(syscall.Timespec{})):
 			at = monotonic(*(*syscall.Timespec)(unsafe.Pointer(&data[0])))
-		case (h.Level == syscall.SOL_IP && h.Type == syscall.IP_RECVERR || h.Level == syscall.SOL_IPV6 && h.Type == ipv6RecvErr) && len(data) >= 16:
+		case (level == syscall.SOL_IP && typ == syscall.IP_RECVERR || level == syscall.SOL_IPV6 && typ == ipv6RecvErr) && len(data) >= 16:
 			// struct sock_extended_err: errno u32, origin u8, type u8, code u8, pad u8, info u32, data u32
 			if data[4] == soEEOriginTimestamping {
 				key, keyed = *(*uint32)(unsafe.Pointer(&data[12])), true
 			}
 		}
-		off += syscall.CmsgSpace(int(h.Len) - hdr)
-	}
-	if keyed && !at.IsZero() && (!t.have || int32(key-t.key) >= 0) {
+		return true
+	})
+	if wellFormed && keyed && !at.IsZero() && (!t.have || int32(key-t.key) >= 0) {
 		t.key, t.at, t.have = key, at, true
 	}
 }
