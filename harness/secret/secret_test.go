@@ -22,3 +22,23 @@ func TestEveryEncodingRedacts(t *testing.T) {
 		t.Error("Reveal, IsSet or the empty secret")
 	}
 }
+
+func TestValidateNamesTheFlawNotTheKey(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"sk-canary\n":         "line break at byte 10 of 10",
+		"sk-canary\r\nX-Y: 1": "line break at byte 10 of 17",
+		"sk-canary\x1b[0m":    "control character 0x1b at byte 10 of 13",
+		"sk-canary\x7f":       "control character 0x7f at byte 10 of 10",
+	} {
+		err := New(key).Validate()
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "canary") {
+			t.Errorf("%q: %v, want %q and no key", key, err, want)
+		}
+	}
+	for _, key := range []string{"", "sk-canary", "tab\tinside", "ünïcode"} {
+		if err := New(key).Validate(); err != nil {
+			t.Errorf("%q: %v", key, err)
+		}
+	}
+}

@@ -75,9 +75,10 @@ type Client struct {
 	base   string
 	apiKey secret.Secret
 	// http serves the start-up requests; direct the streams (nil for an unusable URL).
-	http   *http.Client
-	direct *direct
-	s      settings
+	http      *http.Client
+	direct    *direct
+	directErr error // why direct is nil
+	s         settings
 }
 
 // New returns a Client with a dedicated transport. It never follows redirects and never
@@ -104,11 +105,12 @@ func New(opts Options) *Client {
 		ForceAttemptHTTP2:   false,
 	}
 	base := strings.TrimRight(opts.BaseURL, "/")
-	d, _ := newDirect(base, opts.APIKey, opts.Connections+4, dial) // nil: each stream says why
+	d, err := newDirect(base, opts.APIKey, opts.Connections+4, dial) // nil: each stream says why
 	return &Client{
-		base:   base,
-		apiKey: opts.APIKey,
-		direct: d,
+		base:      base,
+		apiKey:    opts.APIKey,
+		direct:    d,
+		directErr: err,
 		http: &http.Client{
 			Transport:     transport,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -140,6 +142,9 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.apiKey.IsSet() {
+		if err := c.apiKey.Validate(); err != nil {
+			return nil, &Error{Kind: KindTransport, Message: "build request: " + err.Error(), Err: err}
+		}
 		req.Header.Set("Authorization", "Bearer "+c.apiKey.Reveal())
 	}
 	return req, nil
@@ -221,7 +226,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 		if release != nil {
 			release()
 		}
-		return res, &Error{Kind: KindTransport, Message: errBadBaseURL.Error(), Err: errBadBaseURL}
+		return res, &Error{Kind: KindTransport, Message: c.directErr.Error(), Err: c.directErr}
 	}
 	m := c.direct.message(path, body)
 	if release != nil {

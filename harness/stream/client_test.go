@@ -3,9 +3,11 @@ package stream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -285,5 +287,25 @@ func TestInvalidUTF8IsMalformed(t *testing.T) {
 	_, err := stream(t, client(serve(t, 200, "text/event-stream", 0, contentChunk, bad)))
 	if kindOf(err) != KindMalformed || !strings.Contains(err.Error(), "not valid UTF-8") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A key with a line break would split the Authorization header in two (a header of the
+// key's choosing); it is refused before anything is sent, without printing the key.
+func TestAKeyThatCannotBeAHeaderIsRefused(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(s.Close)
+	c := New(Options{BaseURL: s.URL + "/v1", APIKey: secret.New("sk-canary\r\nX-Injected: 1"), Timeout: time.Second, StallTimeout: time.Second})
+	_, serr := stream(t, c)
+	_, merr := c.Models(context.Background())
+	for _, err := range []error{serr, merr} {
+		if kindOf(err) != KindTransport || !strings.Contains(fmt.Sprint(err), "line break") || strings.Contains(fmt.Sprint(err), "canary") {
+			t.Errorf("err = %v (%s)", err, kindOf(err))
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests reached the server", n)
 	}
 }

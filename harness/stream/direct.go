@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -51,6 +52,9 @@ var errBadBaseURL = errors.New("build request: invalid endpoint URL")
 // newDirect is the direct client of base (http or https, with the API's path, e.g.
 // http://host:8000/v1).
 func newDirect(base string, apiKey secret.Secret, maxIdle int, dial func(ctx context.Context, network, addr string) (*stampConn, error)) (*direct, error) {
+	if err := apiKey.Validate(); err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, errBadBaseURL

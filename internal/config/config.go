@@ -410,6 +410,9 @@ func (c *Config) complete(environ map[string]string) error {
 	var p Problems
 	var err error
 	p = append(p, c.parseSharding(environ)...)
+	if err := c.APIKey.Validate(); err != nil {
+		p = append(p, fmt.Sprintf("%sAPI_KEY: %v", Prefix, err))
+	}
 	if c.BudgetsFile != "" {
 		if c.fileBudgets, err = budget.ReadFile(c.BudgetsFile); err != nil {
 			p = append(p, fmt.Sprintf("%sBUDGETS_FILE=%q: %v", Prefix, c.BudgetsFile, err))

@@ -100,6 +100,14 @@ func TestBaseURLWithCredentialsIsNeverEchoed(t *testing.T) {
 	}
 }
 
+func TestAKeyWithALineBreakIsAProblemNotEchoed(t *testing.T) {
+	t.Parallel()
+	_, err := Load(map[string]string{"ANVIL_API_KEY": "sk-canary-7d1e\n"})
+	if err == nil || !strings.Contains(err.Error(), "ANVIL_API_KEY: the API key holds a line break") || strings.Contains(err.Error(), "canary") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestSecretIsRedactedEverywhere(t *testing.T) {
 	t.Parallel()
 	const key = "sk-canary-7d1e"
