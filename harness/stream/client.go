@@ -39,9 +39,10 @@ type Options struct {
 	BaseURL string
 	// APIKey, when set, is sent as a bearer token.
 	APIKey secret.Secret
-	// Timeout bounds each request from start to end.
+	// Timeout bounds each request from start to end; 0 means no bound but the context's.
 	Timeout time.Duration
-	// StallTimeout bounds the silence between reads once the first event has arrived.
+	// StallTimeout bounds the silence between reads once the first event has arrived; 0
+	// means none.
 	StallTimeout time.Duration
 	// MaxEventSize caps one SSE event in bytes; 0 means DefaultMaxEventSize.
 	MaxEventSize int
@@ -150,11 +151,14 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 	return req, nil
 }
 
-// withDeadline bounds ctx by d with the cause errDeadline, which classify reports as a
+// withDeadline bounds ctx by d (not at all when d <= 0) with the cause errDeadline, which classify reports as a
 // timeout. Other causes (a stall) can be set with the returned cancel; cancel(nil) also
 // stops the timer.
 func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	if d <= 0 {
+		return ctx, cancel
+	}
 	timer := time.AfterFunc(d, func() { cancel(errDeadline) })
 	return ctx, func(cause error) {
 		timer.Stop()
@@ -288,7 +292,11 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 			res.Sent, res.HasSent = sent.Sub(res.Start), true
 		}
 	}()
-	err = c.s.consume(ctx, resp.Body, res, maxChunks, func() { cancel(errStall) }, raw.lastRead)
+	var stall func()
+	if c.s.stall > 0 {
+		stall = func() { cancel(errStall) }
+	}
+	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead)
 	if err == nil && res.Terminal {
 		// Only a body read to its end leaves the connection ready for the next request.
 		reuse = drain(resp.Body, func() { cancel(errDrain) }) && !resp.Close

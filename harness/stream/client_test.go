@@ -290,6 +290,16 @@ func TestInvalidUTF8IsMalformed(t *testing.T) {
 	}
 }
 
+// Zero bounds are no bounds, as in net/http: the context alone ends the request.
+func TestZeroTimeoutsMeanNone(t *testing.T) {
+	t.Parallel()
+	s := serve(t, 200, "text/event-stream", 30*time.Millisecond, contentChunk, contentChunk, finishChunk, done)
+	res, err := New(Options{BaseURL: s.URL + "/v1"}).Stream(context.Background(), ChatPath, []byte(`{}`), 16)
+	if err != nil || res.ContentChunks != 2 || !res.Terminal {
+		t.Fatalf("err = %v, %d chunks, terminal %v", err, res.ContentChunks, res.Terminal)
+	}
+}
+
 // A key with a line break would split the Authorization header in two (a header of the
 // key's choosing); it is refused before anything is sent, without printing the key.
 func TestAKeyThatCannotBeAHeaderIsRefused(t *testing.T) {
