@@ -329,3 +329,28 @@ func TestInformationalResponsesAreSkipped(t *testing.T) {
 		t.Fatalf("stream after 103: %v, status %d, terminal %v", err, res.StatusCode, res.Terminal)
 	}
 }
+
+// A proxy's body limit answers before the request is taken and closes: the failure is
+// that answer, not the broken pipe of the rest of the write.
+func TestAnAnswerBeforeTheWholeRequestIsReported(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = w.Write([]byte(`{"error":{"message":"request body over 1m"}}`))
+	}))
+	t.Cleanup(s.Close)
+	c := client(s)
+	body := []byte(`{"messages":[{"role":"user","content":"` + strings.Repeat("x", 32<<20) + `"}]}`)
+	for range 2 { // the second must not be written on the first's connection
+		res, err := c.Stream(context.Background(), ChatPath, body, 4)
+		if kindOf(err) != KindHTTP || res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), "request body over 1m") {
+			t.Fatalf("err = %v (%s), status %d", err, kindOf(err), res.StatusCode)
+		}
+	}
+	if n := hits.Load(); n != 2 {
+		t.Fatalf("%d requests reached the server, want 2", n)
+	}
+}

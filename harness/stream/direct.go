@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/anvilbench/anvilbench/harness/secret"
 )
@@ -231,8 +232,33 @@ func (c *directConn) prepare(ctx context.Context) (stop func() bool) {
 // responses, as net/http does.
 func (c *directConn) roundTrip(m message) (*http.Response, error) {
 	if _, err := c.c.Write(*m.b); err != nil {
-		return nil, err
+		return c.earlyAnswer(err)
 	}
+	return c.readHead()
+}
+
+// earlyAnswerWait bounds the look for an answer after a failed write: one sent before the
+// engine stopped reading is already in the socket.
+const earlyAnswerWait = 2 * time.Second
+
+// earlyAnswer returns the response an engine, or a proxy in front of it, sent before it
+// stopped taking the request (a 413 for a prompt over a body limit, as net/http reports
+// it): it says more than the write's broken pipe, werr, returned when there is none. The
+// connection is not reused.
+func (c *directConn) earlyAnswer(werr error) (*http.Response, error) {
+	if err := c.c.SetReadDeadline(time.Now().Add(earlyAnswerWait)); err != nil {
+		return nil, werr
+	}
+	resp, err := c.readHead()
+	if err != nil {
+		return nil, werr
+	}
+	resp.Close = true
+	return resp, nil
+}
+
+// readHead reads the response's head, past any informational (1xx) responses.
+func (c *directConn) readHead() (*http.Response, error) {
 	for {
 		resp, err := http.ReadResponse(c.br, nil)
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
