@@ -328,6 +328,18 @@ func TestInformationalResponsesAreSkipped(t *testing.T) {
 	if err != nil || res.StatusCode != http.StatusOK || !res.Terminal {
 		t.Fatalf("stream after 103: %v, status %d, terminal %v", err, res.StatusCode, res.Terminal)
 	}
+
+	endless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for r.Context().Err() == nil {
+			w.WriteHeader(http.StatusEarlyHints)
+			time.Sleep(time.Millisecond)
+		}
+	}))
+	defer endless.Close()
+	_, err = stream(t, client(endless))
+	if kindOf(err) != KindTransport || !strings.Contains(err.Error(), "informational") {
+		t.Fatalf("endless 103s: %v (%s)", err, kindOf(err))
+	}
 }
 
 // A proxy's body limit answers before the request is taken and closes: the failure is

@@ -257,12 +257,20 @@ func (c *directConn) earlyAnswer(werr error) (*http.Response, error) {
 	return resp, nil
 }
 
-// readHead reads the response's head, past any informational (1xx) responses.
+// maxInformational is how many informational responses may precede the response, as in
+// net/http: more is an engine that never answers.
+const maxInformational = 5
+
+var errInformational = errors.New("more than 5 informational (1xx) responses")
+
+// readHead reads the response's head, past up to maxInformational informational (1xx)
+// responses.
 func (c *directConn) readHead() (*http.Response, error) {
-	for {
+	for range maxInformational + 1 {
 		resp, err := http.ReadResponse(c.br, nil)
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
 			return resp, err
 		}
 	}
+	return nil, errInformational
 }
