@@ -18,7 +18,7 @@ func ensureDescriptors(b *testing.B, need uint64) {
 		return
 	}
 	if lim.Max < need {
-		b.Skipf("RLIMIT_NOFILE hard limit %d is below the %d descriptors of %d streams; raise it (ulimit -Hn)", lim.Max, need, throughputStreams)
+		b.Skipf("RLIMIT_NOFILE hard limit %d is below the %d descriptors this benchmark needs; raise it (ulimit -Hn)", lim.Max, need)
 	}
 	lim.Cur = need
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {

@@ -43,6 +43,7 @@ func BenchmarkTruth(b *testing.B) {
 		b.Fatalf("build the reference engine: %v\n%s", err, out)
 	}
 	accuracy := []string{"-ttft", "50ms", "-itl", "5ms", "-max-batch", "0"}
+	flood := []string{"-ttft", "1ns", "-itl", "1ns", "-max-batch", "0"}
 	for _, c := range []struct {
 		name        string
 		concurrency int
@@ -56,7 +57,8 @@ func BenchmarkTruth(b *testing.B) {
 		// Headers held back to the first token (llama.cpp, Ollama): TTFT is still stamped
 		// when the bytes arrived, not when the caller got the response.
 		{"held-headers/c16", 16, 160, 64, append(slices.Clone(accuracy), "-faults", "headers_with_first_token=1")},
-		{"capacity/c1024", 1024, 2048, 256, []string{"-ttft", "1ns", "-itl", "1ns", "-max-batch", "0"}},
+		{"capacity/c1024", 1024, 2048, 256, flood},
+		{"capacity/c4096", 4096, 8192, 256, flood},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			ensureDescriptors(b, uint64(3*c.concurrency+256))
@@ -137,7 +139,7 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 	b.Helper()
 	seed := truthSeed.Add(1)
 	p := workload.Prompts{Seed: seed, CharsPerToken: workload.DefaultCharsPerToken, ResponseWords: 0}
-	client := stream.New(stream.Options{BaseURL: url, Timeout: time.Minute, StallTimeout: 30 * time.Second, Connections: concurrency})
+	client := stream.New(stream.Options{BaseURL: url, Timeout: time.Minute, StallTimeout: 30 * time.Second, Connections: concurrency, TransmitStamps: true})
 	defer client.Close()
 	bodies := make([][]byte, requests)
 	for i := range bodies {
@@ -173,7 +175,7 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 	cpu = cpuTime() - cpu
 	traces := truthTraces(b, url)
 
-	var ttft, perITL, meanITL, lag, inflation []float64
+	var ttft, perITL, meanITL, lag, inflation, clientSend, serverReceipt []float64
 	chunks := 0
 	for i, res := range results {
 		tr, ok := traces[fmt.Sprintf("# anvil request %d:%d", seed, i)]
@@ -183,6 +185,12 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 		chunks += len(res.Arrivals)
 		ttft = append(ttft, us(res.FirstContent)-float64(tr.FirstTokenNs-tr.ArrivedUnixNs)/1e3)
 		start := res.Start.UnixNano()
+		if res.HasSent {
+			// The split of the send path: the request leaving, then the engine's handler
+			// taking it.
+			clientSend = append(clientSend, us(res.Sent))
+			serverReceipt = append(serverReceipt, float64(tr.ArrivedUnixNs-start-int64(res.Sent))/1e3)
+		}
 		var client, server float64
 		for k, a := range res.Arrivals {
 			lag = append(lag, float64(start+int64(a)-tr.ChunkUnixNs[k])/1e3)
@@ -211,6 +219,8 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 	report(lag, 0.5, "chunk-lag-p50-us")
 	report(lag, 0.99, "chunk-lag-p99-us")
 	report(inflation, 0.5, "itl-inflation-p50-x")
+	report(clientSend, 0.5, "client-send-p50-us")
+	report(serverReceipt, 0.5, "sent-to-handler-p50-us")
 	b.ReportMetric(cpu.Seconds()/float64(chunks)*1e6, "cpu-s/1M-chunks")
 }
 
