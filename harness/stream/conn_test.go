@@ -367,3 +367,42 @@ func TestAnAnswerBeforeTheWholeRequestIsReported(t *testing.T) {
 		t.Fatalf("%d requests reached the server, want 2", n)
 	}
 }
+
+// An engine that sends headers without end fails the request at 10 MiB, as net/http's
+// client would, instead of filling memory until the request's timeout. Not parallel, for
+// the timing tests' sake (see TestAnAnswerBeforeTheWholeRequestIsReported).
+func TestAnEndlessResponseHeadIsBounded(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	sent := make(chan int64, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Read(make([]byte, 4096))
+		filler := []byte(strings.Repeat("a", 64<<10))
+		n, _ := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Endless: "))
+		total := int64(n)
+		for total < 64<<20 {
+			n, err := c.Write(filler)
+			total += int64(n)
+			if err != nil {
+				break
+			}
+		}
+		sent <- total
+	}()
+	start := time.Now()
+	_, err = New(Options{BaseURL: "http://" + l.Addr().String() + "/v1", Timeout: 20 * time.Second}).Stream(context.Background(), ChatPath, []byte(`{}`), 4)
+	if kindOf(err) != KindTransport || !strings.Contains(err.Error(), "response head over 10 MiB") {
+		t.Fatalf("err = %v (%s) after %v", err, kindOf(err), time.Since(start))
+	}
+	if n := <-sent; n >= 64<<20 {
+		t.Errorf("the client read all %d bytes of the head", n)
+	}
+}

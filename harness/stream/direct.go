@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,9 +43,39 @@ type direct struct {
 
 // directConn is one connection of a direct client.
 type directConn struct {
-	raw *stampConn
-	c   net.Conn // raw, or TLS over it
-	br  *bufio.Reader
+	raw  *stampConn
+	c    net.Conn // raw, or TLS over it
+	head headLimit
+	br   *bufio.Reader // over head, over c
+}
+
+// maxResponseHead bounds a response's head, its status line and headers with any
+// informational responses before them, as net/http's default MaxResponseHeaderBytes does:
+// an engine that sends headers without end fails the request instead of filling memory.
+const maxResponseHead = 10 << 20
+
+var errHeadTooLarge = errors.New("response head over 10 MiB")
+
+// headLimit passes reads through, and while a head is read (left >= 0) fails them once the
+// head has taken its bound.
+type headLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(p)
+	}
+	if h.left == 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.r.Read(p)
+	h.left -= int64(n)
+	return n, err
 }
 
 // errBadBaseURL is what a request to an unusable endpoint URL fails with.
@@ -185,7 +216,8 @@ func (d *direct) connect(ctx context.Context) (*directConn, error) {
 		}
 		c.c = t
 	}
-	c.br = bufio.NewReaderSize(c.c, readBufferSize)
+	c.head = headLimit{r: c.c, left: -1}
+	c.br = bufio.NewReaderSize(&c.head, readBufferSize)
 	return c, nil
 }
 
@@ -266,6 +298,8 @@ var errInformational = errors.New("more than 5 informational (1xx) responses")
 // readHead reads the response's head, past up to maxInformational informational (1xx)
 // responses.
 func (c *directConn) readHead() (*http.Response, error) {
+	c.head.left = maxResponseHead
+	defer func() { c.head.left = -1 }()
 	for range maxInformational + 1 {
 		resp, err := http.ReadResponse(c.br, nil)
 		if err != nil || resp.StatusCode < 100 || resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
