@@ -212,6 +212,25 @@ func TestAConnectionTheServerClosedIsNotReused(t *testing.T) {
 	}
 }
 
+// A connection idle past the idle timeout is not reused, though the engine kept it open:
+// a load balancer between may have forgotten it.
+func TestAConnectionIdleTooLongIsNotReused(t *testing.T) {
+	t.Parallel()
+	s, conns := completeStreams(t, false, 0)
+	c := client(s)
+	defer c.Close()
+	c.direct.maxIdleAge = 100 * time.Millisecond
+	for i, wait := range []time.Duration{0, 10 * time.Millisecond, 300 * time.Millisecond} {
+		time.Sleep(wait)
+		if _, err := stream(t, c); err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("streams after 10 ms and 300 ms idle, with a 100 ms idle timeout, took %d connections, want 2", n)
+	}
+}
+
 // An https endpoint streams as well, and keeps its connection too.
 func TestStreamsOverTLS(t *testing.T) {
 	t.Parallel()

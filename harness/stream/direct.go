@@ -36,6 +36,7 @@ type direct struct {
 	apiKey             secret.Secret
 	basic              string // base64 of the URL's user:password; "" for none
 	maxIdle            int
+	maxIdleAge         time.Duration // idleConnTimeout; a test hook
 
 	mu   sync.Mutex
 	idle []*directConn
@@ -43,10 +44,11 @@ type direct struct {
 
 // directConn is one connection of a direct client.
 type directConn struct {
-	raw  *stampConn
-	c    net.Conn // raw, or TLS over it
-	head headLimit
-	br   *bufio.Reader // over head, over c
+	idleSince time.Time // when put back
+	raw       *stampConn
+	c         net.Conn // raw, or TLS over it
+	head      headLimit
+	br        *bufio.Reader // over head, over c
 }
 
 // maxResponseHead bounds a response's head, its status line and headers with any
@@ -91,7 +93,7 @@ func newDirect(base string, apiKey secret.Secret, maxIdle int, dial func(ctx con
 	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return nil, errBadBaseURL
 	}
-	d := &direct{host: u.Host, prefix: u.EscapedPath(), apiKey: apiKey, maxIdle: maxIdle, dial: dial}
+	d := &direct{host: u.Host, prefix: u.EscapedPath(), apiKey: apiKey, maxIdle: maxIdle, maxIdleAge: idleConnTimeout, dial: dial}
 	if u.User != nil && !apiKey.IsSet() {
 		// Credentials in the URL are sent as net/http sends them: basic authentication,
 		// unless a key is set.
@@ -157,7 +159,13 @@ func (m message) free() {
 	}
 }
 
-// take returns the most recently used idle connection that is still open, nil when none.
+// idleConnTimeout is how long a connection may wait idle, as in net/http's default
+// transport: a load balancer or NAT in front of an engine may forget a quiet flow without
+// a word (an AWS NLB after 350 s), and a request written on it would fail or be lost.
+const idleConnTimeout = 90 * time.Second
+
+// take returns the most recently used idle connection that is still open and has not
+// waited past maxIdleAge, nil when none.
 func (d *direct) take() *directConn {
 	for {
 		d.mu.Lock()
@@ -170,7 +178,7 @@ func (d *direct) take() *directConn {
 		d.idle[n-1] = nil
 		d.idle = d.idle[:n-1]
 		d.mu.Unlock()
-		if c.open() {
+		if time.Since(c.idleSince) < d.maxIdleAge && c.open() {
 			return c
 		}
 		c.c.Close()
@@ -227,6 +235,7 @@ const readBufferSize = 16 << 10
 
 // put keeps a connection whose response was read to its end for the next request.
 func (d *direct) put(c *directConn) {
+	c.idleSince = time.Now()
 	d.mu.Lock()
 	if len(d.idle) >= d.maxIdle {
 		d.mu.Unlock()
