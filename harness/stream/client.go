@@ -151,9 +151,9 @@ func (c *Client) newRequest(ctx context.Context, method, url string, body []byte
 	return req, nil
 }
 
-// withDeadline bounds ctx by d (not at all when d <= 0) with the cause errDeadline, which classify reports as a
-// timeout. Other causes (a stall) can be set with the returned cancel; cancel(nil) also
-// stops the timer.
+// withDeadline bounds ctx by d (not at all when d <= 0) with the cause errDeadline, which
+// classify reports as a timeout. Other causes (a stall) can be set with the returned
+// cancel; cancel(nil) also stops the timer.
 func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if d <= 0 {
