@@ -46,7 +46,7 @@ type Options struct {
 	StallTimeout time.Duration
 	// MaxEventSize caps one SSE event in bytes; 0 means DefaultMaxEventSize.
 	MaxEventSize int
-	// Connections is the number of streams expected in flight; the transport keeps that many
+	// Connections is the number of streams expected in flight; the client keeps that many
 	// idle connections so no request pays for a new TCP handshake inside its TTFT.
 	Connections int
 	// UserSpaceStamps stamps events when the read returns even where the kernel can stamp
@@ -92,20 +92,20 @@ func New(opts Options) *Client {
 		opts.Connections = 1
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: clampSegments}
-	dial := dialStamped(dialer, opts.UserSpaceStamps, opts.TransmitStamps)
+	// The transport serves only the start-up requests, one at a time and untimed: plain
+	// connections, and few kept.
 	transport := &http.Transport{
-		Proxy: nil, // a proxy between client and engine would be measured too
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dial(ctx, network, addr)
-		},
-		MaxIdleConns:        opts.Connections + 4,
-		MaxIdleConnsPerHost: opts.Connections + 4,
-		IdleConnTimeout:     90 * time.Second,
+		Proxy:               nil, // a proxy between client and engine would be measured too
+		DialContext:         dialer.DialContext,
+		MaxIdleConns:        startupConns,
+		MaxIdleConnsPerHost: startupConns,
+		IdleConnTimeout:     idleConnTimeout,
 		DisableCompression:  true,
 		WriteBufferSize:     64 << 10, // a request's headers and a typical body in one write
 		ForceAttemptHTTP2:   false,
 	}
 	base := strings.TrimRight(opts.BaseURL, "/")
+	dial := dialStamped(dialer, opts.UserSpaceStamps, opts.TransmitStamps)
 	d, err := newDirect(base, opts.APIKey, opts.Connections+4, dial) // nil: each stream says why
 	return &Client{
 		base:      base,
@@ -119,6 +119,9 @@ func New(opts Options) *Client {
 		s: settings{timeout: opts.Timeout, stall: opts.StallTimeout, maxEvent: opts.MaxEventSize},
 	}
 }
+
+// startupConns is how many idle connections the start-up requests keep.
+const startupConns = 2
 
 // Close releases idle connections.
 func (c *Client) Close() {
