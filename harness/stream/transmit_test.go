@@ -91,9 +91,9 @@ func TestTransmitStampSplitsTTFT(t *testing.T) {
 // A body larger than the socket's buffers leaves as the server reads it: its last byte's
 // stamp comes late, when the socket may signal nothing but the stamp (an error-only event
 // to Go's poller, which fails a waiting read). The request must still succeed, and its
-// stamp fall near the server's last read, not the start of the write.
+// stamp fall near the server's last read, not the start of the write. Not parallel, for
+// the timing tests' sake (see TestAnAnswerBeforeTheWholeRequestIsReported).
 func TestTransmitStampOfABodyTheServerReadsSlowly(t *testing.T) {
-	t.Parallel()
 	if !kernelStamps {
 		t.Skip("no kernel transmit stamps on this platform")
 	}
