@@ -181,7 +181,7 @@ func (d *direct) take() *directConn {
 		if time.Since(c.idleSince) < d.maxIdleAge && c.open() {
 			return c
 		}
-		c.c.Close()
+		c.closeNow()
 	}
 }
 
@@ -239,7 +239,7 @@ func (d *direct) put(c *directConn) {
 	d.mu.Lock()
 	if len(d.idle) >= d.maxIdle {
 		d.mu.Unlock()
-		c.c.Close()
+		c.closeNow()
 		return
 	}
 	d.idle = append(d.idle, c)
@@ -253,7 +253,7 @@ func (d *direct) closeIdle() {
 	d.idle = nil
 	d.mu.Unlock()
 	for _, c := range idle {
-		c.c.Close()
+		c.closeNow()
 	}
 }
 
