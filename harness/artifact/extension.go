@@ -344,12 +344,18 @@ const (
 type ITLSummary struct {
 	Basis   string `json:"basis"`
 	Samples int    `json:"samples"`
-	MeanMs  *Float `json:"mean_ms"`
-	P50Ms   *Float `json:"p50_ms"`
-	P90Ms   *Float `json:"p90_ms"`
-	P95Ms   *Float `json:"p95_ms"`
-	P99Ms   *Float `json:"p99_ms"`
-	MaxMs   *Float `json:"max_ms"`
+	// SharedReadGaps counts the gaps between two chunks that one read delivered, pooled as
+	// 0: the engine sent them together, or the second arrived before the client read the
+	// first, and then the first one's arrival is unknown. A read has one stamp; the
+	// kernel's is that of its newest bytes, as segments queued unread merge and keep the
+	// later stamp.
+	SharedReadGaps int    `json:"shared_read_gaps"`
+	MeanMs         *Float `json:"mean_ms"`
+	P50Ms          *Float `json:"p50_ms"`
+	P90Ms          *Float `json:"p90_ms"`
+	P95Ms          *Float `json:"p95_ms"`
+	P99Ms          *Float `json:"p99_ms"`
+	MaxMs          *Float `json:"max_ms"`
 	// TokensPerChunk is the mean completion tokens per output chunk, from usage; null
 	// without usage.
 	TokensPerChunk *Float `json:"tokens_per_chunk"`

@@ -34,11 +34,15 @@ func (r *run) itl() artifact.ITLSummary {
 		}
 	}
 	var gaps []float64
+	shared := 0
 	for _, o := range r.outcomes {
 		if o.row == nil {
 			continue
 		}
 		for k := 1; k < len(o.arrivals); k++ {
+			if o.arrivals[k] == o.arrivals[k-1] {
+				shared++
+			}
 			gap := float64(o.arrivals[k]-o.arrivals[k-1]) / 1e6
 			if !perToken {
 				gaps = append(gaps, gap)
@@ -50,7 +54,7 @@ func (r *run) itl() artifact.ITLSummary {
 			}
 		}
 	}
-	out := artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: len(gaps)}
+	out := artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: len(gaps), SharedReadGaps: shared}
 	if perToken && len(gaps) > 0 {
 		out.Basis = artifact.ITLPerToken
 	}

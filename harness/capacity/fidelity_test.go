@@ -3,6 +3,9 @@ package capacity
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
 // The note's bound is (k-1)/(n-1): a first chunk of k tokens counted as decoded after it.
@@ -24,5 +27,36 @@ func TestMultiTokenNoteBoundsHowLowTPOTReads(t *testing.T) {
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("multiTokenNote(%v, %v) = %q, want %q", c.perChunk, c.perResponse, got, c.want)
 		}
+	}
+}
+
+// Two chunks one read delivered share its stamp: the pooled gap is 0 and the summary counts
+// it, per chunk gap whatever the basis, and only over successes.
+func TestITLCountsGapsInsideOneRead(t *testing.T) {
+	t.Parallel()
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	row := &artifact.RequestTiming{}
+	perChunk := run{outcomes: []outcome{
+		{row: row, arrivals: ms(10, 15, 15, 20)},
+		{row: row, arrivals: ms(10, 10, 10)},
+		{arrivals: ms(10, 10)}, // a failure: not pooled
+	}}
+	got := perChunk.itl()
+	if got.Samples != 5 || got.SharedReadGaps != 3 || got.P50Ms == nil || *got.P50Ms != 0 {
+		t.Errorf("per chunk: %d samples, %d shared, p50 %v; want 5, 3, 0", got.Samples, got.SharedReadGaps, got.P50Ms)
+	}
+	// A shared gap before a 3-token chunk gives three samples of 0, and counts once.
+	perToken := run{outcomes: []outcome{
+		{row: row, arrivals: ms(10, 14, 14), arrivalTokens: []int{1, 2, 5}},
+	}}
+	got = perToken.itl()
+	if got.Basis != artifact.ITLPerToken || got.Samples != 4 || got.SharedReadGaps != 1 {
+		t.Errorf("per token: basis %s, %d samples, %d shared; want %s, 4, 1", got.Basis, got.Samples, got.SharedReadGaps, artifact.ITLPerToken)
 	}
 }

@@ -20,8 +20,9 @@ const kernelStamps = true
 
 // kernelReader reads a TCP connection with recvmsg, taking the kernel's receive stamp of
 // the data it returns: when the bytes reached the socket, not when this process got around
-// to reading them (a collection, a busy core, a late wake-up all fall in between). The
-// message header lives with the reader, so a read allocates nothing.
+// to reading them (a collection, a busy core, a late wake-up all fall in between). A read
+// has one stamp, that of its newest bytes: segments queued unread merge and keep the later
+// one. The message header lives with the reader, so a read allocates nothing.
 type kernelReader struct {
 	raw  syscall.RawConn
 	msg  syscall.Msghdr

@@ -264,8 +264,12 @@ func chunkFields(itl artifact.ITLSummary) []Field {
 		return nil
 	}
 	perChunk := fmtPtr(itl.TokensPerChunk, func(f float64) string { return fmtNumber(f, 2) })
-	items := []Field{{"output chunks", fmt.Sprintf("%s tokens per chunk; gap p50 %s, p99 %s over %d gaps (%s)",
-		perChunk, fmtMs(float64(*itl.P50Ms)), fmtMs(float64(*itl.P99Ms)), itl.Samples, itl.Basis)}}
+	text := fmt.Sprintf("%s tokens per chunk; gap p50 %s, p99 %s over %d gaps (%s)",
+		perChunk, fmtMs(float64(*itl.P50Ms)), fmtMs(float64(*itl.P99Ms)), itl.Samples, itl.Basis)
+	if itl.SharedReadGaps > 0 {
+		text += fmt.Sprintf("; %d chunk gaps fell inside one read, counted as 0 (sent together, or read late)", itl.SharedReadGaps)
+	}
+	items := []Field{{"output chunks", text}}
 	if itl.Note != "" {
 		items = append(items, Field{"tpot caveat", itl.Note})
 	}
