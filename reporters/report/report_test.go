@@ -274,7 +274,7 @@ func TestEachRunHasItsSection(t *testing.T) {
 	in.Runs[1].Benchmark = synth(synthSpec{name: "concurrency-16", conc: 16, ctx: 2048, n: 32, failEvery: 8, ttftMs: 40, tpotMs: 5})
 	in.Runs[1].Extension.ClientOverhead = artifact.ClientOverhead{DispatchDelayP50Ms: artifact.F(0.05), EventLagMaxUs: artifact.F(31), CPUSharePct: artifact.F(12.5), GCCycles: new(0)}
 	in.Runs[1].Extension.Clock = artifact.Clock{Source: "kernel-receive", KernelStampedReads: 1200}
-	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, SharedReadGaps: 3, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
+	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, SharedReadGaps: 1, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
 		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
 	in.Runs[1].Extension.PromptNonce = "qwertyui"
 	in.Runs[1].Extension.Send = artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: 28,
@@ -288,7 +288,7 @@ func TestEachRunHasItsSection(t *testing.T) {
 	for _, want := range []string{`<span class="badge">4 failed</span>`, `<svg id="timeline-run-curves-concurrency-16"`,
 		`<table class="distributions">`, `<table class="failures">`, "HTTP 503: engine overloaded",
 		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%",
-		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk); 3 chunk gaps fell inside one read", "tpot caveat", "chunks carried 4.0 tokens on average",
+		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk); 1 chunk gap fell inside one read", "tpot caveat", "chunks carried 4.0 tokens on average",
 		"0.4% of prompt tokens served from the engine&#39;s cache on average (unique prompts, nonce qwertyui)",
 		"kernel-transmit (28 requests stamped)", "<td>ttft: client send</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">0.012 ms",
 		"<td>ttft: after the request left</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">39.90 ms"} {

@@ -267,7 +267,8 @@ func chunkFields(itl artifact.ITLSummary) []Field {
 	text := fmt.Sprintf("%s tokens per chunk; gap p50 %s, p99 %s over %d gaps (%s)",
 		perChunk, fmtMs(float64(*itl.P50Ms)), fmtMs(float64(*itl.P99Ms)), itl.Samples, itl.Basis)
 	if itl.SharedReadGaps > 0 {
-		text += fmt.Sprintf("; %d chunk gaps fell inside one read, counted as 0 (sent together, or read late)", itl.SharedReadGaps)
+		text += fmt.Sprintf("; %s inside one read, counted as 0 (sent together, or read late)",
+			plural(itl.SharedReadGaps, "chunk gap fell", "chunk gaps fell"))
 	}
 	items := []Field{{"output chunks", text}}
 	if itl.Note != "" {
