@@ -107,3 +107,21 @@ func TestAdhereToControlledOutput(t *testing.T) {
 		t.Errorf("a run without controlled output must error: %q", got)
 	}
 }
+
+func TestHaveStreamedAnswers(t *testing.T) {
+	t.Parallel()
+	b := run()
+	for i := range b.RequestTimings {
+		b.RequestTimings[i].ContentChunks, b.RequestTimings[i].GenerationMs = 33, 160
+	}
+	if got := failureOf(t, b, HaveStreamedAnswers()); got != "" {
+		t.Fatalf("streamed answers failed: %s", got)
+	}
+	for i := range b.RequestTimings {
+		b.RequestTimings[i].GenerationMs = 0
+	}
+	want := "6 of the 6 answers of 4 or more output chunks were not streamed: each arrived at once"
+	if got := failureOf(t, b, HaveStreamedAnswers()); !strings.HasPrefix(got, want) {
+		t.Errorf("got %q\nwant it to start %q", got, want)
+	}
+}

@@ -176,7 +176,7 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	}
 	v.Samples = samples
 	if value == nil || samples == 0 {
-		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s", Describe(key), a.Completed, a.Requests, withoutUsage(a))
+		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s%s", Describe(key), a.Completed, a.Requests, withoutUsage(a), unstreamed(a))
 		return v
 	}
 	v.Required = b.RequiredSamples()
@@ -279,6 +279,16 @@ func FormatPlaces(v float64, unit string, places int) string {
 
 // withoutUsage says, for a figure with no value, how many successes came without the usage
 // that token figures are computed from; "" when all had it.
+// unstreamed says why a TPOT-like figure is missing when the answers arrived at once.
+func unstreamed(a *artifact.Benchmark) string {
+	atOnce, answers := AtOnce(a)
+	if atOnce == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d of the %d answers of %d or more output chunks arriving at once (generation under %g ms), which leaves nothing to divide: the stream was buffered before the client",
+		atOnce, answers, StreamedMinChunks, StreamedWithin)
+}
+
 func withoutUsage(a *artifact.Benchmark) string {
 	n := a.Metrics.OutputTokenSources["content_chunks"]
 	if n == 0 {

@@ -37,6 +37,7 @@ func ExampleSpec() {
 	// Output:
 	// completes every request: pass
 	// answers with exactly the requested words: pass
+	// streams its answers: pass
 	// is served the planned context within 6.0%: pass
 	// meets the budget tpot_p50_ms<=6: pass
 	// meets the budget tpot_p50_ms<=5: budget_broken

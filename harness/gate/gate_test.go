@@ -130,7 +130,7 @@ func TestChecksOfASpec(t *testing.T) {
 	for _, c := range s.Checks() {
 		names = append(names, c.Name)
 	}
-	want := []string{"completes every request", "answers with exactly the requested words", "is served the planned context within 2.0%",
+	want := []string{"completes every request", "answers with exactly the requested words", "streams its answers", "is served the planned context within 2.0%",
 		"was measured by a client that kept up", "made one valid call of its tool", "answers with valid JSON of its schema",
 		"serves from its prefix cache what the workload shares",
 		"meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
@@ -324,5 +324,47 @@ func TestStructuredOutputChecks(t *testing.T) {
 				t.Errorf("a JSON-schema run: %+v", r)
 			}
 		}
+	}
+}
+
+// Answers that arrive at once measured a buffer: most of them fail the run, a few are
+// reported, and answers too short to tell skip the check.
+func TestStreamedAnswers(t *testing.T) {
+	t.Parallel()
+	run := func(atOnce, streamed, short int) *artifact.Benchmark {
+		a := synthetic(atOnce+streamed+short, 5, 0, 1)
+		for i := range a.RequestTimings {
+			r := &a.RequestTimings[i]
+			switch {
+			case i < atOnce:
+				r.ContentChunks, r.GenerationMs, r.E2EMs, r.TPOTMs = 33, 0.004, r.TTFTMs, nil
+			case i < atOnce+streamed:
+				r.ContentChunks = 33
+			default:
+				r.ContentChunks = 3
+			}
+		}
+		return a
+	}
+	c := StreamedAnswers()
+	if r := c.Judge(run(6, 0, 2)); r.Outcome != RunFailed || !r.Judged ||
+		!strings.Contains(r.Message, "6 of the 6 answers of 4 or more output chunks were not streamed") || !strings.Contains(r.Message, "proxy_buffering") {
+		t.Errorf("every answer at once: %+v", r)
+	}
+	if r := c.Judge(run(4, 3, 0)); r.Outcome != RunFailed {
+		t.Errorf("4 of 7 at once: %+v", r)
+	}
+	if r := c.Judge(run(1, 7, 0)); !r.Passed() || !r.Judged || r.Message != "7 of the 8 answers of 4 or more output chunks arrived over time; 1 arrived at once" {
+		t.Errorf("1 of 8 at once: %+v", r)
+	}
+	if r := c.Judge(run(0, 0, 5)); !r.Passed() || r.Skipped == "" {
+		t.Errorf("only short answers: %+v", r)
+	}
+	// A budget on the missing TPOT says why it is missing.
+	b, _ := budget.Parse("tpot_p50_ms<=6")
+	a := run(6, 0, 0)
+	a.Metrics.TPOT = artifact.Distribution{}
+	if r := MeetBudget(b[0]).Judge(a); r.Passed() || !strings.Contains(r.Message, "6 of the 6 answers of 4 or more output chunks arriving at once") {
+		t.Errorf("tpot budget without tpot: %+v", r)
 	}
 }

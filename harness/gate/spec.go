@@ -217,6 +217,8 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //   - every request completed (NoFailedRequests);
 //   - every response was exactly the requested words, under the strict policy
 //     (ControlledOutput; skipped under observe);
+//   - the answers were streamed, not delivered at once (StreamedAnswers; skipped when no
+//     answer was long enough to tell);
 //   - the engine counted each request's planned prompt tokens within the tolerance
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
@@ -239,6 +241,7 @@ func (s Spec) Checks() []Check {
 			}
 			return ""
 		}),
+		StreamedAnswers(),
 		when(PlannedContext(s.ContextTolerance), func(a *artifact.Benchmark) string {
 			if a.Extension != nil && a.Extension.ContextAccuracy.Samples == 0 {
 				return "the engine reported no usage.prompt_tokens: what context it saw cannot be checked"
