@@ -74,7 +74,7 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 	if s.Outcome != gate.Pass {
 		word = "FAIL (" + s.Outcome.Text() + ")"
 	}
-	fmt.Fprintf(stdout, "gate: %s, run %s: %d checks judged over %d suites, %d failed\n", word, s.RunID, s.Checks, len(s.Suites), len(failures))
+	fmt.Fprintf(stdout, "gate: %s, run %s: %s judged over %s, %d failed\n", word, s.RunID, count(s.Checks, "check"), count(len(s.Suites), "suite"), len(failures))
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Outcome.Text(), f.Check, f.FirstLine())
 		printDetail(stdout, f.Message)
@@ -99,4 +99,12 @@ func printDetail(w io.Writer, message string) {
 			fmt.Fprintf(w, "      %s\n", line)
 		}
 	}
+}
+
+// count is n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
