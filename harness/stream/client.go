@@ -385,6 +385,9 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		if msg, ok := chunkError(ch); ok {
 			return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
 		}
+		if res.Model == "" && ch.Model != "" {
+			res.Model = st.name(ch.Model)
+		}
 		res.observe(ch, at)
 		res.lag(sr.last)
 		if s.afterEvent != nil {
@@ -683,6 +686,16 @@ type streamState struct {
 	sr     stampReader
 	ch     wire.Chunk
 	watch  stallWatch
+	model  string // the model the previous stream named, kept so the next need not copy it
+}
+
+// name returns the model a chunk named as a string of its own (the chunk's is a view of the
+// read buffer), copying it only when it differs from the previous stream's.
+func (st *streamState) name(m wire.Name) string {
+	if string(m) != st.model {
+		st.model = strings.Clone(string(m))
+	}
+	return st.model
 }
 
 var streamStates = sync.Pool{New: func() any { return new(streamState) }}

@@ -46,17 +46,18 @@ func TestEngineStreams(t *testing.T) {
 		terminal                 bool
 		finish                   string
 		perChunkTokens           bool
+		model                    string // as the engine named it, not as requested
 	}
 	four := "code code code code"
 	cases := map[string]want{
-		"vllm-chat.sse":        {four, 4, 0, 5, -1, true, "stop", false},
-		"vllm-reasoning.sse":   {four, 4, 3, 8, -1, true, "stop", true},
-		"vllm-completions.sse": {four, 4, 0, 4, -1, true, "length", false},
-		"sglang-chat.sse":      {four, 4, 1, 6, 32, true, "stop", false},
-		"llamacpp-chat.sse":    {four, 2, 0, 5, -1, true, "stop", false},
-		"ollama-chat.sse":      {four, 4, 0, -1, -1, true, "stop", false},
-		"tgi-chat.sse":         {four, 4, 0, 4, -1, true, "length", false},
-		"openai-chat.sse":      {four, 4, 0, 5, 0, true, "stop", false},
+		"vllm-chat.sse":        {four, 4, 0, 5, -1, true, "stop", false, "qwen3-8b"},
+		"vllm-reasoning.sse":   {four, 4, 3, 8, -1, true, "stop", true, "qwen3-8b"},
+		"vllm-completions.sse": {four, 4, 0, 4, -1, true, "length", false, "qwen3-8b"},
+		"sglang-chat.sse":      {four, 4, 1, 6, 32, true, "stop", false, "default"},
+		"llamacpp-chat.sse":    {four, 2, 0, 5, -1, true, "stop", false, "gpt-3.5-turbo"},
+		"ollama-chat.sse":      {four, 4, 0, -1, -1, true, "stop", false, "llama3.2"},
+		"tgi-chat.sse":         {four, 4, 0, 4, -1, true, "length", false, "meta-llama/Llama-3.1-8B-Instruct"},
+		"openai-chat.sse":      {four, 4, 0, 5, 0, true, "stop", false, "gpt-4o-mini-2024-07-18"},
 	}
 	for name, w := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -82,6 +83,9 @@ func TestEngineStreams(t *testing.T) {
 			}
 			if (res.ArrivalTokens != nil) != w.perChunkTokens || (w.perChunkTokens && len(res.ArrivalTokens) != len(res.Arrivals)) {
 				t.Errorf("per-chunk tokens %v for %d arrivals", res.ArrivalTokens, len(res.Arrivals))
+			}
+			if res.Model != w.model {
+				t.Errorf("model %q, want %q", res.Model, w.model)
 			}
 			if w.reasoning > 0 && !(res.FirstOutput < res.FirstContent) {
 				t.Errorf("first output %v must precede first content %v", res.FirstOutput, res.FirstContent)

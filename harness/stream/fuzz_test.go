@@ -15,6 +15,13 @@ import (
 // chunkSeeds are chunk shapes the hand-rolled scanner must get exactly right or hand over
 // to encoding/json.
 var chunkSeeds = []string{
+	`{"model":"m","choices":[{"delta":{"content":"a"}}]}`,
+	`{"model":"m\u00e9\n","choices":[]}`,
+	`{"model":null,"choices":[]}`,
+	`{"model":7,"choices":[]}`,
+	`{"model":{"id":"m"},"choices":[]}`,
+	`{"model":"a","model":"b"}`,
+	`{"Model":"c"}`,
 	`{"error":{"message":"x"}}`,
 	`{"object":"error","message":"y"}`,
 	`{"object":"error","message":"y\n\u00e9"}`,
@@ -141,7 +148,7 @@ func FuzzChunk(f *testing.F) {
 // before (reuse must leave nothing behind), and compares what they give.
 func compareFastAndJSON(t *testing.T, data string) {
 	t.Helper()
-	const before = `{"id":"x","choices":[{"delta":{"content":"old","reasoning":"old"},"text":"old","finish_reason":"stop"},{"text":"old2"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":4}},"error":{"message":"old"},"object":"error","message":"old"}`
+	const before = `{"id":"x","choices":[{"delta":{"content":"old","reasoning":"old"},"text":"old","finish_reason":"stop"},{"text":"old2"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":4}},"error":{"message":"old"},"object":"error","message":"old","model":"old"}`
 	var fast, slow wire.Chunk
 	if !fast.DecodeFast([]byte(before)) || slow.DecodeJSON([]byte(before)) != nil {
 		t.Fatal("the warm-up chunk must decode both ways")
@@ -202,6 +209,6 @@ func dumpChunk(c *wire.Chunk) string {
 	if errRaw == "null" {
 		errRaw = ""
 	}
-	fmt.Fprintf(&b, "error %q object %q message %q\n", errRaw, c.Object, c.Message)
+	fmt.Fprintf(&b, "error %q object %q message %q model %q\n", errRaw, c.Object, c.Message, c.Model)
 	return b.String()
 }

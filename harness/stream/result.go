@@ -43,6 +43,10 @@ type Result struct {
 	FinishReasons []string
 	// Terminal reports that data: [DONE] was seen.
 	Terminal bool
+	// Model is the model the stream's first chunk naming one named: what the engine says
+	// served it, "" when no chunk said. Engines differ in what they put there (the
+	// requested name, the model's path, a fixed "default").
+	Model string
 	// Content is the visible content, capped at CaptureLimit characters.
 	Content string
 	// ToolCalls are the tool calls the stream delivered, each joined from its fragments

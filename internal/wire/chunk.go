@@ -19,6 +19,9 @@ type Chunk struct {
 	Error   json.RawMessage `json:"error"`
 	Object  string          `json:"object"`
 	Message string          `json:"message"`
+	// Model is the model the engine says served the chunk; "" when it named none or sent
+	// something other than a string (that does not fail the chunk).
+	Model Name `json:"model"`
 
 	// Storage the fast path points Usage and its counts into, so it never allocates;
 	// encoding/json ignores unexported fields.
@@ -82,4 +85,17 @@ func (c *Chunk) DecodeJSON(data []byte) error {
 	clear(choices)
 	*c = Chunk{Choices: choices[:0], scratch: c.scratch[:0]}
 	return json.Unmarshal(data, c)
+}
+
+// Name is a string member read leniently: a value of another type leaves it empty, on
+// either path, instead of failing the chunk over a member the timing does not need.
+type Name string
+
+// UnmarshalJSON keeps a string and ignores anything else.
+func (n *Name) UnmarshalJSON(data []byte) error {
+	var v string
+	if json.Unmarshal(data, &v) == nil {
+		*n = Name(v)
+	}
+	return nil
 }

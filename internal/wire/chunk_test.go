@@ -49,3 +49,29 @@ func TestDecodeFallsBackToEncodingJSON(t *testing.T) {
 		t.Fatal("a truncated chunk decoded")
 	}
 }
+
+// The model a chunk names is kept when it is a string; any other value leaves it empty
+// without failing the chunk, on either path.
+func TestModelIsReadLeniently(t *testing.T) {
+	t.Parallel()
+	for data, want := range map[string]Name{
+		`{"model":"llama-3","choices":[]}`:         "llama-3",
+		`{"model":"a\u00e9","choices":[]}`:         "aé",
+		`{"model":null,"choices":[]}`:              "",
+		`{"model":7,"choices":[]}`:                 "",
+		`{"model":{"id":"x"},"choices":[]}`:        "",
+		`{"model":["x"],"choices":[{"delta":{}}]}`: "",
+	} {
+		var fast, slow Chunk
+		fast.Model, slow.Model = "old", "old"
+		if !fast.DecodeFast([]byte(data)) {
+			t.Errorf("%s: not on the fast path", data)
+		}
+		if err := slow.DecodeJSON([]byte(data)); err != nil {
+			t.Errorf("%s: %v", data, err)
+		}
+		if fast.Model != want || slow.Model != want {
+			t.Errorf("%s: model %q (fast), %q (encoding/json), want %q", data, fast.Model, slow.Model, want)
+		}
+	}
+}

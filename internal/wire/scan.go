@@ -54,6 +54,7 @@ const (
 	mError
 	mObject
 	mMessage
+	mModel
 )
 
 const (
@@ -77,7 +78,7 @@ const (
 )
 
 var (
-	topMembers     = []string{"choices", "usage", "error", "object", "message"}
+	topMembers     = []string{"choices", "usage", "error", "object", "message", "model"}
 	choiceMembers  = []string{"delta", "text", "finish_reason"}
 	deltaMembers   = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
 	usageMembers   = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"}
@@ -260,6 +261,8 @@ func (s *scanner) top() bool {
 			return once(&seen, mObject) && s.optString(&c.Object)
 		case "message":
 			return once(&seen, mMessage) && s.optString(&c.Message)
+		case "model":
+			return once(&seen, mModel) && s.lenientString(&c.Model)
 		}
 		return s.unknown(key, topMembers)
 	})
@@ -401,6 +404,17 @@ func (s *scanner) optString(dst *string) bool {
 	v, ok := s.string_()
 	*dst = v
 	return ok
+}
+
+// lenientString reads a string into dst and skips any other value, as Name's
+// UnmarshalJSON does. A string the fast path cannot take gives up: encoding/json decides.
+func (s *scanner) lenientString(dst *Name) bool {
+	if s.i < len(s.data) && s.data[s.i] == '"' {
+		v, ok := s.string_()
+		*dst = Name(v)
+		return ok
+	}
+	return s.skip(0)
 }
 
 // optInt parses an integer into slot and points dst at it, or null, which sets dst nil.
