@@ -67,6 +67,11 @@ type Extension struct {
 	StructuredOutput *StructuredOutput `json:"structured_output"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
+	// ServedModels counts the responses by the model their chunks named: what the engine
+	// says served them, beside the requested v1 model. Engines differ in what they name
+	// (the requested name, a path, a fixed "default"), but one run's responses naming two
+	// models were served by two. Empty when no chunk named one.
+	ServedModels map[string]int `json:"served_models"`
 	// CacheBlockTokens is the engine's prefix-cache granularity the scenario declared: how
 	// far a request's cached tokens may lie from its expected range (RequestSpan's
 	// expected_cached_min and expected_cached_max).

@@ -117,6 +117,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		ITL:              r.itl(),
 		Arrival:          r.arrival(wall),
 		Clock:            clock,
+		ServedModels:     r.servedModels(),
 		Shard:            r.shard(started),
 		Trace:            r.traceReplay(timeline),
 		Sessions:         r.sessionSummary(timeline),
@@ -153,6 +154,17 @@ func (r *run) clock() artifact.Clock {
 		c.UserStampedReads += o.userReads
 	}
 	return withSource(c)
+}
+
+// servedModels counts the responses by the model their chunks named.
+func (r *run) servedModels() map[string]int {
+	served := map[string]int{}
+	for _, o := range r.outcomes {
+		if o.model != "" {
+			served[o.model]++
+		}
+	}
+	return served
 }
 
 // withSource sets the clock's source from its counts of kernel- and user-stamped reads.

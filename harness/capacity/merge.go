@@ -47,7 +47,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
 		PromptNonce: first.Extension.PromptNonce, SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
-		RunID: first.Extension.RunID, ContextClamp: mergedClamp(shards),
+		RunID: first.Extension.RunID, ContextClamp: mergedClamp(shards), ServedModels: map[string]int{},
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
 	for _, s := range shards {
 		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
@@ -77,6 +77,9 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 		ext.ClientOverhead = worseOverhead(ext.ClientOverhead, x.ClientOverhead, x.Shard.Index)
 		clock.KernelStampedReads += x.Clock.KernelStampedReads
 		clock.UserStampedReads += x.Clock.UserStampedReads
+		for m, n := range x.ServedModels {
+			ext.ServedModels[m] += n
+		}
 		ext.MergedFrom = append(ext.MergedFrom, artifact.MergedShard{Index: x.Shard.Index, Requests: s.Requests,
 			Concurrency: s.Concurrency, RunID: s.RunID, StartSkewMs: x.Shard.StartSkewMs, Complete: x.Complete})
 	}

@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -106,6 +107,11 @@ func TestAMergedRunKeepsTheChunkingNote(t *testing.T) {
 	w, m := whole.Extension.ITL, merged.Extension.ITL
 	if w.Note == "" || m.Note != w.Note || m.TokensPerChunk == nil || *m.TokensPerChunk != *w.TokensPerChunk || m.Basis != ITLMerged {
 		t.Errorf("merged chunking %+v (note %q), unsharded %+v (note %q)", m, m.Note, w, w.Note)
+	}
+	// Every response named the engine's model, in the shards as in the whole run.
+	want := map[string]int{refengine.DefaultModel: whole.Requests}
+	if !maps.Equal(whole.Extension.ServedModels, want) || !maps.Equal(merged.Extension.ServedModels, want) {
+		t.Errorf("served models: unsharded %v, merged %v, want %v", whole.Extension.ServedModels, merged.Extension.ServedModels, want)
 	}
 }
 

@@ -46,6 +46,8 @@ type outcome struct {
 	events                int
 	// kernelReads and userReads count the body's reads stamped by the kernel or on return.
 	kernelReads, userReads int
+	// model is the model the response's chunks named; "" when none did.
+	model string
 	// arrivals and arrivalTokens of a success feed the pooled ITL.
 	arrivals      []time.Duration
 	arrivalTokens []int
@@ -157,7 +159,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		o.answer = strings.Clone(res.Content)
 	}
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
-	o.kernelReads, o.userReads = res.KernelStampedReads, res.UserStampedReads
+	o.kernelReads, o.userReads, o.model = res.KernelStampedReads, res.UserStampedReads, res.Model
 	if !res.Start.IsZero() {
 		o.dispatch = res.Start.Sub(due)
 	}
