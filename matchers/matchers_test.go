@@ -125,3 +125,18 @@ func TestHaveStreamedAnswers(t *testing.T) {
 		t.Errorf("got %q\nwant it to start %q", got, want)
 	}
 }
+
+func TestHaveOneServedModel(t *testing.T) {
+	t.Parallel()
+	b := run()
+	b.Model = "m"
+	b.Extension = &artifact.Extension{ServedModels: map[string]int{"m": 6}}
+	if got := failureOf(t, b, HaveOneServedModel()); got != "" {
+		t.Fatalf("one model failed: %s", got)
+	}
+	b.Extension.ServedModels = map[string]int{"m": 4, "m-small": 2}
+	want := `the responses named 2 models, 4 "m", 2 "m-small" (requested "m")`
+	if got := failureOf(t, b, HaveOneServedModel()); !strings.HasPrefix(got, want) {
+		t.Errorf("got %q\nwant it to start %q", got, want)
+	}
+}

@@ -130,7 +130,7 @@ func TestChecksOfASpec(t *testing.T) {
 	for _, c := range s.Checks() {
 		names = append(names, c.Name)
 	}
-	want := []string{"completes every request", "answers with exactly the requested words", "streams its answers", "is served the planned context within 2.0%",
+	want := []string{"completes every request", "answers with exactly the requested words", "streams its answers", "is served by one model", "is served the planned context within 2.0%",
 		"was measured by a client that kept up", "made one valid call of its tool", "answers with valid JSON of its schema",
 		"serves from its prefix cache what the workload shares",
 		"meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
@@ -366,5 +366,30 @@ func TestStreamedAnswers(t *testing.T) {
 	a.Metrics.TPOT = artifact.Distribution{}
 	if r := MeetBudget(b[0]).Judge(a); r.Passed() || !strings.Contains(r.Message, "6 of the 6 answers of 4 or more output chunks arriving at once") {
 		t.Errorf("tpot budget without tpot: %+v", r)
+	}
+}
+
+// Two models naming the responses of one run fail it; one name, requested or not, passes.
+func TestOneServedModel(t *testing.T) {
+	t.Parallel()
+	run := func(served map[string]int) *artifact.Benchmark {
+		a := synthetic(8, 5, 0, 1)
+		a.Model = "llama-70b"
+		a.Extension = &artifact.Extension{ServedModels: served}
+		return a
+	}
+	c := OneServedModel()
+	if r := c.Judge(run(map[string]int{"llama-70b": 6, "llama-8b": 2})); r.Outcome != RunFailed || !r.Judged ||
+		!strings.Contains(r.Message, `the responses named 2 models, 6 "llama-70b", 2 "llama-8b" (requested "llama-70b")`) {
+		t.Errorf("two models: %+v", r)
+	}
+	if r := c.Judge(run(map[string]int{"llama-70b": 8})); !r.Passed() || r.Message != `all 8 responses named the requested model "llama-70b"` {
+		t.Errorf("the requested model: %+v", r)
+	}
+	if r := c.Judge(run(map[string]int{"default": 8})); !r.Passed() || !strings.Contains(r.Message, `named the model "default", not the requested "llama-70b"`) {
+		t.Errorf("a default name: %+v", r)
+	}
+	if r := c.Judge(run(nil)); !r.Passed() || r.Skipped == "" {
+		t.Errorf("no name: %+v", r)
 	}
 }

@@ -277,6 +277,7 @@ func TestEachRunHasItsSection(t *testing.T) {
 	in.Runs[1].Extension.ITL = artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: 62, SharedReadGaps: 1, P50Ms: artifact.F(20), P99Ms: artifact.F(20.4),
 		TokensPerChunk: artifact.F(4), Note: "chunks carried 4.0 tokens on average"}
 	in.Runs[1].Extension.PromptNonce = "qwertyui"
+	in.Runs[1].Extension.ServedModels = map[string]int{"model-under-test": 20, "model-small": 12}
 	in.Runs[1].Extension.Send = artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: 28,
 		ClientSendMs: &artifact.Percentiles{Samples: 28, P50: 0.012, P95: 0.03, P99: 0.05, Max: 0.08},
 		ServerTTFTMs: &artifact.Percentiles{Samples: 28, P50: 39.9, P95: 41, P99: 42, Max: 43}}
@@ -288,7 +289,8 @@ func TestEachRunHasItsSection(t *testing.T) {
 	for _, want := range []string{`<span class="badge">4 failed</span>`, `<svg id="timeline-run-curves-concurrency-16"`,
 		`<table class="distributions">`, `<table class="failures">`, "HTTP 503: engine overloaded",
 		"The client's own overhead and timing clock", "kernel-receive (1200 reads kernel-stamped, 0 user-space)", "12.5%",
-		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk); 1 chunk gap fell inside one read", "tpot caveat", "chunks carried 4.0 tokens on average",
+		"4 tokens per chunk; gap p50 20.00 ms, p99 20.40 ms over 62 gaps (per-chunk); 1 chunk gap fell inside one read",
+		"served model", "model-under-test: 20 responses; model-small: 12 responses (as the responses named it)", "tpot caveat", "chunks carried 4.0 tokens on average",
 		"0.4% of prompt tokens served from the engine&#39;s cache on average (unique prompts, nonce qwertyui)",
 		"kernel-transmit (28 requests stamped)", "<td>ttft: client send</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">0.012 ms",
 		"<td>ttft: after the request left</td><td class=\"num\">28</td><td class=\"num\">—</td><td class=\"num\">39.90 ms"} {

@@ -2,9 +2,12 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,6 +204,9 @@ func (v *RunView) Details() []Field {
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
 		items = append(items, chunkFields(x.ITL)...)
+		if len(x.ServedModels) > 1 || (len(x.ServedModels) == 1 && x.ServedModels[b.Model] == 0) {
+			items = append(items, Field{"served model", servedModels(x.ServedModels) + " (as the responses named it)"})
+		}
 		if hit := b.Metrics.PrefixCacheHitAvg; hit != nil {
 			items = append(items, Field{"prefix cache", fmt.Sprintf("%s%% of prompt tokens served from the engine's cache on average (%s prompts, nonce %s)",
 				fmtNumber(100*float64(*hit), 1), orDash(b.PromptCacheMode), orDash(x.PromptNonce))})
@@ -369,4 +375,16 @@ func sendSplit(s artifact.SendSplit) string {
 		return s.Note
 	}
 	return "—"
+}
+
+// servedModels lists the models the responses named with their counts, most first.
+func servedModels(served map[string]int) string {
+	names := slices.SortedFunc(maps.Keys(served), func(x, y string) int {
+		return cmp.Or(cmp.Compare(served[y], served[x]), cmp.Compare(x, y))
+	})
+	parts := make([]string, len(names))
+	for i, m := range names {
+		parts[i] = fmt.Sprintf("%s: %s", m, plural(served[m], "response", "responses"))
+	}
+	return strings.Join(parts, "; ")
 }

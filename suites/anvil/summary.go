@@ -49,11 +49,29 @@ func Summarize(a *artifact.Benchmark) Summary {
 		if x.ContextClamp != nil {
 			s.Notes = append(s.Notes, x.ContextClamp.Note)
 		}
+		if note := servedModelNote(a.Model, x.ServedModels); note != "" {
+			s.Notes = append(s.Notes, note)
+		}
 	}
 	if note := warmCacheNote(a); note != "" {
 		s.Notes = append(s.Notes, note)
 	}
 	return s
+}
+
+// servedModelNote says when the responses named a model other than the requested one,
+// "" otherwise. Two or more names fail the gate (gate.OneServedModel); one other name is
+// often the engine's habit (SGLang's "default"), and worth a line.
+func servedModelNote(requested string, served map[string]int) string {
+	if len(served) != 1 {
+		return ""
+	}
+	for name := range served {
+		if name != requested {
+			return fmt.Sprintf("the responses named the model %q, not the requested %q", name, requested)
+		}
+	}
+	return ""
 }
 
 // warmCacheShare is the prefix-cache hit rate of a run of unique prompts above which the

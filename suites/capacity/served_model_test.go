@@ -1,0 +1,65 @@
+package capacity_test
+
+import (
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+	. "github.com/anvilbench/anvilbench/matchers"
+	"github.com/anvilbench/anvilbench/suites/anvil"
+)
+
+// roundRobin is a router in front of engines: each request goes to the next one.
+func roundRobin(engines ...*refengine.Server) capacity.Target {
+	GinkgoHelper()
+	var next atomic.Int64
+	targets := make([]*url.URL, len(engines))
+	for i, e := range engines {
+		u, err := url.Parse(e.BaseURL())
+		Expect(err).NotTo(HaveOccurred())
+		targets[i] = u
+	}
+	proxy := &httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(&url.URL{Scheme: "http", Host: targets[next.Add(1)%int64(len(targets))].Host})
+	}}
+	s := httptest.NewServer(proxy)
+	DeferCleanup(s.Close)
+	return capacity.Target{BaseURL: s.URL + "/v1", Timeout: time.Minute, StallTimeout: 10 * time.Second}
+}
+
+var _ = Describe("served model", Serial, Label(anvil.LabelSelfTest, "workload", "model"), func() {
+	// A second engine serves the requested name as an alias of a smaller model.
+	small := func() refengine.Options {
+		return quick(refengine.Options{Model: "anvil-small", Aliases: []string{refengine.DefaultModel}})
+	}
+
+	It("fails a run that two models served, naming both", SpecTimeout(time.Minute), func(ctx SpecContext) {
+		big, _ := anvil.PrivateEngine(quick(refengine.Options{}))
+		other, _ := anvil.PrivateEngine(small())
+		sc := strictWords(8, 2, 2000)
+		sc.Model = refengine.DefaultModel
+		run := anvil.Run(ctx, "served-two-models", roundRobin(big, other), sc)
+
+		Expect(run).To(HaveNoFailedRequests())
+		Expect(run.Extension.ServedModels).To(Equal(map[string]int{refengine.DefaultModel: 4, "anvil-small": 4}))
+		Expect(failuresOf(func() { Expect(run).To(HaveOneServedModel()) })).To(ConsistOf(
+			HavePrefix(`the responses named 2 models, 4 "anvil-reference", 4 "anvil-small" (requested "anvil-reference"): more than one model served the run`)))
+	})
+
+	It("says when the one model that served the run is named otherwise", SpecTimeout(time.Minute), func(ctx SpecContext) {
+		_, target := anvil.PrivateEngine(small())
+		sc := strictWords(4, 2, 2000)
+		sc.Model = refengine.DefaultModel
+		run := anvil.Run(ctx, "served-other-name", target, sc)
+
+		Expect(run).To(HaveOneServedModel())
+		Expect(anvil.Summarize(run).Notes).To(ContainElement(`the responses named the model "anvil-small", not the requested "anvil-reference"`))
+	})
+})
