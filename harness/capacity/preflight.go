@@ -64,10 +64,12 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	switch {
 	case opts.Model == "" && listErr != nil:
 		return fail(fmt.Errorf("no model to request: GET /models failed (%v); name one (ANVIL_MODEL)", listErr))
-	case opts.Model == "" && (len(models) == 0 || models[0].ID == ""):
-		return fail(errors.New("no model to request: GET /models listed none; name one (ANVIL_MODEL)"))
 	case opts.Model == "":
-		ep.Model = models[0].ID
+		m, err := onlyModel(models)
+		if err != nil {
+			return fail(fmt.Errorf("%w; name one (ANVIL_MODEL)", err))
+		}
+		ep.Model = m
 	case slices.Contains(ep.Served, opts.Model):
 		ep.Model = opts.Model
 	default:
@@ -140,4 +142,23 @@ func listOf(ids []string) string {
 		return strings.Join(ids[:shown], ", ") + fmt.Sprintf(" (and %d more)", len(ids)-shown)
 	}
 	return strings.Join(ids, ", ")
+}
+
+// onlyModel is the model to request when none was named: the one the engine lists. Of
+// several it picks none, since engines need not keep their order (Ollama's changes between
+// calls) and every scenario of a run must measure the same one.
+func onlyModel(models []stream.Model) (string, error) {
+	var ids []string
+	for _, m := range models {
+		if m.ID != "" && !slices.Contains(ids, m.ID) {
+			ids = append(ids, m.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return "", errors.New("no model to request: GET /models listed none")
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("no model to request: GET /models lists %d, %s, and which one to measure is not said", len(ids), listOf(ids))
 }

@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +82,26 @@ func TestAFixedPlanOverTheWindow(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "context plan clamped: 2 of 2 requests planned up to 20000 tokens run at 15296") {
 		t.Errorf("the clamp was not printed: %q", progress.String())
+	}
+}
+
+// An engine that lists several models, in an order it need not keep, has none picked for
+// it: the preflight and a run both ask for one, naming what it lists.
+func TestSeveralModelsAndNoneNamed(t *testing.T) {
+	t.Parallel()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"tiny-llama:latest"},{"id":"tiny-llama-fast:latest"},{"id":"tiny-llama:latest"}]}`))
+	}))
+	defer s.Close()
+	target := Target{BaseURL: s.URL + "/v1", Timeout: 10 * time.Second}
+	want := "no model to request: GET /models lists 2, tiny-llama:latest, tiny-llama-fast:latest, and which one to measure is not said"
+	if _, err := Preflight(context.Background(), target, PreflightOptions{}); err == nil || err.Error() != want+"; name one (ANVIL_MODEL)" {
+		t.Errorf("preflight: %v", err)
+	}
+	sc := referenceScenario()
+	sc.Requests, sc.ContextTokens = 1, 500
+	if _, err := Run(context.Background(), target, sc); err == nil || !strings.Contains(err.Error(), want+"; name one in the scenario") {
+		t.Errorf("run: %v", err)
 	}
 }

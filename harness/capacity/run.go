@@ -320,10 +320,11 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 		if err != nil {
 			return caps, fmt.Errorf("no model to request: name one in the scenario (GET /models: %v)", err)
 		}
-		if len(models) == 0 || models[0].ID == "" {
-			return caps, errors.New("no model to request: GET /models listed none; name one in the scenario")
+		m, err := onlyModel(models)
+		if err != nil {
+			return caps, fmt.Errorf("%w; name one in the scenario", err)
 		}
-		sc.Model = models[0].ID
+		sc.Model = m
 	}
 	if sc.MaxContextTokens > 0 {
 		return caps, nil

@@ -217,7 +217,8 @@ type Scenario struct {
 	Shard   Shard
 	StartAt time.Time
 
-	// Model is sent with every request; empty takes the first served model.
+	// Model is sent with every request; empty takes the one model GET /models lists (a run
+	// refuses to pick among several).
 	Model                                                      string
 	Engine, GPU, Tier, ClockDomainID, ConfigurationFingerprint string
 }

@@ -35,7 +35,8 @@ type Config struct {
 	// BaseURL (ANVIL_BASE_URL) is the OpenAI-compatible endpoint including /v1, e.g.
 	// http://127.0.0.1:8080/v1. Empty starts the embedded reference engine.
 	BaseURL string `env:"BASE_URL"`
-	// Model (ANVIL_MODEL) is the served model id; empty takes the first id of GET /v1/models.
+	// Model (ANVIL_MODEL) is the served model id; empty takes the one id GET /v1/models lists
+	// (several are refused: engines need not keep their order).
 	Model string `env:"MODEL"`
 	// APIKey (ANVIL_API_KEY) is sent as a bearer token. It is redacted everywhere.
 	APIKey secret.Secret `env:"API_KEY"`
