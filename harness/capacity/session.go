@@ -148,9 +148,9 @@ func (r *run) sessionPlan(s int) sessionPlan {
 }
 
 // turnPlanned is turn t's planned context: the previous turn's prompt as the engine counted
-// it (else as planned), the answer it gave (the tokens it reported generating but the end
-// token, else the words asked), and the new user message, each message with its
-// template's markers. The first turn is the system context and one user message.
+// it (else as planned), the answer it gave as the history sends it back (answerTokens),
+// and the new user message, each message with its template's markers. The first turn is
+// the system context and one user message.
 func (r *run) turnPlanned(sp sessionPlan, t, prev int) int {
 	if t == 0 {
 		return sp.systemToks + sp.turnTokens + templateTokensPerMessage
@@ -160,11 +160,24 @@ func (r *run) turnPlanned(sp sessionPlan, t, prev int) int {
 	if o.promptTokens != nil {
 		previous = *o.promptTokens
 	}
-	answer := sp.answerWords
-	if o.row != nil && o.row.OutputTokens != nil {
-		answer = max(*o.row.OutputTokens-1, 0)
+	return previous + answerTokens(o, sp.answerWords) + 2*templateTokensPerMessage + sp.turnTokens
+}
+
+// answerTokens estimates the tokens of a turn's answer as the history sends it back: its
+// visible content. That is the tokens the engine reported generating but the end token,
+// less its reasoning, which completion_tokens counts and the history leaves out: the
+// tokens are shared out by chunk, as the share of content chunks. Without a count, the
+// words asked.
+func answerTokens(o outcome, words int) int {
+	if o.row == nil || o.row.OutputTokens == nil {
+		return words
 	}
-	return previous + answer + 2*templateTokensPerMessage + sp.turnTokens
+	generated := max(*o.row.OutputTokens-1, 0)
+	content, reasoning := o.row.ContentChunks, o.row.ReasoningChunks
+	if reasoning == 0 || content+reasoning == 0 {
+		return generated
+	}
+	return int(math.Round(float64(generated) * float64(content) / float64(content+reasoning)))
 }
 
 // turnExpected is what turn t can find cached: the whole previous prompt (its prompt

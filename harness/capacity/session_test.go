@@ -42,3 +42,24 @@ func TestSessionsFindTheirHistoryCached(t *testing.T) {
 	t.Logf("turn 1 ttft p50 %.1f ms, hit %.2f; turn 6 ttft p50 %.1f ms, hit %.2f (expected %.2f)", ss.ByTurn[0].TTFTMs.P50, *ss.ByTurn[0].CacheHitRate,
 		ss.ByTurn[5].TTFTMs.P50, *ss.ByTurn[5].CacheHitRate, *ss.ByTurn[5].ExpectedHitRate)
 }
+
+// A later turn sends the earlier answers as the client saw them: their content, not the
+// reasoning a thinking engine counted in completion_tokens. The plan counts what is sent.
+func TestSessionPlansCountTheAnswerAsSent(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ThinkByDefault: true, ReasoningTokens: 48})
+	sc := Scenario{Sessions: 2, Turns: 3, Concurrency: 2, ContextTokens: 600, TurnTokens: 60, ResponseWords: 8, MaxTokens: 128,
+		Policy: PolicyStrict, Calibrate: true}
+	b := mustRun(t, target(s), sc)
+	if b.Completed != 6 {
+		t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
+	}
+	for _, span := range b.Extension.Timeline {
+		if d := *span.PromptTokens - span.PlannedContextTokens; d > 8 || d < -8 {
+			t.Errorf("request %d (turn %d): prompt tokens %d for a plan of %d", span.RequestIndex, *span.Turn, *span.PromptTokens, span.PlannedContextTokens)
+		}
+	}
+	if e := b.Extension.ContextAccuracy.MaxAbsErrorPct; e != nil && *e > 2 {
+		t.Errorf("context error %.2f%% at worst, over the 2%% tolerance", float64(*e))
+	}
+}
