@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
-// roundRobin is a router in front of engines: each request goes to the next one.
+// roundRobin is a router in front of engines: each chat completion goes to the next one,
+// anything else (model listing, tokenizing, metrics scrapes) to the first.
 func roundRobin(engines ...*refengine.Server) capacity.Target {
 	GinkgoHelper()
 	var next atomic.Int64
@@ -27,7 +29,11 @@ func roundRobin(engines ...*refengine.Server) capacity.Target {
 		targets[i] = u
 	}
 	proxy := &httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(&url.URL{Scheme: "http", Host: targets[next.Add(1)%int64(len(targets))].Host})
+		to := targets[0]
+		if strings.HasSuffix(r.In.URL.Path, "/chat/completions") {
+			to = targets[next.Add(1)%int64(len(targets))]
+		}
+		r.SetURL(&url.URL{Scheme: "http", Host: to.Host})
 	}}
 	s := httptest.NewServer(proxy)
 	DeferCleanup(s.Close)
