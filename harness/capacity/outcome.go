@@ -144,6 +144,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	if !res.Start.IsZero() && res.End > 0 {
 		o.end = res.Start.Add(res.End)
 	}
+	if r.sc.Sessions > 0 && o.row != nil {
+		o.answer = strings.Clone(res.Content) // before Release gives the capture away
+	}
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
 	if res.HasFirstOutput {
@@ -154,9 +157,6 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	if res.HasSent {
 		o.transmitted = res.Start.Add(res.Sent)
-	}
-	if r.sc.Sessions > 0 && o.row != nil {
-		o.answer = strings.Clone(res.Content)
 	}
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
 	o.kernelReads, o.userReads, o.model = res.KernelStampedReads, res.UserStampedReads, res.Model

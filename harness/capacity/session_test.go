@@ -43,18 +43,25 @@ func TestSessionsFindTheirHistoryCached(t *testing.T) {
 		ss.ByTurn[5].TTFTMs.P50, *ss.ByTurn[5].CacheHitRate, *ss.ByTurn[5].ExpectedHitRate)
 }
 
-// A later turn sends the earlier answers as the client saw them: their content, not the
+// A later turn sends the earlier answers back as the client saw them: their content (each
+// turn's prompt grows by the new message and the answer's words at least), not the
 // reasoning a thinking engine counted in completion_tokens. The plan counts what is sent.
 func TestSessionPlansCountTheAnswerAsSent(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{ThinkByDefault: true, ReasoningTokens: 48})
-	sc := Scenario{Sessions: 2, Turns: 3, Concurrency: 2, ContextTokens: 600, TurnTokens: 60, ResponseWords: 8, MaxTokens: 128,
+	sc := Scenario{Sessions: 2, Turns: 3, Concurrency: 2, ContextTokens: 600, TurnTokens: 60, ResponseWords: 24, MaxTokens: 128,
 		Policy: PolicyStrict, Calibrate: true}
 	b := mustRun(t, target(s), sc)
 	if b.Completed != 6 {
 		t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
 	}
-	for _, span := range b.Extension.Timeline {
+	for k, span := range b.Extension.Timeline {
+		if *span.Turn > 1 {
+			if grew := *span.PromptTokens - *b.Extension.Timeline[k-1].PromptTokens; grew < sc.TurnTokens+sc.ResponseWords {
+				t.Errorf("request %d (turn %d): the prompt grew by %d tokens, less than the new message and the previous answer's %d words",
+					span.RequestIndex, *span.Turn, grew, sc.ResponseWords)
+			}
+		}
 		if d := *span.PromptTokens - span.PlannedContextTokens; d > 8 || d < -8 {
 			t.Errorf("request %d (turn %d): prompt tokens %d for a plan of %d", span.RequestIndex, *span.Turn, *span.PromptTokens, span.PlannedContextTokens)
 		}
