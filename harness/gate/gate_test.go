@@ -130,7 +130,7 @@ func TestChecksOfASpec(t *testing.T) {
 	for _, c := range s.Checks() {
 		names = append(names, c.Name)
 	}
-	want := []string{"completes every request", "answers with exactly the requested words", "streams its answers", "is served by one model", "is served the planned context within 2.0%",
+	want := []string{"completes every request", "answers with exactly the requested words", "streams its answers", "is served by one model", "serves the thinking mode asked for", "is served the planned context within 2.0%",
 		"was measured by a client that kept up", "made one valid call of its tool", "answers with valid JSON of its schema",
 		"serves from its prefix cache what the workload shares",
 		"meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
@@ -391,5 +391,35 @@ func TestOneServedModel(t *testing.T) {
 	}
 	if r := c.Judge(run(nil)); !r.Passed() || r.Skipped == "" {
 		t.Errorf("no name: %+v", r)
+	}
+}
+
+// The thinking mode asked for is the one served: reasoning with it enabled, none with it
+// disabled; a run that asked for none is not judged.
+func TestThinkingAsAsked(t *testing.T) {
+	t.Parallel()
+	run := func(mode string, reasoning ...int) *artifact.Benchmark {
+		a := synthetic(len(reasoning), 5, 0, 1)
+		a.ServeFlags.ThinkingMode = mode
+		for i, n := range reasoning {
+			a.RequestTimings[i].ReasoningChunks = n
+		}
+		return a
+	}
+	c := ThinkingAsAsked()
+	if r := c.Judge(run("enabled", 0, 0, 0)); r.Outcome != RunFailed || !strings.Contains(r.Message, "none of the 3 responses streamed reasoning") {
+		t.Errorf("enabled, no reasoning: %+v", r)
+	}
+	if r := c.Judge(run("disabled", 0, 12, 0)); r.Outcome != RunFailed || !strings.Contains(r.Message, "1 of the 3 responses streamed reasoning") {
+		t.Errorf("disabled, reasoning: %+v", r)
+	}
+	if r := c.Judge(run("enabled", 16, 0, 16)); !r.Passed() || r.Message != "thinking enabled: 2 of the 3 responses streamed reasoning" {
+		t.Errorf("enabled, reasoning: %+v", r)
+	}
+	if r := c.Judge(run("disabled", 0, 0)); !r.Passed() || !r.Judged {
+		t.Errorf("disabled, none: %+v", r)
+	}
+	if r := c.Judge(run("default", 16)); !r.Passed() || r.Skipped == "" {
+		t.Errorf("no mode asked: %+v", r)
 	}
 }

@@ -220,6 +220,7 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //   - the answers were streamed, not delivered at once (StreamedAnswers; skipped when no
 //     answer was long enough to tell);
 //   - one model served them (OneServedModel; skipped when no response named one);
+//   - the engine thought, or did not, as asked (ThinkingAsAsked; skipped without a mode);
 //   - the engine counted each request's planned prompt tokens within the tolerance
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
@@ -244,6 +245,7 @@ func (s Spec) Checks() []Check {
 		}),
 		StreamedAnswers(),
 		OneServedModel(),
+		ThinkingAsAsked(),
 		when(PlannedContext(s.ContextTolerance), func(a *artifact.Benchmark) string {
 			if a.Extension != nil && a.Extension.ContextAccuracy.Samples == 0 {
 				return "the engine reported no usage.prompt_tokens: what context it saw cannot be checked"

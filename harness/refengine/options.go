@@ -144,6 +144,10 @@ type Options struct {
 	// RejectThinkingControls answers 400 to a request sending
 	// chat_template_kwargs.enable_thinking, as a model without thinking controls does.
 	RejectThinkingControls bool
+	// IgnoreThinkingControls takes chat_template_kwargs.enable_thinking and reasoning_effort
+	// and does as ThinkByDefault says anyway, as an engine whose chat template has no such
+	// switch does.
+	IgnoreThinkingControls bool
 
 	// DisableTokenize makes POST /tokenize answer 404, as most engines (everything but vLLM
 	// and SGLang) do.

@@ -21,6 +21,9 @@ func (s *Server) thinks(req *genRequest) (bool, error) {
 	if sent && s.opts.RejectThinkingControls {
 		return false, errBadRequest("chat_template_kwargs.enable_thinking is not supported by model %s.", s.opts.Model)
 	}
+	if s.opts.IgnoreThinkingControls {
+		return s.opts.ThinkByDefault, nil
+	}
 	if enable == true {
 		return true, nil
 	}

@@ -208,6 +208,7 @@ var _ = Describe("workloads", Serial, Label(anvil.LabelSelfTest, "workload"), fu
 			run := anvil.Run(ctx, "thinking", target, thinking())
 
 			Expect(run).To(HaveNoFailedRequests())
+			Expect(run).To(HaveHonouredThinkingMode())
 			Expect(run.MeasurementProtocol).To(Equal(artifact.ProtocolReasoning))
 			Expect(run.ServeFlags.ThinkingMode).To(Equal("enabled"))
 			for _, row := range run.RequestTimings {
@@ -215,6 +216,22 @@ var _ = Describe("workloads", Serial, Label(anvil.LabelSelfTest, "workload"), fu
 				Expect(row.TimeToFirstOutputMs).To(BeNumerically("<", row.TTFTMs))
 				Expect(row.VisibleGenerationMs).To(BeNumerically("<", row.GenerationMs))
 			}
+		})
+
+		It("fails a run whose engine ignored the thinking switch, either way", SpecTimeout(time.Minute), func(ctx SpecContext) {
+			_, never := anvil.PrivateEngine(quick(refengine.Options{IgnoreThinkingControls: true}))
+			run := anvil.Run(ctx, "thinking-ignored", never, thinking())
+			Expect(run).To(HaveNoFailedRequests())
+			Expect(failuresOf(func() { Expect(run).To(HaveHonouredThinkingMode()) })).To(ConsistOf(
+				HavePrefix("thinking was enabled (chat_template_kwargs.enable_thinking true), but none of the 4 responses streamed reasoning")))
+
+			_, always := anvil.PrivateEngine(quick(refengine.Options{IgnoreThinkingControls: true, ThinkByDefault: true, ReasoningTokens: 8}))
+			sc := thinking()
+			sc.ThinkingMode = capacity.ThinkingDisabled
+			run = anvil.Run(ctx, "thinking-not-disabled", always, sc)
+			Expect(run).To(HaveNoFailedRequests())
+			Expect(failuresOf(func() { Expect(run).To(HaveHonouredThinkingMode()) })).To(ConsistOf(
+				HavePrefix("thinking was disabled (chat_template_kwargs.enable_thinking false), but 4 of the 4 responses streamed reasoning")))
 		})
 
 		It("fails a reasoning-only answer instead of timing it", SpecTimeout(time.Minute), func(ctx SpecContext) {
