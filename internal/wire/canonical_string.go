@@ -61,7 +61,11 @@ func (e *emitter) str(isKey bool) ([]byte, error) {
 			}
 		default:
 			r, size := utf8.DecodeRune(e.in[e.pos:])
-			// Invalid UTF-8 becomes U+FFFD, as encoding/json does.
+			// Invalid UTF-8 becomes U+FFFD, as encoding/json does; a key keeps the replaced
+			// form so that two keys differing only in invalid bytes are found duplicates.
+			if isKey && decoded == nil && r == utf8.RuneError && size == 1 {
+				decoded = append(make([]byte, 0, e.pos-start+utf8.UTFMax), e.in[start:e.pos]...)
+			}
 			e.pos += size
 			if r >= 0x10000 {
 				hi, lo := surrogates(r)

@@ -8,7 +8,8 @@ import (
 
 func TestCanonicalRejectsMalformed(t *testing.T) {
 	for _, in := range []string{``, `{`, `{"a"}`, `{"a":}`, `[1,]`, `[1 2]`, `"abc`, `"\x"`,
-		`"\u12"`, `tru`, `nul`, `-`, `1.`, `{"a":1}x`, "\"a\x01\"", `{1:2}`, `]`} {
+		`"\u12"`, `tru`, `nul`, `-`, `1.`, `{"a":1}x`, "\"a\x01\"", `{1:2}`, `]`,
+		"{\"\xff\":1,\"\x94\":2}" /* both keys read as U+FFFD: a duplicate */} {
 		if got, err := Canonical([]byte(in)); err == nil {
 			t.Errorf("Canonical(%q) = %q, want an error", in, got)
 		}
