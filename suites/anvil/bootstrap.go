@@ -1,6 +1,7 @@
 package anvil
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -165,6 +166,7 @@ func Bootstrap(suite string) bool {
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 		joinRun(suite)
 		cfg := mustConfig()
+		waitForBuilds(ctx)
 		baseURL := cfg.BaseURL
 		if cfg.UsesEmbeddedEngine() {
 			var err error
@@ -196,6 +198,46 @@ func Bootstrap(suite string) bool {
 	AfterEach(classifyFailure)
 	ReportAfterSuite("junit, gate verdict and report", finishRun)
 	return true
+}
+
+// buildWaitLimit bounds how long a suite waits for ginkgo's builds of the others.
+const buildWaitLimit = 3 * time.Minute
+
+// waitForBuilds holds the suite until the ginkgo CLI that started it has finished building
+// the other suites. `ginkgo -r` compiles them while this one runs, and a link takes a core
+// for seconds: on a two-core machine the client and the embedded engine would be measured
+// on what the linker left them, and a baseline comparison would find a regression in it.
+func waitForBuilds(ctx context.Context) {
+	n := siblingBuilds()
+	if n == 0 {
+		return
+	}
+	began := time.Now()
+	builds := "builds"
+	if n == 1 {
+		builds = "build"
+	}
+	fmt.Fprintf(os.Stdout, "waiting for ginkgo to finish building the other suites (%d %s running) before measuring\n", n, builds)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	// Two quiet looks in a row: one build's end and the next one's start are microseconds apart.
+	for quiet := 0; quiet < 2; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if time.Since(began) > buildWaitLimit {
+			fmt.Fprintf(os.Stdout, "ginkgo is still building after %s: measuring beside it\n", buildWaitLimit)
+			return
+		}
+		if siblingBuilds() == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+	fmt.Fprintf(os.Stdout, "ginkgo's builds ended after %s\n", time.Since(began).Round(time.Millisecond))
 }
 
 // mustConfig loads the configuration or fails the suite. On process 1 a problem is the
