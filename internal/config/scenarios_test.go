@@ -194,3 +194,23 @@ func TestTraceScenarios(t *testing.T) {
 		t.Errorf("ANVIL_TRACE_FILE: %v", err)
 	}
 }
+
+func TestAProblemWithAnInheritedValueSaysWhereItCameFrom(t *testing.T) {
+	t.Parallel()
+	path := writeScenarios(t, `{"scenarios": [
+	  {"name": "short", "max_tokens": 32},
+	  {"name": "both", "max_tokens": 8, "response_words": 8}
+	]}`)
+	_, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_RESPONSE_WORDS": "40"})
+	if err == nil {
+		t.Fatal("max_tokens below the inherited response_words was accepted")
+	}
+	msg := err.Error()
+	want := `scenarios[0].max_tokens=32: leaves no room for scenarios[0].response_words=40 words and the end token (want > 40) (response_words: not in the scenario, from ANVIL_RESPONSE_WORDS or its default)`
+	if !strings.Contains(msg, want) {
+		t.Errorf("message lacks\n%s\n in:\n%s", want, msg)
+	}
+	if !strings.Contains(msg, `scenarios[1].max_tokens=8: leaves no room`) || strings.Contains(msg, "scenarios[1].max_tokens=8: leaves no room for scenarios[1].response_words=8 words and the end token (want > 8) (") {
+		t.Errorf("the scenario that set both keys is not named plainly:\n%s", msg)
+	}
+}
