@@ -407,7 +407,8 @@ type ClientOverhead struct {
 	// held off then (up to a memory limit), so it is 0 unless the run allocated a lot.
 	GCCycles *int `json:"gc_cycles"`
 	// Bottleneck is set when the client, not the engine, may have limited the figures
-	// (CPU share above 80% or an event lag above 1 ms); Reason says which.
+	// (CPU share above 80%, or an event lag above 1 ms where it can have delayed a stamp:
+	// user-space stamps, or a read that carried several chunks); Reason says which.
 	Bottleneck bool   `json:"bottleneck"`
 	Reason     string `json:"reason"`
 }

@@ -98,8 +98,10 @@ func multiTokenNote(perChunk, perResponse float64) string {
 		"tokens to chunks on engines that report usage in every chunk (vLLM)", perChunk, low)
 }
 
-// overhead summarizes the client's own cost over the request phase.
-func (r *run) overhead(wall, cpu time.Duration, waited *time.Duration) artifact.ClientOverhead {
+// overhead summarizes the client's own cost over the request phase. stampsHeld says that
+// no event's stamp can have waited on the client: every read was stamped by the kernel on
+// arrival and none carried several chunks; an event lag then delayed no figure.
+func (r *run) overhead(wall, cpu time.Duration, waited *time.Duration, stampsHeld bool) artifact.ClientOverhead {
 	var dispatch, startLag []float64
 	var lag, lagMax, lagSum, busy time.Duration
 	events := 0
@@ -142,7 +144,7 @@ func (r *run) overhead(wall, cpu time.Duration, waited *time.Duration) artifact.
 			c.Bottleneck, c.Reason = true, fmt.Sprintf("process CPU at %.0f%% of the %d cores it may use (includes an in-process reference engine)", share, c.Cores)
 		}
 	}
-	if lagMax > bottleneckEventLag {
+	if lagMax > bottleneckEventLag && !stampsHeld {
 		c.Bottleneck = true
 		c.Reason = joinReason(c.Reason, fmt.Sprintf("an event waited %s between its read and the end of its processing", lagMax.Round(time.Microsecond)))
 	}

@@ -60,3 +60,25 @@ func TestITLCountsGapsInsideOneRead(t *testing.T) {
 		t.Errorf("per token: basis %s, %d samples, %d shared; want %s, 4, 1", got.Basis, got.Samples, got.SharedReadGaps, artifact.ITLPerToken)
 	}
 }
+
+// An event the client was slow to process delays the stamps after it only when they are
+// taken after the read returns (user-space), or when chunks waiting meanwhile were merged
+// into one read; kernel stamps of single-chunk reads were taken on arrival.
+func TestAnEventLagIsABottleneckOnlyWhereItCanDelayAStamp(t *testing.T) {
+	t.Parallel()
+	r := &run{outcomes: []outcome{
+		{lag: 5 * time.Millisecond, lagMax: 5 * time.Millisecond, events: 10},
+		{lag: 10 * time.Microsecond, lagMax: 10 * time.Microsecond, events: 10},
+	}}
+	held := r.overhead(time.Second, 10*time.Millisecond, nil, true)
+	if held.Bottleneck || held.Reason != "" {
+		t.Errorf("stamps held: bottleneck %v (%q), want none", held.Bottleneck, held.Reason)
+	}
+	if held.EventLagMaxUs == nil || float64(*held.EventLagMaxUs) != 5000 {
+		t.Errorf("event lag max = %v, want 5000 µs recorded all the same", held.EventLagMaxUs)
+	}
+	moved := r.overhead(time.Second, 10*time.Millisecond, nil, false)
+	if !moved.Bottleneck || !strings.Contains(moved.Reason, "an event waited 5ms") {
+		t.Errorf("stamps not held: bottleneck %v (%q), want the 5 ms event named", moved.Bottleneck, moved.Reason)
+	}
+}

@@ -176,7 +176,8 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if after, ok := cpuWait(); ok && waitKnown {
 		waited = new(after - wait)
 	}
-	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited)
+	stampsHeld := b.Extension.Clock.Source == ClockKernel && b.Extension.ITL.SharedReadGaps == 0
+	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(int(gcs))
 	b.Extension.EngineMetrics = watch()
 	b.Extension.ContextClamp = clamp
