@@ -68,6 +68,7 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 	r := runOf()
 	ep, err := capacity.Preflight(ctx, cfg.Target(baseURL), capacity.PreflightOptions{
 		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, Legacy: cfg.Scenario.API == capacity.APICompletions})
+	err = onEmbeddedEngine(err, cfg.UsesEmbeddedEngine())
 	found := &gate.Preflight{OK: err == nil, Suite: suiteName, Model: ep.Model, Served: ep.Served, Window: ep.Window, WindowSource: ep.WindowSource}
 	if err != nil {
 		found.Message, found.Outcome = err.Error(), gate.RunFailed
@@ -91,4 +92,14 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 		Fail("preflight: " + err.Error())
 	}
 	return found
+}
+
+// onEmbeddedEngine says, on a failed preflight of the embedded engine, that it was the
+// embedded engine: a user who set ANVIL_MODEL for an engine but forgot ANVIL_BASE_URL (or
+// exported it into another shell) would otherwise read that their model is not served.
+func onEmbeddedEngine(err error, embedded bool) error {
+	if err == nil || !embedded {
+		return err
+	}
+	return fmt.Errorf("ANVIL_BASE_URL is not set, so this checked the embedded reference engine: %w", err)
 }
