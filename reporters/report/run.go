@@ -201,6 +201,9 @@ func (v *RunView) Details() []Field {
 	if v.Baseline != "" {
 		items = append(items, Field{"baseline", v.Baseline})
 	}
+	if a := answersField(b); a != "" {
+		items = append(items, Field{"answers", a})
+	}
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
 		items = append(items, chunkFields(x.ITL)...)
@@ -387,4 +390,34 @@ func servedModels(served map[string]int) string {
 		parts[i] = fmt.Sprintf("%s: %s", m, plural(served[m], "response", "responses"))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// answersField says how the measured answers met the instruction: under the observe
+// policy a run passes whatever the engine answered, so the report must say what that was,
+// and how many answers max_tokens cut. Empty when no answer was scored.
+func answersField(b *artifact.Benchmark) string {
+	scored, exact, atLimit, requested := 0, 0, 0, 0
+	for _, t := range b.RequestTimings {
+		if c := t.ControlledOutput; c != nil && c.ExactAdherence != nil {
+			scored++
+			requested = c.RequestedWords
+			if *c.ExactAdherence {
+				exact++
+			}
+		}
+		if t.OutputTokens != nil && b.MaxTokens > 0 && *t.OutputTokens >= b.MaxTokens {
+			atLimit++
+		}
+	}
+	if scored == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d of %d exactly the %d requested words", exact, scored, requested)
+	if exact < scored && b.ControlledOutputPolicy == "observe" {
+		text += " (observe: the others measured as served)"
+	}
+	if atLimit > 0 {
+		text += fmt.Sprintf("; %d of %d stopped at max_tokens (%d)", atLimit, len(b.RequestTimings), b.MaxTokens)
+	}
+	return text
 }
