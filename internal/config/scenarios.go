@@ -182,34 +182,27 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 			add("%s.trace=%q: %v", at, g.Scenario.Trace, err)
 		}
 	}
-	p = append(p, renderInherited(g.Scenario.Validate(), name, entry)...)
-	p = append(p, renderInherited(g.Spec.Validate(), name, entry)...)
+	p = append(p, renderNoted(g.Scenario.Validate(), name, inheritedNote(entry))...)
+	p = append(p, renderNoted(g.Spec.Validate(), name, inheritedNote(entry))...)
 	return g, p
 }
 
-// renderInherited is render for a scenario, each problem ending with where the values the
-// scenario left out came from: a user who wrote max_tokens 32 must learn that the
-// response_words it clashes with is ANVIL_RESPONSE_WORDS or its default, not the file's.
-func renderInherited(err error, name func(field string) string, entry map[string]json.RawMessage) Problems {
-	fields, rest := capacity.FieldErrors(err)
-	var p Problems
-	for _, f := range fields {
-		var inherited []string
+// inheritedNote says where the values of a problem that the scenario left out came from:
+// a user who wrote max_tokens 32 must learn that the response_words it clashes with is
+// ANVIL_RESPONSE_WORDS or its default, not the file's.
+func inheritedNote(entry map[string]json.RawMessage) func(*capacity.FieldError) string {
+	return func(f *capacity.FieldError) string {
+		var note string
+		var seen []string
 		for _, field := range append([]string{f.Field}, f.Others...) {
-			if _, set := entry[keyOf(field)]; !set && !slices.Contains(inherited, field) {
-				inherited = append(inherited, field)
+			if _, set := entry[keyOf(field)]; set || slices.Contains(seen, field) {
+				continue
 			}
+			seen = append(seen, field)
+			note += fmt.Sprintf(" (%s: not in the scenario, from %s or its default)", keyOf(field), variable(field))
 		}
-		line := f.Render(name)
-		for _, field := range inherited {
-			line += fmt.Sprintf(" (%s: not in the scenario, from %s or its default)", keyOf(field), variable(field))
-		}
-		p = append(p, line)
+		return note
 	}
-	for _, e := range rest {
-		p = append(p, e.Error())
-	}
-	return p
 }
 
 // setKey sets the scenario's or the gate's field of key from a JSON value.

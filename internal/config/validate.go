@@ -53,10 +53,19 @@ func (c Config) Validate() error {
 
 // render writes the problems of a Validate error one per line, naming each field with name.
 func render(err error, name func(field string) string) Problems {
+	return renderNoted(err, name, nil)
+}
+
+// renderNoted is render with note's words, if any, after each field's problem.
+func renderNoted(err error, name func(field string) string, note func(*capacity.FieldError) string) Problems {
 	fields, rest := capacity.FieldErrors(err)
 	var p Problems
 	for _, f := range fields {
-		p = append(p, f.Render(name))
+		line := f.Render(name)
+		if note != nil {
+			line += note(f)
+		}
+		p = append(p, line)
 	}
 	for _, e := range rest {
 		p = append(p, e.Error())

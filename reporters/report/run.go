@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/internal/chart"
 )
 
@@ -413,7 +414,7 @@ func answersField(b *artifact.Benchmark) string {
 		return ""
 	}
 	text := fmt.Sprintf("%d of %d exactly the %d requested words", exact, scored, requested)
-	if exact < scored && b.ControlledOutputPolicy == "observe" {
+	if exact < scored && b.ControlledOutputPolicy == string(capacity.PolicyObserve) {
 		text += " (observe: the others measured as served)"
 	}
 	if atLimit > 0 {
