@@ -78,6 +78,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		if m.Baselined {
 			b.WriteString("\nIn parentheses: the change from the scenario's baseline; bold is worse by more than 2%.\n")
 		}
+		writeStrayed(&b, m.Scenarios)
 	}
 
 	for _, r := range m.Scenarios {
@@ -125,6 +126,23 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, string(xmlSafe([]byte(b.String()))))
 	return err
+}
+
+// writeStrayed names the runs whose answers were not what they asked for, passed under
+// the observe policy: the summary's pass must not read as one of the instruction.
+func writeStrayed(b *strings.Builder, runs []*RunView) {
+	head := false
+	for _, r := range runs {
+		text, strayed := answers(r.B)
+		if !strayed {
+			continue
+		}
+		if !head {
+			b.WriteString("\nAnswers not as asked, measured as served (controlled-output policy observe):\n\n")
+			head = true
+		}
+		fmt.Fprintf(b, "- %s: %s\n", mdText(r.Name), mdText(text))
+	}
 }
 
 // writeTurns writes a sessions run's figures by turn, when it has them.

@@ -394,9 +394,17 @@ func servedModels(served map[string]int) string {
 }
 
 // answersField says how the measured answers met the instruction: under the observe
-// policy a run passes whatever the engine answered, so the report must say what that was,
-// and how many answers max_tokens cut. Empty when no answer was scored.
+// policy a run passes whatever the engine answered, so the report must say what that was
+// (the structure a tool-call or JSON run asked for, then the words), and how many answers
+// max_tokens cut. Empty when no answer was scored.
 func answersField(b *artifact.Benchmark) string {
+	text, _ := answers(b)
+	return text
+}
+
+// answers is answersField's text, and whether an observed run's answers were not what
+// the run asked for: a pass the reader must not take for one of the instruction.
+func answers(b *artifact.Benchmark) (text string, strayed bool) {
 	scored, exact, atLimit, requested := 0, 0, 0, 0
 	for _, t := range b.RequestTimings {
 		if c := t.ControlledOutput; c != nil && c.ExactAdherence != nil {
@@ -410,15 +418,37 @@ func answersField(b *artifact.Benchmark) string {
 			atLimit++
 		}
 	}
-	if scored == 0 {
-		return ""
+	var so *artifact.StructuredOutput
+	if b.Extension != nil {
+		so = b.Extension.StructuredOutput
 	}
-	text := fmt.Sprintf("%d of %d exactly the %d requested words", exact, scored, requested)
-	if exact < scored && b.ControlledOutputPolicy == string(capacity.PolicyObserve) {
-		text += " (observe: the others measured as served)"
+	if scored == 0 && (so == nil || so.Responses == 0) {
+		return "", false
+	}
+	observe := b.ControlledOutputPolicy == string(capacity.PolicyObserve)
+	var parts []string
+	if so != nil && so.Responses > 0 {
+		what := "valid JSON of the schema"
+		if so.Tool != "" {
+			what = "a valid call of its tool " + so.Tool
+		}
+		part := fmt.Sprintf("%d of %d %s", so.Valid, so.Responses, what)
+		if so.Valid < so.Responses && observe {
+			part += " (observe: recorded, not gated)"
+			strayed = true
+		}
+		parts = append(parts, part)
+	}
+	if scored > 0 {
+		part := fmt.Sprintf("%d of %d exactly the %d requested words", exact, scored, requested)
+		if exact < scored && observe {
+			part += " (observe: the others measured as served)"
+			strayed = true
+		}
+		parts = append(parts, part)
 	}
 	if atLimit > 0 {
-		text += fmt.Sprintf("; %d of %d stopped at max_tokens (%d)", atLimit, len(b.RequestTimings), b.MaxTokens)
+		parts = append(parts, fmt.Sprintf("%d of %d stopped at max_tokens (%d)", atLimit, len(b.RequestTimings), b.MaxTokens))
 	}
-	return text
+	return strings.Join(parts, "; "), strayed
 }
