@@ -87,10 +87,14 @@ func classifyFailure() {
 // from the run's artifacts, and prints the verdict so far.
 func finishRun(suiteReport types.Report) {
 	r := runOf()
+	unbuilt := unbuiltTree(&suiteReport)
 	checks, failed := junit.SuiteVerdict(suiteReport)
 	record := recordSuite(suiteReport.SuiteDescription)
 	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
 		record(s)
+		if unbuilt != nil && s.Preflight == nil {
+			s.Preflight = &gate.Preflight{Suite: suiteReport.SuiteDescription, Message: unbuilt.Error(), Outcome: gate.RunFailed}
+		}
 		s.FinishSuite(suiteReport.SuiteDescription, checks, failed)
 	})
 	if err != nil {
@@ -110,6 +114,35 @@ func finishRun(suiteReport types.Report) {
 		GinkgoWriter.Println("report:", n)
 	}
 	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.id, suiteReport.SuiteDescription, s.ExitCode, m.Verdict.Headline())
+	if unbuilt != nil {
+		Fail(unbuilt.Error())
+	}
+}
+
+// unbuiltTree is the configuration problem of a suite that ran no spec, nil otherwise. The
+// gated containers are built from the configuration, and an invalid one builds none: a
+// suite made of them alone, or whose label filter selected only them, then runs no spec,
+// so Ginkgo skips the BeforeSuite that reports the problem, and the verdict would blame
+// the label filter. The
+// problem is added to the report as that set-up's failure, for the verdict and JUnit.
+func unbuiltTree(suiteReport *types.Report) error {
+	for _, spec := range suiteReport.SpecReports {
+		ran := spec.LeafNodeType == types.NodeTypeIt && !spec.State.Is(types.SpecStateSkipped|types.SpecStatePending)
+		if ran || spec.State.Is(types.SpecStateFailureStates) {
+			return nil
+		}
+	}
+	_, err := config.FromEnvironment()
+	if err == nil {
+		return nil
+	}
+	suiteReport.SuiteSucceeded = false
+	suiteReport.SpecReports = append(suiteReport.SpecReports, types.SpecReport{
+		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite,
+		State:        types.SpecStateFailed,
+		Failure:      types.Failure{Message: err.Error(), FailureNodeType: types.NodeTypeSynchronizedBeforeSuite},
+	})
+	return err
 }
 
 // environ is the process environment as a map.
