@@ -65,6 +65,9 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 			ctx = "mean " + ctx
 		}
 	}
+	if cl := clampOf(b); cl != nil {
+		ctx += fmt.Sprintf(" (clamped from %s to the %s-token window)", fmtTokens(float64(cl.LargestPlanned)), fmtInt(cl.Window))
+	}
 	v.Workload = fmt.Sprintf("%s × %s at %s", fmtInt(b.Requests), fmtInt(b.Concurrency), ctx)
 	var base map[string]float64
 	switch {
@@ -93,11 +96,25 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 	return v
 }
 
-// plannedContext is context_tokens, else the mean planned context of the successful rows,
-// else of the context distribution; exact is false for a mean of differing sizes.
+// clampOf is how the served window cut the run's planned contexts, nil when it cut none.
+func clampOf(b *artifact.Benchmark) *artifact.ContextClamp {
+	if b.Extension == nil || b.Extension.ContextClamp == nil || b.Extension.ContextClamp.Requests == 0 {
+		return nil
+	}
+	return b.Extension.ContextClamp
+}
+
+// plannedContext is the context the run was planned to send: context_tokens, else the
+// mean planned context of the successful rows, else of the context distribution; exact is
+// false for a mean of differing sizes. A run the window clamped sent its rows' plans, not
+// context_tokens (the size asked for): a 64k ladder step run at 15k is no 64k point.
 func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
-	if b.ContextTokens != nil && *b.ContextTokens > 0 {
+	clamp := clampOf(b)
+	if b.ContextTokens != nil && *b.ContextTokens > 0 && clamp == nil {
 		return float64(*b.ContextTokens), true
+	}
+	if clamp != nil && len(b.RequestTimings) == 0 {
+		return float64(clamp.MaxPromptTokens), false
 	}
 	sum, n, same := 0.0, 0, true
 	for _, row := range b.RequestTimings {
@@ -204,6 +221,9 @@ func (v *RunView) Details() []Field {
 	}
 	if a := answersField(b); a != "" {
 		items = append(items, Field{"answers", a})
+	}
+	if cl := clampOf(b); cl != nil {
+		items = append(items, Field{"context clamp", cl.Note})
 	}
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
