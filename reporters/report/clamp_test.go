@@ -36,6 +36,11 @@ func TestAClampedContextStepIsShownAtTheContextItSent(t *testing.T) {
 	if c, exact := plannedContext(in.Runs[2].Benchmark); c != 15296 || !exact {
 		t.Errorf("planned context %v (exact %v), want the 15,296 sent", c, exact)
 	}
+	failed := *in.Runs[2].Benchmark
+	failed.RequestTimings = nil
+	if c, exact := plannedContext(&failed); c != 15296 || !exact {
+		t.Errorf("every request failed: planned context %v (exact %v), want the 15,296 the plan sent", c, exact)
+	}
 	// On the context chart, the 32k step is drawn at 15,296; the 64k step, at the same
 	// context, stays out of the line as a repeat.
 	var xs []float64

@@ -110,11 +110,15 @@ func clampOf(b *artifact.Benchmark) *artifact.ContextClamp {
 // context_tokens (the size asked for): a 64k ladder step run at 15k is no 64k point.
 func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
 	clamp := clampOf(b)
-	if b.ContextTokens != nil && *b.ContextTokens > 0 && clamp == nil {
-		return float64(*b.ContextTokens), true
+	// A clamped request's plan was the smaller of its size and what the window left.
+	sent := func(planned int) int {
+		if clamp != nil {
+			return min(planned, clamp.MaxPromptTokens)
+		}
+		return planned
 	}
-	if clamp != nil && len(b.RequestTimings) == 0 {
-		return float64(clamp.MaxPromptTokens), false
+	if b.ContextTokens != nil && *b.ContextTokens > 0 && (clamp == nil || len(b.RequestTimings) == 0) {
+		return float64(sent(*b.ContextTokens)), true
 	}
 	sum, n, same := 0.0, 0, true
 	for _, row := range b.RequestTimings {
@@ -126,7 +130,7 @@ func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
 		same = len(b.ContextDistribution) == 1
 		for k, c := range b.ContextDistribution {
 			if v, err := strconv.Atoi(k); err == nil && c > 0 {
-				sum += float64(v) * float64(c)
+				sum += float64(sent(v)) * float64(c)
 				n += c
 			}
 		}
