@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,16 +88,28 @@ func classifyFailure() {
 // from the run's artifacts, and prints the verdict so far.
 func finishRun(suiteReport types.Report) {
 	r := runOf()
-	unbuilt := unbuiltTree(&suiteReport)
+	suite := suiteReport.SuiteDescription
 	checks, failed := junit.SuiteVerdict(suiteReport)
-	record := recordSuite(suiteReport.SuiteDescription)
+	withProblem, unbuilt := unbuiltTree(suiteReport)
+	record := recordSuite(suite)
+	reported := false
 	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
 		record(s)
-		if unbuilt != nil && s.Preflight == nil {
-			s.Preflight = &gate.Preflight{Suite: suiteReport.SuiteDescription, Message: unbuilt.Error(), Outcome: gate.RunFailed}
+		f := failed
+		// The problem is the run's: a suite before this one that reported it already
+		// failed the run, and this one, like a suite skipped for it, adds nothing.
+		if p := s.Preflight; unbuilt != nil && (p == nil || p.OK || p.Suite == suite) {
+			if p == nil {
+				s.Preflight = &gate.Preflight{Suite: suite, Message: unbuilt.Error(), Outcome: gate.RunFailed}
+			}
+			_, f = junit.SuiteVerdict(withProblem)
+			reported = true
 		}
-		s.FinishSuite(suiteReport.SuiteDescription, checks, failed)
+		s.FinishSuite(suite, checks, f)
 	})
+	if reported {
+		suiteReport = withProblem
+	}
 	if err != nil {
 		Fail(fmt.Sprintf("write the run's verdict in %s: %v", r.outDir, err))
 	}
@@ -113,36 +126,37 @@ func finishRun(suiteReport types.Report) {
 	for _, n := range m.Notes {
 		GinkgoWriter.Println("report:", n)
 	}
-	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.id, suiteReport.SuiteDescription, s.ExitCode, m.Verdict.Headline())
-	if unbuilt != nil {
+	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.id, suite, s.ExitCode, m.Verdict.Headline())
+	if reported {
 		Fail(unbuilt.Error())
 	}
 }
 
-// unbuiltTree is the configuration problem of a suite that ran no spec, nil otherwise. The
-// gated containers are built from the configuration, and an invalid one builds none: a
-// suite made of them alone, or whose label filter selected only them, then runs no spec,
-// so Ginkgo skips the BeforeSuite that reports the problem, and the verdict would blame
-// the label filter. The
-// problem is added to the report as that set-up's failure, for the verdict and JUnit.
-func unbuiltTree(suiteReport *types.Report) error {
+// unbuiltTree is the suite's report with the configuration problem of a suite that ran no
+// spec as its set-up's failure (for the verdict and JUnit), and that problem; nil when the
+// suite ran specs or the configuration is valid. The gated
+// containers are built from the configuration, and an invalid one builds none: a suite
+// made of them alone, or whose label filter selected only them, then runs no spec, so
+// Ginkgo skips the BeforeSuite that reports the problem, and the verdict would blame the
+// label filter.
+func unbuiltTree(suiteReport types.Report) (types.Report, error) {
 	for _, spec := range suiteReport.SpecReports {
 		ran := spec.LeafNodeType == types.NodeTypeIt && !spec.State.Is(types.SpecStateSkipped|types.SpecStatePending)
 		if ran || spec.State.Is(types.SpecStateFailureStates) {
-			return nil
+			return suiteReport, nil
 		}
 	}
 	_, err := config.FromEnvironment()
 	if err == nil {
-		return nil
+		return suiteReport, nil
 	}
 	suiteReport.SuiteSucceeded = false
-	suiteReport.SpecReports = append(suiteReport.SpecReports, types.SpecReport{
+	suiteReport.SpecReports = append(slices.Clone(suiteReport.SpecReports), types.SpecReport{
 		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite,
 		State:        types.SpecStateFailed,
 		Failure:      types.Failure{Message: err.Error(), FailureNodeType: types.NodeTypeSynchronizedBeforeSuite},
 	})
-	return err
+	return suiteReport, err
 }
 
 // environ is the process environment as a map.

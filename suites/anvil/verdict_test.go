@@ -23,8 +23,7 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 		}
 	}
 	t.Setenv("ANVIL_CONCURRENCY", "abc")
-	empty := types.Report{SuiteDescription: "engine", SuiteSucceeded: true}
-	err := unbuiltTree(&empty)
+	empty, err := unbuiltTree(types.Report{SuiteDescription: "engine", SuiteSucceeded: true})
 	if err == nil || !strings.Contains(err.Error(), `ANVIL_CONCURRENCY="abc"`) {
 		t.Fatalf("unbuiltTree: %v, want the configuration's problem", err)
 	}
@@ -40,7 +39,7 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 	ran := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed}}}
 	setUp := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed}}}
 	for name, r := range map[string]types.Report{"a spec ran": ran, "the set-up failed": setUp} {
-		if err := unbuiltTree(&r); err != nil || len(r.SpecReports) != 1 {
+		if r, err := unbuiltTree(r); err != nil || len(r.SpecReports) != 1 {
 			t.Errorf("%s: %v, %d spec reports; want nothing added", name, err, len(r.SpecReports))
 		}
 	}
@@ -48,7 +47,7 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 	// With a valid configuration, a filter that selected nothing is what the verdict says.
 	t.Setenv("ANVIL_CONCURRENCY", "2")
 	filtered := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeIt, State: types.SpecStateSkipped}}}
-	if err := unbuiltTree(&filtered); err != nil || len(filtered.SpecReports) != 1 {
+	if filtered, err := unbuiltTree(filtered); err != nil || len(filtered.SpecReports) != 1 {
 		t.Errorf("valid configuration: %v, want nothing added", err)
 	}
 }
