@@ -250,11 +250,7 @@ func mustConfig() config.Config {
 	}
 	if GinkgoParallelProcess() == 1 {
 		r := runOf()
-		_, _ = gate.Update(r.outDir, r.id, func(s *gate.Summary) {
-			if s.Preflight == nil {
-				s.Preflight = &gate.Preflight{Suite: suiteName, Message: err.Error(), Outcome: gate.RunFailed}
-			}
-		})
+		_, _ = gate.Update(r.outDir, r.id, func(s *gate.Summary) { configurationFailed(s, suiteName, err) })
 	}
 	Fail(err.Error())
 	return cfg

@@ -39,8 +39,25 @@ func joinRun(suite string) {
 	if err != nil {
 		Fail(fmt.Sprintf("the run's verdict cannot be written: %v", err))
 	}
-	if p := s.Preflight; p != nil && !p.OK && p.Suite != suite {
+	if p := failedBefore(&s, suite); p != nil {
 		Skip(fmt.Sprintf("the run failed before any scenario, in suite %s: %s", p.Suite, firstLine(p.Message)))
+	}
+}
+
+// failedBefore is the run's preflight when a suite other than suite failed it: the run
+// ended there, and suite has nothing to add. Nil otherwise.
+func failedBefore(s *gate.Summary, suite string) *gate.Preflight {
+	if p := s.Preflight; p != nil && !p.OK && p.Suite != suite {
+		return p
+	}
+	return nil
+}
+
+// configurationFailed records an invalid configuration as the run's failed preflight,
+// unless the run has one already.
+func configurationFailed(s *gate.Summary, suite string, err error) {
+	if s.Preflight == nil {
+		s.Preflight = &gate.Preflight{Suite: suite, Message: err.Error(), Outcome: gate.RunFailed}
 	}
 }
 
@@ -89,19 +106,20 @@ func classifyFailure() {
 func finishRun(suiteReport types.Report) {
 	r := runOf()
 	suite := suiteReport.SuiteDescription
+	// Loaded here, not from Current: on a configuration error BeforeSuite failed, or did
+	// not run, and current is nil.
+	cfg, cfgErr := config.FromEnvironment()
 	checks, failed := junit.SuiteVerdict(suiteReport)
-	withProblem, unbuilt := unbuiltTree(suiteReport)
+	withProblem, unbuilt := unbuiltTree(suiteReport, cfgErr)
 	record := recordSuite(suite)
 	reported := false
 	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
 		record(s)
 		f := failed
-		// The problem is the run's: a suite before this one that reported it already
-		// failed the run, and this one, like a suite skipped for it, adds nothing.
-		if p := s.Preflight; unbuilt != nil && (p == nil || p.OK || p.Suite == suite) {
-			if p == nil {
-				s.Preflight = &gate.Preflight{Suite: suite, Message: unbuilt.Error(), Outcome: gate.RunFailed}
-			}
+		// The problem is the run's: once a suite before this one reported it, this one,
+		// like a suite skipped for it, adds nothing.
+		if unbuilt != nil && failedBefore(s, suite) == nil {
+			configurationFailed(s, suite, unbuilt)
 			_, f = junit.SuiteVerdict(withProblem)
 			reported = true
 		}
@@ -117,8 +135,6 @@ func finishRun(suiteReport types.Report) {
 	if err := junit.WriteJUnit(suiteReport, dst, junit.JUnitOptions{RunID: r.id, Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
 		Fail(fmt.Sprintf("write %s: %v", dst, err))
 	}
-	// Loaded again: on a configuration error BeforeSuite failed and current is nil.
-	cfg, _ := config.FromEnvironment()
 	m, err := report.WriteDir(r.outDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, RunID: r.id})
 	if err != nil {
 		Fail(fmt.Sprintf("write the report in %s: %v", r.outDir, err))
@@ -132,31 +148,30 @@ func finishRun(suiteReport types.Report) {
 	}
 }
 
-// unbuiltTree is the suite's report with the configuration problem of a suite that ran no
-// spec as its set-up's failure (for the verdict and JUnit), and that problem; nil when the
-// suite ran specs or the configuration is valid. The gated
+// unbuiltTree is the suite's report with cfgErr, the configuration's problem, as its
+// set-up's failure (for the verdict and JUnit) when the suite ran no spec, and that
+// problem; nil when the suite ran specs or the configuration is valid. The gated
 // containers are built from the configuration, and an invalid one builds none: a suite
 // made of them alone, or whose label filter selected only them, then runs no spec, so
 // Ginkgo skips the BeforeSuite that reports the problem, and the verdict would blame the
 // label filter.
-func unbuiltTree(suiteReport types.Report) (types.Report, error) {
+func unbuiltTree(suiteReport types.Report, cfgErr error) (types.Report, error) {
 	for _, spec := range suiteReport.SpecReports {
 		ran := spec.LeafNodeType == types.NodeTypeIt && !spec.State.Is(types.SpecStateSkipped|types.SpecStatePending)
 		if ran || spec.State.Is(types.SpecStateFailureStates) {
 			return suiteReport, nil
 		}
 	}
-	_, err := config.FromEnvironment()
-	if err == nil {
+	if cfgErr == nil {
 		return suiteReport, nil
 	}
 	suiteReport.SuiteSucceeded = false
 	suiteReport.SpecReports = append(slices.Clone(suiteReport.SpecReports), types.SpecReport{
 		LeafNodeType: types.NodeTypeSynchronizedBeforeSuite,
 		State:        types.SpecStateFailed,
-		Failure:      types.Failure{Message: err.Error(), FailureNodeType: types.NodeTypeSynchronizedBeforeSuite},
+		Failure:      types.Failure{Message: cfgErr.Error(), FailureNodeType: types.NodeTypeSynchronizedBeforeSuite},
 	})
-	return suiteReport, err
+	return suiteReport, cfgErr
 }
 
 // environ is the process environment as a map.

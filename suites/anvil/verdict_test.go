@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/junit"
 )
 
@@ -23,7 +24,8 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 		}
 	}
 	t.Setenv("ANVIL_CONCURRENCY", "abc")
-	empty, err := unbuiltTree(types.Report{SuiteDescription: "engine", SuiteSucceeded: true})
+	_, cfgErr := config.FromEnvironment()
+	empty, err := unbuiltTree(types.Report{SuiteDescription: "engine", SuiteSucceeded: true}, cfgErr)
 	if err == nil || !strings.Contains(err.Error(), `ANVIL_CONCURRENCY="abc"`) {
 		t.Fatalf("unbuiltTree: %v, want the configuration's problem", err)
 	}
@@ -39,15 +41,16 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 	ran := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed}}}
 	setUp := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStateFailed}}}
 	for name, r := range map[string]types.Report{"a spec ran": ran, "the set-up failed": setUp} {
-		if r, err := unbuiltTree(r); err != nil || len(r.SpecReports) != 1 {
+		if r, err := unbuiltTree(r, cfgErr); err != nil || len(r.SpecReports) != 1 {
 			t.Errorf("%s: %v, %d spec reports; want nothing added", name, err, len(r.SpecReports))
 		}
 	}
 
 	// With a valid configuration, a filter that selected nothing is what the verdict says.
 	t.Setenv("ANVIL_CONCURRENCY", "2")
+	_, cfgErr = config.FromEnvironment()
 	filtered := types.Report{SpecReports: types.SpecReports{{LeafNodeType: types.NodeTypeIt, State: types.SpecStateSkipped}}}
-	if filtered, err := unbuiltTree(filtered); err != nil || len(filtered.SpecReports) != 1 {
+	if filtered, err := unbuiltTree(filtered, cfgErr); err != nil || len(filtered.SpecReports) != 1 {
 		t.Errorf("valid configuration: %v, want nothing added", err)
 	}
 }
