@@ -140,3 +140,21 @@ func TestHaveOneServedModel(t *testing.T) {
 		t.Errorf("got %q\nwant it to start %q", got, want)
 	}
 }
+
+func TestHaveHadTheEngineToItself(t *testing.T) {
+	t.Parallel()
+	b := run()
+	for i := range b.RequestTimings {
+		b.RequestTimings[i].PromptTokens, b.RequestTimings[i].OutputTokens, b.RequestTimings[i].OutputTokenSource = new(100), new(33), "usage"
+	}
+	b.Extension = &artifact.Extension{EngineMetrics: artifact.EngineMetrics{Scraped: true,
+		RunningAtStart: artifact.F(0), PromptTokens: artifact.F(600), GenerationTokens: artifact.F(198)}}
+	if got := failureOf(t, b, HaveHadTheEngineToItself()); got != "" {
+		t.Fatalf("an engine alone with the run failed: %s", got)
+	}
+	b.Extension.EngineMetrics.GenerationTokens = artifact.F(400)
+	want := "generated tokens: the engine counted 400, the run's 6 responses reported 198: 202 more (102.0%; bound 2% + 1 per request) were another workload's"
+	if got := failureOf(t, b, HaveHadTheEngineToItself()); !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to hold %q", got, want)
+	}
+}

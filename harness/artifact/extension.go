@@ -286,6 +286,11 @@ type EngineMetrics struct {
 	KVCacheUsagePeak *Float `json:"kv_cache_usage_peak"`
 	RunningPeak      *Float `json:"running_peak"`
 	WaitingPeak      *Float `json:"waiting_peak"`
+	// RunningAtStart and WaitingAtStart are the requests the engine held at the first
+	// scrape, before the run sent any: another client's, or ones abandoned by an earlier run
+	// that the engine still computes.
+	RunningAtStart *Float `json:"running_at_start"`
+	WaitingAtStart *Float `json:"waiting_at_start"`
 }
 
 // ServerLatency summarizes the observations one server histogram gained over a run, in

@@ -11,6 +11,7 @@ const (
 	KindOutput     Kind = "output"     // every response was the controlled output, canaries intact
 	KindContext    Kind = "context"    // the engine saw the planned prompt
 	KindClient     Kind = "client"     // the client kept up with the workload
+	KindEngine     Kind = "engine"     // the engine served the run and nothing else
 	KindComparable Kind = "comparable" // the baseline ran the same workload, with enough requests
 	KindRegression Kind = "regression" // a metric did not regress from the baseline
 	KindBudget     Kind = "budget"     // a budget held
@@ -19,7 +20,7 @@ const (
 
 // Kinds lists every kind.
 func Kinds() []Kind {
-	return []Kind{KindRequests, KindOutput, KindContext, KindClient, KindComparable, KindRegression, KindBudget, KindRun}
+	return []Kind{KindRequests, KindOutput, KindContext, KindClient, KindEngine, KindComparable, KindRegression, KindBudget, KindRun}
 }
 
 // Finding is the outcome a check of kind k leads to when it finds what it looks for: a
@@ -27,7 +28,7 @@ func Kinds() []Kind {
 // RunFailed.
 func (k Kind) Finding() Outcome {
 	switch k {
-	case KindClient:
+	case KindClient, KindEngine:
 		return InvalidRun
 	case KindComparable:
 		return NotComparable

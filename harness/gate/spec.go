@@ -224,6 +224,7 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //   - the engine counted each request's planned prompt tokens within the tolerance
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
+//   - the engine served the run alone (EngineToItself; skipped without its metrics);
 //   - a tool-call or JSON-schema run's responses held a valid structure (ValidToolCalls,
 //     ValidJSONAnswers; skipped for other outputs);
 //   - a trace or sessions found cached what they share (PlannedPrefixCache; skipped for
@@ -253,6 +254,7 @@ func (s Spec) Checks() []Check {
 			return ""
 		}),
 		ClientKeptUp(s.Client),
+		EngineToItself(),
 		when(ValidToolCalls(), onlyFor("tool_call")),
 		when(ValidJSONAnswers(), onlyFor("json_schema")),
 		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {

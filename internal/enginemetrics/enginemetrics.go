@@ -300,6 +300,12 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	out.KVCacheUsagePeak = finite(w.kvPeak)
 	out.RunningPeak = finite(w.runPeak)
 	out.WaitingPeak = finite(w.waitPeak)
+	if v, ok := w.first.total(runningNames); ok {
+		out.RunningAtStart = artifact.F(v)
+	}
+	if v, ok := w.first.total(waitingNames); ok {
+		out.WaitingAtStart = artifact.F(v)
+	}
 	return out
 }
 

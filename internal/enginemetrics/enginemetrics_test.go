@@ -41,8 +41,8 @@ func TestWatchDifferencesHistogramsAndKeepsPeaks(t *testing.T) {
 			return
 		}
 		switch scrape.Add(1) {
-		case 1: // before: 10 earlier requests at 0.4 s, nothing running
-			_, _ = w.Write([]byte(sglangText(10, 0.4, 0)))
+		case 1: // before: 10 earlier requests at 0.4 s, one still running on each rank
+			_, _ = w.Write([]byte(sglangText(10, 0.4, 1)))
 		case 2: // during: 6 running
 			_, _ = w.Write([]byte(sglangText(12, 0.4, 3)))
 		default: // after: 20 more requests at 0.2 s, none of them above 0.25 s
@@ -66,6 +66,9 @@ func TestWatchDifferencesHistogramsAndKeepsPeaks(t *testing.T) {
 	}
 	if m.RunningPeak == nil || *m.RunningPeak != 6 || m.KVCacheUsagePeak == nil || *m.KVCacheUsagePeak != 0.3 {
 		t.Errorf("peaks: running %v, kv %v", m.RunningPeak, m.KVCacheUsagePeak)
+	}
+	if m.RunningAtStart == nil || *m.RunningAtStart != 2 || m.WaitingAtStart != nil {
+		t.Errorf("at start: running %v (want 2, one per rank), waiting %v (not exported: want null)", m.RunningAtStart, m.WaitingAtStart)
 	}
 	if m.InterTokenMs != nil || m.Preemptions != nil {
 		t.Errorf("figures the engine does not export must be null: %+v %+v", m.InterTokenMs, m.Preemptions)

@@ -320,6 +320,11 @@ func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []Field
 		return []Field{{"engine metrics", "not scraped: " + m.Error}}
 	}
 	items := []Field{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
+	if m.RunningAtStart != nil || m.WaitingAtStart != nil {
+		count := func(f float64) string { return fmtNumber(f, 0) }
+		items = append(items, Field{"engine at the start", fmt.Sprintf("%s running, %s waiting",
+			fmtPtr(m.RunningAtStart, count), fmtPtr(m.WaitingAtStart, count))})
+	}
 	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
 		bucket := ""
 		if len(t.P50BucketMs) == 2 {

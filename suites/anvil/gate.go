@@ -33,6 +33,7 @@ const (
 	LabelKindOutput     = junit.KindLabelPrefix + string(gate.KindOutput)
 	LabelKindContext    = junit.KindLabelPrefix + string(gate.KindContext)
 	LabelKindClient     = junit.KindLabelPrefix + string(gate.KindClient)
+	LabelKindEngine     = junit.KindLabelPrefix + string(gate.KindEngine)
 	LabelKindBudget     = junit.KindLabelPrefix + string(gate.KindBudget)
 	LabelKindComparable = junit.KindLabelPrefix + string(gate.KindComparable)
 	LabelKindRegression = junit.KindLabelPrefix + string(gate.KindRegression)
@@ -101,6 +102,8 @@ func DescribeScenarios() bool {
 //   - the engine counted each request's planned prompt tokens within the context
 //     tolerance (kind:context): a truncated prompt is named as such;
 //   - the client kept up with the workload (kind:client): if not, the run is invalid;
+//   - the engine's metrics show it served the run alone (kind:engine): if not, the run is
+//     invalid;
 //   - a tool-call or JSON-schema scenario's responses held a valid structure (kind:output);
 //   - a trace or sessions found cached what they share (kind:context);
 //   - one spec per budget (kind:budget);

@@ -1,0 +1,112 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// ForeignTokenTolerance is how many more tokens than the run's own responses reported the
+// engine may count over the run before the excess is another workload's (EngineToItself):
+// 2% of the run's, plus one per request for an engine that counts a token (an end of
+// sequence) its usage leaves out.
+const ForeignTokenTolerance = 0.02
+
+// EngineToItself checks, from the engine's own metrics, that the run had the engine to
+// itself: no request running or waiting when it began, and no more prompt or generation
+// tokens counted over it than its responses reported (ForeignTokenTolerance). Another
+// client, or the requests an interrupted run left behind, make an invalid run: the figures
+// measured a busier engine than the workload planned. It is skipped when the engine serves
+// no metrics, and for a shard, which shares the engine with the run's other shards.
+func EngineToItself() Check {
+	return Check{Name: "had the engine to itself", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
+		if a.Extension == nil {
+			return skipped("the artifact records no engine metrics (not written by anvilbench)")
+		}
+		if a.Extension.Shard != nil && a.Extension.Shard.Count > 1 {
+			return skipped("a shard shares the engine with the run's other shards")
+		}
+		m := a.Extension.EngineMetrics
+		if !m.Scraped {
+			return skipped(fmt.Sprintf("the engine's metrics were not scraped (%s): whether it served other work cannot be checked", m.Error))
+		}
+		var busy, seen []string
+		if m.RunningAtStart != nil || m.WaitingAtStart != nil {
+			running, waiting := value(m.RunningAtStart), value(m.WaitingAtStart)
+			at := fmt.Sprintf("%.0f running, %.0f waiting", running, waiting)
+			if running+waiting > 0 {
+				held := fmt.Sprintf("%s requests", trim(running+waiting))
+				if running+waiting == 1 {
+					held = "1 request"
+				}
+				busy = append(busy, fmt.Sprintf("the engine held %s when the run began (%s): another client's, or an earlier run's it still computes", held, at))
+			} else {
+				seen = append(seen, "idle when the run began ("+at+")")
+			}
+		}
+		own, requests, why := ownTokens(a)
+		for _, c := range []struct {
+			name   string
+			engine *artifact.Float
+			own    int
+		}{{"prompt", m.PromptTokens, own.prompt}, {"generated", m.GenerationTokens, own.generated}} {
+			if c.engine == nil {
+				continue
+			}
+			if why != "" {
+				seen = append(seen, fmt.Sprintf("%s tokens not compared: %s", c.name, why))
+				continue
+			}
+			counted := float64(*c.engine)
+			excess := counted - float64(c.own)
+			allowed := ForeignTokenTolerance*float64(c.own) + float64(requests)
+			line := fmt.Sprintf("%s tokens: the engine counted %.0f, the run's %d responses reported %d", c.name, counted, requests, c.own)
+			if excess > allowed {
+				busy = append(busy, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*ForeignTokenTolerance)))
+			} else {
+				seen = append(seen, line)
+			}
+		}
+		if len(busy) > 0 {
+			return found(InvalidRun, strings.Join(busy, "; ")+": the figures measured a busier engine than the workload planned")
+		}
+		if len(seen) == 0 {
+			return skipped("the engine exports neither its running requests nor its token counters")
+		}
+		return held("the engine served the run alone: " + strings.Join(seen, "; "))
+	}}
+}
+
+// tokens are usage totals.
+type tokens struct{ prompt, generated int }
+
+// ownTokens sums the usage the run's responses reported, and counts them; why is set when
+// some request's usage is unknown (a failure without a response, an engine that reports
+// none), so that the engine's counters cannot be set against the run's.
+func ownTokens(a *artifact.Benchmark) (sum tokens, requests int, why string) {
+	rows := make([]*artifact.RequestTiming, 0, len(a.RequestTimings)+len(a.Failures))
+	for i := range a.RequestTimings {
+		rows = append(rows, &a.RequestTimings[i])
+	}
+	unknown := 0
+	for _, f := range a.Failures {
+		if f.ResponseTiming.Row == nil {
+			unknown++
+			continue
+		}
+		rows = append(rows, f.ResponseTiming.Row)
+	}
+	for _, r := range rows {
+		if r.PromptTokens == nil || r.OutputTokens == nil || r.OutputTokenSource != "usage" {
+			unknown++
+			continue
+		}
+		sum.prompt += *r.PromptTokens
+		sum.generated += *r.OutputTokens
+	}
+	if unknown > 0 {
+		return sum, len(rows), fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, len(a.RequestTimings)+len(a.Failures))
+	}
+	return sum, len(rows), ""
+}
