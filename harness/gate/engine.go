@@ -14,11 +14,12 @@ import (
 const ForeignTokenTolerance = 0.02
 
 // EngineToItself checks, from the engine's own metrics, that the run had the engine to
-// itself: no request running or waiting when it began, and no more prompt or generation
-// tokens counted over it than its responses reported (ForeignTokenTolerance). Another
-// client, or the requests an interrupted run left behind, make an invalid run: the figures
-// measured a busier engine than the workload planned. It is skipped when the engine serves
-// no metrics, and for a shard, which shares the engine with the run's other shards.
+// itself: no more prompt or generated tokens counted over it than its responses reported
+// (ForeignTokenTolerance), and, where those counters cannot be compared, no request
+// running or waiting when it began. Another client, or the requests an interrupted run
+// left behind, make an invalid run: the figures measured a busier engine than the workload
+// planned. It is skipped when the engine serves no metrics, and for a shard, which shares
+// the engine with the run's other shards.
 func EngineToItself() Check {
 	return Check{Name: "had the engine to itself", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
 		if a.Extension == nil {
@@ -31,21 +32,26 @@ func EngineToItself() Check {
 		if !m.Scraped {
 			return skipped(fmt.Sprintf("the engine's metrics were not scraped (%s): whether it served other work cannot be checked", m.Error))
 		}
-		var busy, seen []string
+		// What the engine held at the start is a gauge, which an engine may leave stale
+		// while idle (it updates it when it steps); its token counters, where they can be
+		// set against the run's usage, show whether other work actually ran, so they judge.
+		var extra, seen []string
+		start := ""
 		if m.RunningAtStart != nil || m.WaitingAtStart != nil {
 			running, waiting := value(m.RunningAtStart), value(m.WaitingAtStart)
 			at := fmt.Sprintf("%.0f running, %.0f waiting", running, waiting)
 			if running+waiting > 0 {
-				held := fmt.Sprintf("%s requests", trim(running+waiting))
+				n := fmt.Sprintf("%s requests", trim(running+waiting))
 				if running+waiting == 1 {
-					held = "1 request"
+					n = "1 request"
 				}
-				busy = append(busy, fmt.Sprintf("the engine held %s when the run began (%s): another client's, or an earlier run's it still computes", held, at))
+				start = fmt.Sprintf("the engine held %s when the run began (%s)", n, at)
 			} else {
 				seen = append(seen, "idle when the run began ("+at+")")
 			}
 		}
 		own, requests, why := ownTokens(a)
+		compared := false
 		for _, c := range []struct {
 			name   string
 			engine *artifact.Float
@@ -58,20 +64,27 @@ func EngineToItself() Check {
 				seen = append(seen, fmt.Sprintf("%s tokens not compared: %s", c.name, why))
 				continue
 			}
+			compared = true
 			counted := float64(*c.engine)
 			excess := counted - float64(c.own)
 			allowed := ForeignTokenTolerance*float64(c.own) + float64(requests)
 			line := fmt.Sprintf("%s tokens: the engine counted %.0f, the run's %d responses reported %d", c.name, counted, requests, c.own)
 			if excess > allowed {
-				busy = append(busy, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*ForeignTokenTolerance)))
+				extra = append(extra, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*ForeignTokenTolerance)))
 			} else {
 				seen = append(seen, line)
 			}
 		}
-		if len(busy) > 0 {
-			return found(InvalidRun, strings.Join(busy, "; ")+": the figures measured a busier engine than the workload planned")
-		}
-		if len(seen) == 0 {
+		switch {
+		case len(extra) > 0 && start != "":
+			return found(InvalidRun, start+"; "+strings.Join(extra, "; ")+": the figures measured a busier engine than the workload planned")
+		case len(extra) > 0:
+			return found(InvalidRun, strings.Join(extra, "; ")+": the figures measured a busier engine than the workload planned")
+		case start != "" && !compared:
+			return found(InvalidRun, start+": another client's, or an earlier run's it still computes; the figures measured a busier engine than the workload planned")
+		case start != "":
+			seen = append([]string{start + ", but counted no tokens beyond the run's: work that ended as it began, or a gauge not yet updated"}, seen...)
+		case len(seen) == 0:
 			return skipped("the engine exports neither its running requests nor its token counters")
 		}
 		return held("the engine served the run alone: " + strings.Join(seen, "; "))

@@ -37,9 +37,20 @@ func TestEngineToItself(t *testing.T) {
 	if r.Outcome != InvalidRun || !strings.Contains(r.Message, "prompt tokens: the engine counted 12000, the run's 8 responses reported 8000: 4000 more (50.0%") {
 		t.Errorf("another client's prompts: %+v", r)
 	}
-	r = check.Judge(engineRun(3, 8000, 264))
-	if r.Outcome != InvalidRun || !strings.Contains(r.Message, "the engine held 3 requests when the run began (3 running, 0 waiting)") {
+	r = check.Judge(engineRun(3, 8000, 264+40))
+	if r.Outcome != InvalidRun || !strings.Contains(r.Message, "the engine held 3 requests when the run began (3 running, 0 waiting); generated tokens: the engine counted 304") {
 		t.Errorf("an earlier run's requests still running: %+v", r)
+	}
+	// A busy gauge the counters do not bear out (an engine updates it when it steps, and
+	// may leave it stale while idle) is reported, not failed.
+	if r := check.Judge(engineRun(3, 8000, 264)); !r.Passed() || !strings.Contains(r.Message, "held 3 requests when the run began (3 running, 0 waiting), but counted no tokens beyond the run's") {
+		t.Errorf("a stale gauge: %+v", r)
+	}
+	// Without counters the gauge decides.
+	gaugeOnly := engineRun(1, 0, 0)
+	gaugeOnly.Extension.EngineMetrics.PromptTokens, gaugeOnly.Extension.EngineMetrics.GenerationTokens = nil, nil
+	if r := check.Judge(gaugeOnly); r.Outcome != InvalidRun || !strings.Contains(r.Message, "the engine held 1 request when the run began (1 running, 0 waiting): another client's") {
+		t.Errorf("a busy gauge and no counters: %+v", r)
 	}
 	if Worst(r.Outcome) != InvalidRun || KindEngine.Finding() != InvalidRun {
 		t.Errorf("a shared engine is an invalid run: %s, %s", r.Outcome, KindEngine.Finding())
