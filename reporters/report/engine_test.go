@@ -1,23 +1,39 @@
 package report
 
 import (
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// The engine's own figures name what it held when the run began, beside its peaks.
-func TestEngineFieldsSayWhatTheEngineHeldAtTheStart(t *testing.T) {
+// The engine's own figures say, in the gate's words, whether other work shared the engine.
+func TestEngineFieldsSayWhetherTheRunHadTheEngineToItself(t *testing.T) {
 	b := synth(synthSpec{name: "configured", conc: 4, ctx: 1000, n: 8, ttftMs: 50, tpotMs: 5})
-	m := artifact.EngineMetrics{URL: "http://engine/metrics", Scraped: true, Scrapes: 3, RunningAtStart: artifact.F(2), WaitingAtStart: artifact.F(1)}
-	if got := engineMetricFields(b, m); !slices.Contains(got, Field{"engine at the start", "2 running, 1 waiting"}) {
-		t.Errorf("fields %q", got)
+	generated := 0
+	for i := range b.RequestTimings {
+		b.RequestTimings[i].PromptTokens, b.RequestTimings[i].OutputTokenSource = new(1000), "usage"
+		generated += *b.RequestTimings[i].OutputTokens
 	}
-	m.RunningAtStart, m.WaitingAtStart = nil, nil
-	for _, f := range engineMetricFields(b, m) {
-		if f.Label == "engine at the start" {
-			t.Errorf("an engine that exports neither gauge: %q", f)
+	alone := func() string {
+		for _, f := range engineMetricFields(b, b.Extension.EngineMetrics) {
+			if f.Label == "had the engine to itself" {
+				return f.Value
+			}
 		}
+		return ""
+	}
+	b.Extension.EngineMetrics = artifact.EngineMetrics{URL: "http://engine/metrics", Scraped: true, Scrapes: 3,
+		RunningAtStart: artifact.F(0), WaitingAtStart: artifact.F(0), PromptTokens: artifact.F(8000), GenerationTokens: artifact.F(float64(generated))}
+	if got := alone(); !strings.HasPrefix(got, "yes: the engine served the run alone: idle when the run began (0 running, 0 waiting); prompt tokens: the engine counted 8000") {
+		t.Errorf("alone: %q", got)
+	}
+	b.Extension.EngineMetrics.GenerationTokens = artifact.F(float64(2*generated + 100))
+	if got := alone(); !strings.HasPrefix(got, "no (invalid run): generated tokens: the engine counted") {
+		t.Errorf("shared: %q", got)
+	}
+	b.Extension.Shard = &artifact.Shard{Index: 1, Count: 2}
+	if got := alone(); got != "not checked: a shard shares the engine with the run's other shards" {
+		t.Errorf("a shard: %q", got)
 	}
 }

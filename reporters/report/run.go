@@ -13,6 +13,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/chart"
 )
 
@@ -320,10 +321,15 @@ func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []Field
 		return []Field{{"engine metrics", "not scraped: " + m.Error}}
 	}
 	items := []Field{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
-	if m.RunningAtStart != nil || m.WaitingAtStart != nil {
-		count := func(f float64) string { return fmtNumber(f, 0) }
-		items = append(items, Field{"engine at the start", fmt.Sprintf("%s running, %s waiting",
-			fmtPtr(m.RunningAtStart, count), fmtPtr(m.WaitingAtStart, count))})
+	// The gate's own words on whether other work shared the engine: its counters beside
+	// the run's usage, and what it held when the run began.
+	switch alone := gate.EngineToItself().Judge(b); {
+	case alone.Skipped != "":
+		items = append(items, Field{"had the engine to itself", "not checked: " + alone.Skipped})
+	case alone.Passed():
+		items = append(items, Field{"had the engine to itself", "yes: " + alone.Message})
+	default:
+		items = append(items, Field{"had the engine to itself", "no (" + alone.Outcome.Text() + "): " + alone.Message})
 	}
 	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
 		bucket := ""
