@@ -80,7 +80,7 @@ func TestEngineToItselfSkipsWhatItCannotCheck(t *testing.T) {
 		t.Errorf("a failure and a busy start: %+v", r)
 	}
 	failed.Extension.EngineMetrics.RunningAtStart = artifact.F(0)
-	if r := check.Judge(failed); !r.Passed() || !strings.Contains(r.Message, "generated tokens not compared: 1 of 9 requests have no usage the engine reported") {
+	if r := check.Judge(failed); !r.Passed() || !strings.Contains(r.Message, "idle when the run began (0 running, 0 waiting); tokens not compared: 1 of 9 requests have no usage the engine reported") {
 		t.Errorf("a failure, an idle start: %+v", r)
 	}
 }
