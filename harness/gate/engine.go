@@ -18,8 +18,8 @@ const ForeignTokenTolerance = 0.02
 // (ForeignTokenTolerance), and, where those counters cannot be compared, no request
 // running or waiting when it began. Another client, or the requests an interrupted run
 // left behind, make an invalid run: the figures measured a busier engine than the workload
-// planned. It is skipped when the engine serves no metrics, and for a shard, which shares
-// the engine with the run's other shards.
+// planned. It is skipped when the engine serves no metrics, and for a shard or a run merged
+// from shards, whose shards share the engine.
 func EngineToItself() Check {
 	return Check{Name: "had the engine to itself", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
 		if a.Extension == nil {
@@ -27,6 +27,9 @@ func EngineToItself() Check {
 		}
 		if a.Extension.Shard != nil && a.Extension.Shard.Count > 1 {
 			return skipped("a shard shares the engine with the run's other shards")
+		}
+		if len(a.Extension.MergedFrom) > 0 {
+			return skipped("a run merged from shards: each counted the others' tokens in its window")
 		}
 		m := a.Extension.EngineMetrics
 		if !m.Scraped {

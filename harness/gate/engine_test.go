@@ -71,6 +71,11 @@ func TestEngineToItselfSkipsWhatItCannotCheck(t *testing.T) {
 	if r := check.Judge(shard); !r.Passed() || r.Skipped == "" {
 		t.Errorf("a shard sees its siblings' tokens: %+v", r)
 	}
+	merged := engineRun(0, 16000, 528)
+	merged.Extension.MergedFrom = []artifact.MergedShard{{}, {}}
+	if r := check.Judge(merged); !r.Passed() || !strings.Contains(r.Skipped, "merged from shards") {
+		t.Errorf("a merged run: %+v", r)
+	}
 	// A request failed without a response: its tokens are unknown, the counters are not
 	// compared, but an engine busy at the start is still found.
 	failed := engineRun(2, 99999, 99999)
