@@ -16,7 +16,10 @@ import (
 // quick is a reference engine fast enough for workload specs: what they check is what the
 // harness sees of an engine's behaviour, not its speed.
 func quick(opts refengine.Options) refengine.Options {
-	opts.PrefillOverhead, opts.PrefillRate, opts.ITL = 2*time.Millisecond, 2_000_000, time.Millisecond
+	opts.PrefillOverhead, opts.ITL = 2*time.Millisecond, time.Millisecond
+	if opts.PrefillRate == 0 {
+		opts.PrefillRate = 2_000_000
+	}
 	if opts.MaxModelLen == 0 {
 		opts.MaxModelLen = 200_000
 	}
