@@ -14,8 +14,8 @@
 //
 // gate-status reads the verdict of the run in ANVIL_OUT_DIR and exits with its code: 0
 // pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed,
-// 5 inconclusive, 6 invalid run (the client could not keep up). Run it built, not with go
-// run: go run exits 1 whatever the program's status.
+// 5 inconclusive, 6 invalid run (the client could not keep up, or the engine served other
+// work). Run it built, not with go run: go run exits 1 whatever the program's status.
 //
 // merge recomputes one artifact of a sharded run from its shards' artifacts, and exits 2
 // when they are not one run's. judge gates an artifact (a merged one) as the gated specs
