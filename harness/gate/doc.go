@@ -7,7 +7,8 @@
 // A check judges one artifact into a Result whose outcome comes from what failed, not
 // from a label: failed requests are RunFailed wherever they show, a budget broken is
 // BudgetBroken, a comparison whose samples cannot resolve the gate's change is
-// Inconclusive, a client that could not keep up makes an InvalidRun.
+// Inconclusive, a client that could not keep up or an engine that served other work makes
+// an InvalidRun.
 //
 // A run's verdict is its Summary, gate.json in the output directory: written when the run
 // starts as a failed run, updated as each suite ends, so that a run that never got to

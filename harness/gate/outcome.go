@@ -11,15 +11,16 @@ type Outcome string
 // Outcomes, in precedence order: when several checks fail, the run's outcome is the first
 // of this list that any of them leads to, and every failure is still listed.
 //
-// A run that did not happen as planned, or that measured the client instead of the
-// engine, says nothing about the engine, so RunFailed and InvalidRun come first. A baseline
+// A run that did not happen as planned, or that measured the client or another workload
+// instead of the engine, says nothing about the engine, so RunFailed and InvalidRun come
+// first. A baseline
 // that cannot be compared makes every regression check against it meaningless, so
 // NotComparable comes next. Then what the engine did: a Regression from the baseline, a
 // broken budget. Inconclusive comes last: it is the absence of a finding, and a definite
 // one outranks it.
 const (
 	RunFailed     Outcome = "run_failed"     // requests failed, output was wrong, the run never started or did not finish
-	InvalidRun    Outcome = "invalid_run"    // the client could not keep up: the figures measured the harness
+	InvalidRun    Outcome = "invalid_run"    // the client could not keep up, or the engine served other work
 	NotComparable Outcome = "not_comparable" // the baseline ran another workload, or has too few requests to compare
 	Regression    Outcome = "regression"     // a metric regressed from the baseline
 	BudgetBroken  Outcome = "budget_broken"  // a budget was broken
