@@ -101,3 +101,80 @@ func mustFloat(s string) float64 {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// vllmText is an exposition the size of a vLLM server's (169 KB): 30 histograms over two
+// engines, then the gauges a watch keeps peaks of.
+func vllmText() string {
+	var b strings.Builder
+	for h := range 30 {
+		name := "vllm:histogram_" + itoa(h) + "_seconds"
+		b.WriteString("# HELP " + name + " A histogram.\n# TYPE " + name + " histogram\n")
+		for engine := range 2 {
+			labels := `engine="` + itoa(engine) + `",model_name="meta-llama/Llama-3.1-8B-Instruct"`
+			for k := range 25 {
+				b.WriteString(name + "_bucket{" + labels + `,le="` + ftoa(float64(k)*0.01) + `"} ` + itoa(k*100) + "\n")
+			}
+			b.WriteString(name + "_bucket{" + labels + `,le="+Inf"} 2500` + "\n")
+			b.WriteString(name + "_sum{" + labels + "} 12.5\n" + name + "_count{" + labels + "} 2500\n")
+		}
+	}
+	b.WriteString("# HELP vllm:num_requests_running Number of requests in model execution batches.\n# TYPE vllm:num_requests_running gauge\n")
+	b.WriteString(`vllm:num_requests_running{engine="0",model_name="m"} 3` + "\n" + `vllm:num_requests_running{engine="1",model_name="m"} 4` + "\n")
+	b.WriteString("# TYPE vllm:num_requests_waiting gauge\n" + `vllm:num_requests_waiting{engine="0",model_name="m"} 2` + "\n")
+	b.WriteString("# TYPE vllm:kv_cache_usage_perc gauge\n" + `vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.25` + "\n")
+	return b.String()
+}
+
+// A scrape during a run keeps the gauges it takes peaks of, and only them.
+func TestGaugeReaderKeepsThePeakGauges(t *testing.T) {
+	t.Parallel()
+	full, err := parse(strings.NewReader(vllmText()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := newGaugeReader().read(strings.NewReader(vllmText()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Errorf("families %d, want the 3 peak gauges", len(got))
+	}
+	for _, names := range [][]string{runningNames, waitingNames, kvUsageNames} {
+		a, _ := full.total(names)
+		b, ok := got.total(names)
+		if !ok || a != b {
+			t.Errorf("%s: %v from the gauge reader, %v from a full parse", names[0], b, a)
+		}
+	}
+	if v, _ := got.total(runningNames); v != 7 {
+		t.Errorf("running %v, want 7 over both engines", v)
+	}
+	// A last line without its newline is still read.
+	cut, err := newGaugeReader().read(strings.NewReader(strings.TrimSuffix(vllmText(), "\n")))
+	if v, ok := cut.total(kvUsageNames); err != nil || !ok || v != 0.25 {
+		t.Errorf("kv usage %v (%v) from an exposition without its last newline", v, err)
+	}
+}
+
+// The garbage of one scrape: the whole exposition parsed (the scrapes before and after a
+// run), and the gauges alone (the scrapes during it, with the collector off).
+func BenchmarkScrape(b *testing.B) {
+	text := vllmText()
+	b.Run("full", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := parse(strings.NewReader(text)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gauges", func(b *testing.B) {
+		g := newGaugeReader()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := g.read(strings.NewReader(text)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
