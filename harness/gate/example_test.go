@@ -43,3 +43,21 @@ func ExampleSpec() {
 	// meets the budget tpot_p50_ms<=5: budget_broken
 	// verdict: budget broken (exit 3): meets the budget tpot_p50_ms<=5: tpot p50 5.98ms exceeds budget 5.00ms over 6 samples
 }
+
+// Judge whether a run had the engine to itself: the engine's counters over the run set
+// against the usage its responses reported.
+func ExampleEngineToItself() {
+	run := &artifact.Benchmark{Extension: &artifact.Extension{EngineMetrics: artifact.EngineMetrics{
+		Scraped: true, RunningAtStart: artifact.F(1), WaitingAtStart: artifact.F(0),
+		PromptTokens: artifact.F(4000), GenerationTokens: artifact.F(400),
+	}}}
+	for i := range 4 {
+		run.RequestTimings = append(run.RequestTimings, artifact.RequestTiming{RequestIndex: i,
+			PromptTokens: new(1000), OutputTokens: new(64), OutputTokenSource: "usage"})
+	}
+	r := gate.EngineToItself().Judge(run)
+	fmt.Printf("%s: %s\n%s\n", r.Check, r.Outcome.Text(), r.Message)
+	// Output:
+	// had the engine to itself: invalid run
+	// the engine held 1 request when the run began (1 running, 0 waiting); generated tokens: the engine counted 400, the run's 4 responses reported 256: 144 more (56.2%; bound 2% + 1 per request) were another workload's: the figures measured a busier engine than the workload planned
+}
