@@ -37,3 +37,27 @@ func TestEngineFieldsSayWhetherTheRunHadTheEngineToItself(t *testing.T) {
 		t.Errorf("a shard: %q", got)
 	}
 }
+
+// An interrupted run says how many requests it cut in flight: those the engine had begun.
+func TestAnInterruptedRunSaysWhatItCutInFlight(t *testing.T) {
+	b := synth(synthSpec{name: "configured", conc: 4, ctx: 1000, n: 4, ttftMs: 50, tpotMs: 5})
+	b.Extension.Complete = false
+	for i := 4; i < 9; i++ {
+		b.Failures = append(b.Failures, artifact.Failure{RequestIndex: i, ErrorType: "cancelled"})
+		span := artifact.RequestSpan{RequestIndex: i, Outcome: "cancelled"}
+		if i < 6 {
+			span.StartOffsetMs = artifact.F(10) // sent, then cut
+		}
+		b.Extension.Timeline = append(b.Extension.Timeline, span)
+	}
+	v := newRunView(Run{Path: "capacity/configured.json", Benchmark: b}, nil)
+	var complete string
+	for _, f := range v.Details() {
+		if f.Label == "complete" {
+			complete = f.Value
+		}
+	}
+	if !strings.HasPrefix(complete, "false: the run was interrupted; it cut 2 requests in flight, which an engine that does not stop abandoned requests may go on computing") {
+		t.Errorf("complete: %q", complete)
+	}
+}

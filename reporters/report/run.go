@@ -14,6 +14,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/chart"
 )
 
@@ -243,9 +244,28 @@ func (v *RunView) Details() []Field {
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
 	}
 	if v.Interrupted {
-		items = append(items, Field{"complete", "false: the run was interrupted"})
+		items = append(items, Field{"complete", "false: the run was interrupted" + cutInFlight(b)})
 	}
 	return items
+}
+
+// cutInFlight says how many requests an interrupt cut, and what that leaves on the engine.
+func cutInFlight(b *artifact.Benchmark) string {
+	sent := map[int]bool{}
+	for _, s := range b.Extension.Timeline {
+		sent[s.RequestIndex] = s.StartOffsetMs != nil
+	}
+	cut := 0
+	for _, f := range b.Failures {
+		if f.ErrorType == stream.KindCancelled && sent[f.RequestIndex] {
+			cut++
+		}
+	}
+	if cut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; it cut %s in flight, which an engine that does not stop abandoned requests may go on computing: a run started before it has finished measures a busier engine",
+		plural(cut, "request", "requests"))
 }
 
 // Client is what the run cost the client and how it stamped events: the figures that
