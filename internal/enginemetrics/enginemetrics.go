@@ -143,10 +143,10 @@ var (
 	queueNames      = []string{"vllm:request_queue_time_seconds", "sglang:queue_time_seconds", "tgi_request_queue_duration"}
 	preemptNames    = []string{"vllm:num_preemptions_total", "vllm:num_preemptions", "sglang:num_retracted_reqs"}
 	kvUsageNames    = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
-	runningNames    = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing"}
-	waitingNames    = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred"}
-	promptNames     = []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total", "llamacpp:prompt_tokens_total"}
-	generationNames = []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total"}
+	runningNames    = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing", "tgi_batch_current_size"}
+	waitingNames    = []string{"vllm:num_requests_waiting", "sglang:num_queue_reqs", "llamacpp:requests_deferred", "tgi_queue_size"}
+	promptNames     = []string{"vllm:prompt_tokens_total", "sglang:prompt_tokens_total", "llamacpp:prompt_tokens_total", "tgi_request_input_length"}
+	generationNames = []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total", "tgi_request_generated_tokens"}
 	cacheQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"}
 	cacheHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"}
 )
@@ -173,7 +173,8 @@ func (s Snapshot) find(names []string) (*dto.MetricFamily, string) {
 }
 
 // total sums a counter's or gauge's samples over every label set (engines, data-parallel
-// ranks); ok is false when the family is absent.
+// ranks), or a histogram's sums (TGI counts tokens in histograms of them per request); ok
+// is false when the family is absent.
 func (s Snapshot) total(names []string) (float64, bool) {
 	f, _ := s.find(names)
 	if f == nil {
@@ -188,6 +189,8 @@ func (s Snapshot) total(names []string) (float64, bool) {
 			sum += m.Gauge.GetValue()
 		case m.Untyped != nil:
 			sum += m.Untyped.GetValue()
+		case m.Histogram != nil:
+			sum += m.Histogram.GetSampleSum()
 		}
 	}
 	return sum, true

@@ -178,3 +178,50 @@ func BenchmarkScrape(b *testing.B) {
 		}
 	})
 }
+
+// tgiText renders TGI's metrics after requests of input and generated tokens, with running
+// requests in the batch and waiting ones in the queue.
+func tgiText(requests, input, generated, running, waiting int) string {
+	var b strings.Builder
+	for _, h := range []struct {
+		name string
+		per  int
+	}{{"tgi_request_input_length", input}, {"tgi_request_generated_tokens", generated}} {
+		b.WriteString("# TYPE " + h.name + " histogram\n")
+		b.WriteString(h.name + `_bucket{le="+Inf"} ` + itoa(requests) + "\n")
+		b.WriteString(h.name + "_sum " + itoa(requests*h.per) + "\n" + h.name + "_count " + itoa(requests) + "\n")
+	}
+	b.WriteString("# TYPE tgi_batch_current_size gauge\ntgi_batch_current_size " + itoa(running) + "\n")
+	b.WriteString("# TYPE tgi_queue_size gauge\ntgi_queue_size " + itoa(waiting) + "\n")
+	return b.String()
+}
+
+// TGI counts tokens in per-request histograms: their sums are its token counters, and its
+// batch and queue sizes its running and waiting requests.
+func TestWatchOfTGI(t *testing.T) {
+	t.Parallel()
+	var scrape atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch scrape.Add(1) {
+		case 1: // 5 earlier requests, 1 still in the batch and 2 queued
+			_, _ = w.Write([]byte(tgiText(5, 1000, 64, 1, 2)))
+		case 2: // during the run
+			_, _ = w.Write([]byte(tgiText(9, 1000, 64, 8, 3)))
+		default: // after 8 requests of 1000 and 64
+			_, _ = w.Write([]byte(tgiText(13, 1000, 64, 0, 0)))
+		}
+	}))
+	defer s.Close()
+	w := Start(context.Background(), s.Client(), s.URL+"/metrics", 50*time.Millisecond)
+	time.Sleep(80 * time.Millisecond)
+	m := w.Finish(context.Background())
+	if m.PromptTokens == nil || *m.PromptTokens != 8000 || m.GenerationTokens == nil || *m.GenerationTokens != 512 {
+		t.Errorf("tokens over the run: prompt %v, generated %v; want 8000 and 512", m.PromptTokens, m.GenerationTokens)
+	}
+	if m.RunningAtStart == nil || *m.RunningAtStart != 1 || m.WaitingAtStart == nil || *m.WaitingAtStart != 2 {
+		t.Errorf("at start: running %v, waiting %v; want 1 and 2", m.RunningAtStart, m.WaitingAtStart)
+	}
+	if m.RunningPeak == nil || *m.RunningPeak != 8 || m.WaitingPeak == nil || *m.WaitingPeak != 3 {
+		t.Errorf("peaks: running %v, waiting %v; want 8 and 3", m.RunningPeak, m.WaitingPeak)
+	}
+}
