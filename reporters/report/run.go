@@ -251,13 +251,9 @@ func (v *RunView) Details() []Field {
 
 // cutInFlight says how many requests an interrupt cut, and what that leaves on the engine.
 func cutInFlight(b *artifact.Benchmark) string {
-	sent := map[int]bool{}
-	for _, s := range b.Extension.Timeline {
-		sent[s.RequestIndex] = s.StartOffsetMs != nil
-	}
 	cut := 0
-	for _, f := range b.Failures {
-		if f.ErrorType == stream.KindCancelled && sent[f.RequestIndex] {
+	for _, s := range b.Extension.Timeline {
+		if s.Outcome == stream.KindCancelled && s.StartOffsetMs != nil {
 			cut++
 		}
 	}
