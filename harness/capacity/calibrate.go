@@ -5,8 +5,8 @@ import (
 	"errors"
 	"math"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Calibration methods.

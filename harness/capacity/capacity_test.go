@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // fastEngine is a reference engine quick enough for unit tests.

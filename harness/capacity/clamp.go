@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 )
 
 // WindowTooSmall is the refusal of a fixed plan of planned prompt tokens that a window

@@ -3,8 +3,8 @@ package capacity
 import (
 	"slices"
 
-	"github.com/anvilbench/anvilbench/internal/schedule"
-	"github.com/anvilbench/anvilbench/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 )
 
 // ThinkingMode is how a scenario drives a model's thinking switch.

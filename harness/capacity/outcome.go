@@ -11,8 +11,8 @@ import (
 	"unsafe"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // outcome is one request's end: exactly one of row and failure is set.

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // propFault is one fault the property proxy may inject, with the outcome it implies.

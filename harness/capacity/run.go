@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/enginemetrics"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/enginemetrics"
-	"github.com/anvilbench/anvilbench/internal/schedule"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Run executes the scenario against the target and returns its artifact. Request failures

@@ -7,11 +7,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/fields"
-	"github.com/anvilbench/anvilbench/internal/schedule"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Target is the endpoint under test.

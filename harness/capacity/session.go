@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/schedule"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // Sessions number their requests session by session: turn t of session s is request

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // CheckTrace reads the scenario's trace file as Run will, and reports every problem it

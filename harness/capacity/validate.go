@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/internal/fields"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 // FieldError is one invalid field of a Scenario or a Target, named by its Go field

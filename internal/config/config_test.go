@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvilbench/anvilbench/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 )
 
 func TestDefaultsLoad(t *testing.T) {
@@ -19,7 +19,7 @@ func TestDefaultsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults must be valid: %v", err)
 	}
-	if sc := cfg.Scenario; sc.Requests != 60 || sc.Concurrency != 20 || sc.ResponseWords != 32 || sc.Policy != workload.PolicyStrict || cfg.Timeout != 15*time.Minute || !cfg.UsesEmbeddedEngine() {
+	if sc := cfg.Scenario; sc.Requests != 60 || sc.Concurrency != 20 || sc.ResponseWords != 32 || sc.Policy != capacity.PolicyStrict || cfg.Timeout != 15*time.Minute || !cfg.UsesEmbeddedEngine() {
 		t.Fatalf("defaults %+v", cfg)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/internal/workload"
 )
 
 func writeScenarios(t *testing.T, content string) string {
@@ -55,7 +54,7 @@ func TestScenariosTakeTheEnvironmentThenTheDefaults(t *testing.T) {
 	}
 	short, agent, burst := s[0], s[1], s[2]
 	if short.Name != "short-chat" || short.Scenario.Concurrency != 32 || short.Scenario.ContextTokens != 2000 ||
-		short.Scenario.Policy != workload.PolicyStrict || strings.Join(short.Labels, ",") != "fast" || short.Scenario.Model != "m" {
+		short.Scenario.Policy != capacity.PolicyStrict || strings.Join(short.Labels, ",") != "fast" || short.Scenario.Model != "m" {
 		t.Errorf("short-chat: %+v", short)
 	}
 	if len(short.Budgets) != 2 || short.Budgets[1].String() != "ttft_p95_ms<=1500@upper95" {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/internal/chart"
+	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
 // KindChart is a chart of a workload kind's own: sessions' TTFT by turn, a trace's actual

@@ -15,7 +15,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/stream"
-	"github.com/anvilbench/anvilbench/internal/chart"
+	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
 // RunView is one run: a row of a table and a section of its own.

@@ -11,8 +11,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/internal/chart"
 	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
 // Chart is one rendered chart.

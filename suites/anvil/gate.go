@@ -10,7 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
-	"github.com/anvilbench/anvilbench/internal/junit"
+	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
 
 // Labels the toolkit puts on specs. LabelGate marks the specs that gate an engine merge

@@ -10,7 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
-	"github.com/anvilbench/anvilbench/internal/junit"
+	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
 
 // preflight makes sure, before any request of a scenario, that this suite's gated

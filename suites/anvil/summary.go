@@ -5,7 +5,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 )
 
 // Summary is the short console and JUnit view of one run: counts and the p50/p95 of the
@@ -83,7 +83,7 @@ const warmCacheShare = 0.05
 // a replayed nonce or a cache that matches text at any position.
 func warmCacheNote(a *artifact.Benchmark) string {
 	hit := a.Metrics.PrefixCacheHitAvg
-	if a.PromptCacheMode != string(workload.CacheUnique) || hit == nil || float64(*hit) <= warmCacheShare {
+	if a.PromptCacheMode != string(capacity.CacheUnique) || hit == nil || float64(*hit) <= warmCacheShare {
 		return ""
 	}
 	return fmt.Sprintf("the engine served %.0f%% of prompt tokens from its prefix cache though every prompt was unique: TTFT and prefill figures measure cache hits",

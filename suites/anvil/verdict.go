@@ -14,8 +14,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/checklog"
 	"github.com/anvilbench/anvilbench/internal/config"
-	"github.com/anvilbench/anvilbench/internal/junit"
 	"github.com/anvilbench/anvilbench/reporters/report"
+	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
 
 // runRef is the run this suite process belongs to and where it writes.

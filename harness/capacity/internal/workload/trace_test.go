@@ -137,7 +137,7 @@ func TestShippedTraceIsGenerated(t *testing.T) {
 	if err := GenerateTrace(&buf, ShippedTrace()); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl")
+	path := filepath.Join("..", "..", "..", "..", "testdata", "traces", "agentic-300.jsonl")
 	if *update {
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestShippedTraceIsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(shipped, buf.Bytes()) {
-		t.Fatalf("%s is not what ShippedTrace generates: go test ./internal/workload -run ShippedTrace -update", path)
+		t.Fatalf("%s is not what ShippedTrace generates: go test ./harness/capacity/internal/workload -run ShippedTrace -update", path)
 	}
 	tr, err := ReadTrace(bytes.NewReader(shipped), TraceSelection{}, DefaultTraceBlockTokens)
 	if err != nil {
