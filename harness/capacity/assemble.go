@@ -29,14 +29,12 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		FinishedAt:               isoSecond(finished.UnixNano()),
 		FinishedAtUnixNs:         finished.UnixNano(),
 		GPU:                      optional(sc.GPU),
-		MaxTokens:                sc.MaxTokens,
 		MeasurementProtocol:      artifact.ProtocolV3,
 		Model:                    sc.Model,
 		PromptCacheMode:          string(sc.PromptCacheMode),
 		RequestCanaries:          sc.RequestCanaries,
 		RequestTimings:           []artifact.RequestTiming{},
 		Requests:                 len(r.indices),
-		ResponseWords:            sc.ResponseWords,
 		RunID:                    "benchmark-" + time.Unix(started.UnixNano()/1e9, 0).UTC().Format("20060102T150405") + "Z",
 		Sampling:                 sampling(sc),
 		Schema:                   artifact.Schema,
@@ -48,15 +46,13 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		TimingMethodology:        methodology(clock.Source),
 		WallClockMs:              artifact.Float(wall * 1000),
 	}
-	if sc.ContextTokens > 0 && r.trace == nil {
+	if sc.ContextTokens > 0 {
 		b.ContextTokens = new(sc.ContextTokens)
 	}
-	if r.trace != nil {
-		// A trace's requests each have their own: the largest the trace asks, in every shard.
-		b.MaxTokens, b.ResponseWords = 0, 0
-		for i := range r.trace.Len() {
-			b.MaxTokens, b.ResponseWords = max(b.MaxTokens, r.maxTokens(i)), max(b.ResponseWords, r.words(i))
-		}
+	// Where requests have their own (a trace's lines), the largest asked, in every shard.
+	b.MaxTokens, b.ResponseWords = 0, 0
+	for _, p := range r.plan {
+		b.MaxTokens, b.ResponseWords = max(b.MaxTokens, p.maxTokens), max(b.ResponseWords, p.words)
 	}
 	if sc.shared() {
 		b.SharedPrefixTokens = sc.SharedPrefixTokens
@@ -65,7 +61,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		b.MaxContextTokens = new(sc.MaxContextTokens)
 	}
 	for _, i := range r.indices {
-		b.ContextDistribution[strconv.Itoa(r.plan[i])]++
+		b.ContextDistribution[strconv.Itoa(r.plan[i].context)]++
 	}
 	var cached []cachedRatio
 	caps := r.caps
@@ -119,12 +115,11 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Clock:            clock,
 		ServedModels:     r.servedModels(),
 		Shard:            r.shard(started),
-		Trace:            r.traceReplay(timeline),
-		Sessions:         r.sessionSummary(timeline),
 		StructuredOutput: r.structuredSummary(timeline),
 		Send:             sendSplit(timeline),
 		CacheBlockTokens: sc.CacheBlockTokens,
 	}
+	r.kind.record(r, b)
 	return b
 }
 
@@ -288,7 +283,7 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 	for k, o := range r.outcomes {
 		i := r.indices[k]
 		s := artifact.RequestSpan{RequestIndex: i, Outcome: "ok", FirstChunkTokens: o.firstChunkTokens,
-			PlannedContextTokens: r.plan[i], PromptTokens: o.promptTokens, CachedTokens: o.cachedTokens}
+			PlannedContextTokens: r.plan[i].context, PromptTokens: o.promptTokens, CachedTokens: o.cachedTokens}
 		if !o.sent.IsZero() {
 			s.StartOffsetMs = artifact.F(o.sent.Sub(started).Seconds() * 1000)
 		}
@@ -302,12 +297,6 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		}
 		if row != nil {
 			s.TTFTMs, s.E2EMs = artifact.F(float64(row.TTFTMs)), artifact.F(float64(row.E2EMs))
-		}
-		if r.trace != nil {
-			s.TraceLine = new(r.trace.Request(i).Line)
-		}
-		if r.sessions != nil {
-			s.Session, s.Turn = new(i/r.sc.Turns), new(i%r.sc.Turns+1)
 		}
 		if !o.firstToolCall.IsZero() {
 			s.FirstToolCallMs = artifact.F(o.firstToolCall.Sub(o.sent).Seconds() * 1000)

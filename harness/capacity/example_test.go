@@ -20,8 +20,8 @@ func ExampleRun_trace() {
 	}
 	defer engine.Close()
 	sc := capacity.Scenario{
-		Trace:      filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl"),
-		TraceLines: 40, TraceSpeedup: 20, Concurrency: 16, Calibrate: true,
+		Trace:       capacity.Trace{File: filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl"), Lines: 40, Speedup: 20},
+		Concurrency: 16, Calibrate: true,
 	}
 	run, err := capacity.Run(context.Background(), capacity.Target{BaseURL: engine.BaseURL()}, sc)
 	if err != nil {
@@ -45,7 +45,7 @@ func ExampleRun_sessions() {
 		panic(err)
 	}
 	defer engine.Close()
-	sc := capacity.Scenario{Sessions: 4, Turns: 3, Concurrency: 2, ContextTokens: 2000, TurnTokens: 200,
+	sc := capacity.Scenario{Sessions: capacity.Sessions{Count: 4, Turns: 3, TurnTokens: 200}, Concurrency: 2, ContextTokens: 2000,
 		ResponseWords: 16, MaxTokens: 64, Calibrate: true}
 	run, err := capacity.Run(context.Background(), capacity.Target{BaseURL: engine.BaseURL()}, sc)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 func shardedScenario() Scenario {
@@ -156,9 +157,9 @@ func TestShardValidation(t *testing.T) {
 	sc := shardedScenario()
 	sc.Shard = Shard{Index: 3, Count: 3}
 	sc.ClockDomainID = ""
-	fields, _ := FieldErrors(sc.Validate())
+	invalid, _ := fields.Errors(sc.Validate())
 	var got []string
-	for _, f := range fields {
+	for _, f := range invalid {
 		got = append(got, f.Error())
 	}
 	msg := strings.Join(got, "\n")
@@ -168,9 +169,9 @@ func TestShardValidation(t *testing.T) {
 		}
 	}
 	sc.Shard = Shard{Index: 0, Count: 8}
-	fields, _ = FieldErrors(sc.Validate())
+	invalid, _ = fields.Errors(sc.Validate())
 	got = got[:0]
-	for _, f := range fields {
+	for _, f := range invalid {
 		got = append(got, f.Error())
 	}
 	msg = strings.Join(got, "\n")
@@ -190,7 +191,7 @@ func TestShardedTraceAndSessionsMerge(t *testing.T) {
 	trace := writeTrace(t,
 		traceLine(0, 700, 8, 1, 2, 3), traceLine(40, 600, 6, 1, 2, 4), traceLine(80, 500, 5, 5, 6),
 		traceLine(120, 760, 9, 1, 2, 3), traceLine(160, 400, 4, 5, 7), traceLine(200, 650, 4, 1, 2, 8))
-	tsc := Scenario{Trace: trace, TraceBlockTokens: 256, Concurrency: 4, Calibrate: true, ClockDomainID: "host-a", Model: refengine.DefaultModel}
+	tsc := Scenario{Trace: Trace{File: trace, BlockTokens: 256}, Concurrency: 4, Calibrate: true, ClockDomainID: "host-a", Model: refengine.DefaultModel}
 	merged, err := Merge(runShards(t, target(s), tsc, 2))
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +205,7 @@ func TestShardedTraceAndSessionsMerge(t *testing.T) {
 		}
 	}
 
-	ssc := Scenario{Sessions: 4, Turns: 3, Concurrency: 2, ContextTokens: 1000, TurnTokens: 100, ResponseWords: 8, MaxTokens: 32,
+	ssc := Scenario{Sessions: Sessions{Count: 4, Turns: 3, TurnTokens: 100}, Concurrency: 2, ContextTokens: 1000, ResponseWords: 8, MaxTokens: 32,
 		Calibrate: true, ClockDomainID: "host-a", Model: refengine.DefaultModel}
 	shards := runShards(t, target(s), ssc, 2)
 	for k, sh := range shards {

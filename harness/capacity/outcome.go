@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,19 +66,35 @@ const (
 	msgNoVisibleContent  = "stream completed without visible content"
 )
 
-// one sends request i and judges it: stream validity, then the canary, then the strict
-// controlled-output gate.
-func (r *run) one(ctx context.Context, i int) outcome {
-	began := time.Now()
-	planned := r.plan[i]
+// requestUnits are the units of the kinds whose requests stand alone (independent
+// prompts, a trace's lines): unit k is request indices[k], its prompt built by prompt.
+type requestUnits struct {
+	r      *run
+	prompt func(dst []byte, r *run, i int) ([]byte, error)
+}
+
+// start sends request indices[k] and judges it (see startFunc): stream validity, then the
+// canary, then the strict controlled-output gate.
+func (u requestUnits) start(ctx context.Context, k int, due, ready time.Time) time.Time {
+	r := u.r
+	i, began := r.indices[k], time.Now()
+	o := u.send(ctx, i, began, cmp.Or(due, began))
+	o.due, o.ready = due, ready
+	r.outcomes[k] = o
+	r.progress.record(o)
+	return o.end
+}
+
+// send builds request i and sends it, due at due; a run already interrupted sends nothing.
+func (u requestUnits) send(ctx context.Context, i int, began, due time.Time) outcome {
 	if err := ctx.Err(); err != nil {
-		return r.requestError(i, planned, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
+		return u.r.requestError(i, u.r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	body, failed := r.prepare(i, began)
+	body, failed := u.prepare(i, began)
 	if failed != nil {
 		return *failed
 	}
-	return r.send(ctx, i, began, began, body)
+	return u.r.send(ctx, i, began, due, body)
 }
 
 // Prompts and bodies are built in recycled buffers: at a 64k-token context each is some
@@ -96,39 +113,26 @@ func recycle(pool *sync.Pool, buf *[]byte) {
 
 // prepare builds request i's body in a recycled buffer, which send gives back; a prompt
 // that cannot be built is its outcome.
-func (r *run) prepare(i int, began time.Time) (*[]byte, *outcome) {
+func (u requestUnits) prepare(i int, began time.Time) (*[]byte, *outcome) {
+	r := u.r
 	promptBuf := prompts.Get().(*[]byte)
 	defer recycle(&prompts, promptBuf)
-	prompt, err := r.appendPrompt((*promptBuf)[:0], i)
+	prompt, err := u.prompt((*promptBuf)[:0], r, i)
 	*promptBuf = prompt
 	if err == nil {
 		body := bodies.Get().(*[]byte)
 		// The request reads the prompt through a view: AppendBody copies it before the
 		// prompt's buffer goes back.
 		req := r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt)))
-		req.MaxTokens = r.maxTokens(i)
+		req.MaxTokens = r.plan[i].maxTokens
 		*body, err = req.AppendBody((*body)[:0])
 		if err == nil {
 			return body, nil
 		}
 		recycle(&bodies, body)
 	}
-	o := r.requestError(i, r.plan[i], began, kindPrompt, err.Error())
+	o := r.requestError(i, r.plan[i].context, began, kindPrompt, err.Error())
 	return nil, &o
-}
-
-// appendPrompt appends request i's prompt to dst: its trace line's blocks, or a prompt of
-// its planned size (the fitted size when /tokenize fitted it).
-func (r *run) appendPrompt(dst []byte, i int) ([]byte, error) {
-	if r.trace != nil {
-		t := r.trace.Request(i)
-		return r.blocks.AppendTracePrompt(dst, i, t.HashIDs, r.plan[i], traceWords(t))
-	}
-	size := r.plan[i]
-	if fitted, ok := r.calibration.Fitted[size]; ok {
-		size = fitted
-	}
-	return r.prompts.AppendPrompt(dst, i, size)
 }
 
 // send streams a prepared request and judges it. due is when it should have started. The
@@ -136,15 +140,15 @@ func (r *run) appendPrompt(dst []byte, i int) ([]byte, error) {
 func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byte) outcome {
 	if err := ctx.Err(); err != nil {
 		recycle(&bodies, body)
-		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
+		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.maxTokens(i), func() { recycle(&bodies, body) })
-	o := r.judge(i, r.plan[i], began, res, err)
+	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
+	o := r.judge(i, r.plan[i].context, began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {
 		o.end = res.Start.Add(res.End)
 	}
-	if r.sc.Sessions > 0 && o.row != nil {
+	if r.keepAnswers && o.row != nil {
 		o.answer = strings.Clone(res.Content) // before Release gives the capture away
 	}
 	res.Release() // the content is judged: its capture serves the next stream
@@ -204,7 +208,7 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 		canary = &c
 	}
 	var co *artifact.ControlledOutput
-	if words := r.words(i); words > 0 {
+	if words := r.plan[i].words; words > 0 {
 		c := workload.ScoreControlledOutput(res.Content, complete, words, r.sc.Policy, marker)
 		co = &c
 	}
@@ -226,7 +230,7 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 // valid JSON, the schema's one member), then its words. Under strict either miss fails
 // the request, naming what was wrong.
 func (r *run) judgeStructured(i, planned int, began time.Time, res *stream.Result) outcome {
-	words := r.words(i)
+	words := r.plan[i].words
 	var co artifact.ControlledOutput
 	var problem string
 	if r.sc.Output == OutputTool {
@@ -239,7 +243,7 @@ func (r *run) judgeStructured(i, planned int, began time.Time, res *stream.Resul
 		co, problem = workload.ScoreJSONAnswer(res.Content, !res.ContentTruncated, words, r.sc.Policy)
 	}
 	if problem != "" && slices.Contains(res.FinishReasons, "length") {
-		problem += fmt.Sprintf(" (the response ended at max_tokens %d: finish_reason length)", r.maxTokens(i))
+		problem += fmt.Sprintf(" (the response ended at max_tokens %d: finish_reason length)", r.plan[i].maxTokens)
 	}
 	strict := r.sc.Policy == workload.PolicyStrict
 	switch {

@@ -43,9 +43,9 @@ func TestWorkloadsAgainstARealEngine(t *testing.T) {
 	tg := Target{BaseURL: realEngineURL, Timeout: 2 * time.Minute, StallTimeout: time.Minute}
 	base := Scenario{Model: realEngineModel, Concurrency: 2, Policy: PolicyObserve, Calibrate: true, MaxTokens: 64, ResponseWords: 8}
 	trace := base
-	trace.Trace, trace.TraceLines, trace.TraceSpeedup = filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl"), 12, 2
+	trace.Trace = Trace{File: filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl"), Lines: 12, Speedup: 2}
 	sessions := base
-	sessions.Sessions, sessions.Turns, sessions.ContextTokens, sessions.TurnTokens = 2, 4, 2000, 200
+	sessions.Sessions, sessions.ContextTokens = Sessions{Count: 2, Turns: 4, TurnTokens: 200}, 2000
 	tool, answer := base, base
 	tool.Requests, tool.ContextTokens, tool.Output = 2, 800, OutputTool
 	answer.Requests, answer.ContextTokens, answer.Output = 2, 800, OutputJSON

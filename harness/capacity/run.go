@@ -14,7 +14,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/enginemetrics"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
 )
@@ -28,18 +27,17 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if err := errors.Join(target.Validate(), sc.Validate()); err != nil {
 		return nil, fmt.Errorf("invalid scenario %q: %w", sc.Name, err)
 	}
-	sc, target = sc.withDefaults(), target.withDefaults()
-	var trace *workload.Trace
-	if sc.Trace != "" {
-		var err error
-		if trace, err = readTrace(sc); err != nil {
-			return nil, fmt.Errorf("invalid scenario %q: trace %s: %w", sc.Name, sc.Trace, err)
-		}
-		sc.Requests = trace.Len()
+	target = target.withDefaults()
+	r := newRun(sc.withDefaults(), target)
+	defer r.client.Close()
+	if err := r.prepare(ctx); err != nil {
+		return nil, err
 	}
-	if sc.Sessions > 0 {
-		sc.Requests = sc.Sessions * sc.Turns
-	}
+	return r.measure(ctx, target), nil
+}
+
+// newRun is the run of sc against target, its kind chosen and its client ready.
+func newRun(sc Scenario, target Target) *run {
 	client := stream.New(stream.Options{
 		BaseURL:         target.BaseURL,
 		APIKey:          target.APIKey,
@@ -49,117 +47,60 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 		UserSpaceStamps: target.UserSpaceStamps,
 		TransmitStamps:  target.TransmitStamps,
 	})
-	defer client.Close()
-	san := newSanitizer(target)
+	return &run{sc: sc, kind: sc.kind(), client: client, san: newSanitizer(target), path: sc.request("").Path(),
+		concurrency: sc.Shard.concurrency(sc.Concurrency)}
+}
 
-	caps, err := discover(ctx, client, &sc)
-	if err != nil {
-		return nil, errors.New(san.clean(err.Error()))
+// prepare does everything before the first request: it discovers the model and the window,
+// has the kind plan every request, sizes the prompts, and has the kind prepare this
+// process's share and its pacer.
+func (r *run) prepare(ctx context.Context) error {
+	var err error
+	if r.caps, err = discover(ctx, r.client, &r.sc); err != nil {
+		return errors.New(r.san.clean(err.Error()))
 	}
-	capTokens := 0
-	var systems []int
-	switch {
-	case trace != nil:
-		if msg := traceOverWindow(trace, sc, windowSource(caps)); msg != "" {
-			return nil, errors.New(msg)
-		}
-	case sc.Sessions > 0:
-		systems = sessionSystemTokens(sc)
-		if msg := sessionsOverWindow(sc, systems, windowSource(caps)); msg != "" {
-			return nil, errors.New(msg)
-		}
-	case sc.MaxContextTokens > 0:
-		capTokens = sc.MaxContextTokens - sc.MaxTokens - sc.ContextMargin
-		if capTokens < workload.MinPromptTokens {
-			return nil, fmt.Errorf("context window %d leaves %d prompt tokens after max_tokens %d and margin %d: need at least %d",
-				sc.MaxContextTokens, capTokens, sc.MaxTokens, sc.ContextMargin, workload.MinPromptTokens)
-		}
-		if sc.ContextTokens > capTokens && !sc.ClampToWindow {
-			return nil, errors.New(WindowTooSmall(sc.ContextTokens, sc.MaxContextTokens, windowSource(caps), sc.MaxTokens, sc.ContextMargin))
-		}
+	if r.plan, err = r.kind.plan(r); err != nil {
+		return err
 	}
-
-	var plan []int
-	var clamp *artifact.ContextClamp
-	switch {
-	case trace != nil:
-		plan = make([]int, trace.Len())
-		for i := range plan {
-			plan[i] = trace.Request(i).InputTokens
-		}
-	case sc.Sessions > 0:
-		// A turn's planned context depends on the answers before it: set as it is sent.
-		plan = make([]int, sc.Requests)
-		for i := range plan {
-			plan[i] = systems[i/sc.Turns]
-		}
-	default:
-		plan = workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)
-		clamp = clampOf(sc, plan, capTokens, caps)
-	}
-	if clamp != nil && sc.Progress != nil {
-		fmt.Fprintf(sc.Progress, "[%s] %s\n", sc.Name, clamp.Note)
-	}
-	prompts := workload.Prompts{
+	sc := &r.sc
+	sc.Requests = len(r.plan)
+	r.prompts = workload.Prompts{
 		Seed:          sc.ContextSeed,
 		CharsPerToken: sc.CharsPerToken,
 		ResponseWords: sc.ResponseWords,
 		Canaries:      sc.RequestCanaries,
 		Output:        sc.Output,
-		Nonce:         promptNonce(sc),
+		Nonce:         promptNonce(*sc),
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
-	cal := Calibration{Method: CalibrationNone, CharsPerToken: sc.CharsPerToken}
-	if sc.Calibrate {
-		cal = calibrate(ctx, client, sc, prompts, slices.Max(plan))
-		prompts.CharsPerToken, prompts.OverheadTokens = cal.CharsPerToken, cal.OverheadTokens
-	}
-	if sc.shared() {
-		prompts.SharedPrefix = prompts.SharedPrefixText(sc.SharedPrefixTokens)
-	}
-	indices := sc.Shard.indices(sc.Requests)
-	var sessions []int
-	if sc.Sessions > 0 {
-		sessions, indices = sessionIndices(sc), nil
-		for _, s := range sessions {
-			for t := range sc.Turns {
-				indices = append(indices, s*sc.Turns+t)
-			}
-		}
-	}
-	if cal.Method == CalibrationTokenize && trace == nil && sessions == nil && sc.Output == OutputText {
-		cal.Fitted = fitSizes(ctx, client, sc, prompts, plan, indices)
-	}
-	if sc.Calibrate {
-		caps.Tokenize = new(cal.Method == CalibrationTokenize)
-	}
-	r := &run{sc: sc, client: client, san: san, plan: plan, prompts: prompts, calibration: cal, caps: caps, path: sc.request("").Path(),
-		indices: indices, concurrency: sc.Shard.concurrency(sc.Concurrency), trace: trace, sessions: sessions, systemTokens: systems}
-	if sessions != nil {
-		r.expected = make([]*cacheRange, sc.Requests)
-	}
-	if trace != nil {
-		r.blocks = workload.BlockPlan{Prompts: prompts}
-		r.blocks.BlockChars, r.blockExact = fitBlock(ctx, client, sc, prompts, sc.TraceBlockTokens)
-		r.expected = make([]*cacheRange, sc.Requests)
-		r.lengthened[0], r.lengthened[1] = r.lengthenShortLines()
-		all := trace.Offsets()
-		for _, i := range r.indices {
-			r.offsets = append(r.offsets, all[i])
-		}
-	}
-	if sc.RequestRate > 0 {
-		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed)
-		if err != nil {
-			return nil, err
-		}
-		// A shard keeps its requests' places in the run's schedule.
-		for _, i := range r.indices {
-			r.offsets = append(r.offsets, all[i])
-		}
+	r.calibrate(ctx)
+	if r.indices, r.pacer, err = r.kind.prepare(ctx, r); err != nil {
+		return err
 	}
 	r.outcomes = make([]outcome, len(r.indices))
+	return nil
+}
 
+// calibrate sizes prompts from the endpoint's own count of characters per token, when the
+// scenario asks, and builds the shared prefix at that size.
+func (r *run) calibrate(ctx context.Context) {
+	r.calibration = Calibration{Method: CalibrationNone, CharsPerToken: r.sc.CharsPerToken}
+	if r.sc.Calibrate {
+		largest := slices.Max(contexts(r.plan))
+		r.calibration = calibrate(ctx, r.client, r.sc, r.prompts, largest)
+		r.prompts.CharsPerToken, r.prompts.OverheadTokens = r.calibration.CharsPerToken, r.calibration.OverheadTokens
+		r.caps.Tokenize = new(r.calibration.Method == CalibrationTokenize)
+	}
+	if r.sc.shared() {
+		r.prompts.SharedPrefix = r.prompts.SharedPrefixText(r.sc.SharedPrefixTokens)
+	}
+}
+
+// measure runs the request phase, with the engine's metrics scraped and the client's own
+// cost counted around it, and assembles the artifact. An interrupted run (Ctrl-C, a spec
+// timeout) still yields its artifact, marked incomplete; the requests it cut are failures
+// of type cancelled.
+func (r *run) measure(ctx context.Context, target Target) *artifact.Benchmark {
 	watch := r.watchEngine(ctx, target)
 	cpu, gcs := cpuTime(), gcCycles()
 	wait, waitKnown := cpuWait()
@@ -168,9 +109,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	r.started = started
 	restore()
 	gcs = gcCycles() - gcs
-	if trace != nil {
-		r.traceExpectations()
-	}
+	r.kind.finish(r)
 	b := r.assemble(target, started, finished)
 	var waited *time.Duration
 	if after, ok := cpuWait(); ok && waitKnown {
@@ -180,11 +119,8 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(int(gcs))
 	b.Extension.EngineMetrics = watch()
-	b.Extension.ContextClamp = clamp
-	// An interrupted run (Ctrl-C, a spec timeout) still yields its artifact, marked
-	// incomplete; the requests it cut are failures of type cancelled.
 	b.Extension.Complete = ctx.Err() == nil
-	return b, nil
+	return b
 }
 
 // promptNonce is the run's prompt nonce (see workload.Prompts.Nonce): eight lowercase
@@ -217,87 +153,6 @@ func promptNonce(sc Scenario) string {
 // promptNoncePattern is what a chosen nonce may be: letters only, since digit runs are
 // where tokenizers differ most.
 var promptNoncePattern = regexp.MustCompile(`^[a-z]{1,16}$`)
-
-// execute sends the run's requests (every one, or the shard's), closed-loop, open-loop or as
-// one burst, and returns the bounds of the request phase. Outcome k is request
-// r.indices[k]'s. One time.Now gives both the Unix reading and the monotonic origin.
-func (r *run) execute(ctx context.Context) (started, finished time.Time) {
-	r.waitStart(ctx)
-	stop := r.progress.start(r.sc, len(r.indices))
-	defer stop()
-	n := len(r.indices)
-	if r.sessions != nil {
-		return r.executeSessions(ctx, r.sessions)
-	}
-	if r.offsets != nil {
-		started = time.Now()
-		schedule.OpenLoop(ctx, started, r.offsets, r.concurrency, func(ctx context.Context, k int, due, ready time.Time) {
-			i, began := r.indices[k], time.Now()
-			var o outcome
-			if body, failed := r.prepare(i, began); failed != nil {
-				o = *failed
-			} else {
-				o = r.send(ctx, i, began, due, body)
-			}
-			o.due, o.ready = due, ready
-			r.outcomes[k] = o
-			r.progress.record(o)
-		})
-		return started, time.Now()
-	}
-	if r.sc.Burst == 0 {
-		started = time.Now()
-		// A worker could start its next request the moment its previous response ended.
-		free := make([]time.Time, r.concurrency)
-		schedule.ClosedLoop(ctx, n, r.concurrency, func(ctx context.Context, w, k int) {
-			o := r.one(ctx, r.indices[k])
-			o.ready = free[w]
-			if o.ready.IsZero() {
-				o.ready = started
-			}
-			free[w] = o.end
-			r.outcomes[k] = o
-			r.progress.record(o)
-		})
-		return started, time.Now()
-	}
-	prepared := make([]*[]byte, n)
-	began := make([]time.Time, n)
-	schedule.Burst(ctx, n, func(_ context.Context, k int) {
-		began[k] = time.Now()
-		if body, failed := r.prepare(r.indices[k], began[k]); failed != nil {
-			r.outcomes[k] = *failed
-		} else {
-			prepared[k] = body
-		}
-		if k == n-1 {
-			started = time.Now()
-		}
-	}, func(ctx context.Context, k int) {
-		if prepared[k] != nil {
-			r.outcomes[k] = r.send(ctx, r.indices[k], began[k], started, prepared[k])
-			r.outcomes[k].ready = started
-		}
-		r.progress.record(r.outcomes[k])
-	})
-	return started, time.Now()
-}
-
-// waitStart holds the request phase until the scenario's StartAt, everything before it
-// (discovery, calibration, the plan) done, so that shards on several hosts start together.
-func (r *run) waitStart(ctx context.Context) {
-	if r.sc.StartAt.IsZero() {
-		return
-	}
-	if d := time.Until(r.sc.StartAt); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
-}
 
 // discover fills in the model and the context window when the scenario leaves them open:
 // the model from GET /v1/models, the window from /v1/models, else from the engine's own
@@ -373,51 +228,30 @@ func (r *run) watchEngine(ctx context.Context, target Target) func() artifact.En
 // WindowConfigured is the window source of a scenario that set MaxContextTokens.
 const WindowConfigured = "configured"
 
-// run is the state of one Run. outcomes[i] is written only by the worker of index i.
+// run is the state of one Run. outcomes[k] is written only by the worker of unit k.
 type run struct {
 	sc          Scenario
+	kind        kind
 	client      *stream.Client
 	san         sanitizer
-	plan        []int
-	prompts     workload.Prompts
 	calibration Calibration
 	caps        artifact.Capabilities
 	path        string
-	offsets     []time.Duration // open-loop intended starts, per outcome
-	progress    progress
+	prompts     workload.Prompts
+	// plan is every request of the scenario, every shard's, by request index.
+	plan []planned
 	// indices are the request indices the run sends (all, or a shard's), concurrency its
-	// share of the streams; outcomes[k] is request indices[k]'s.
+	// share of the streams, pacer when it sends them; outcomes[k] is request indices[k]'s.
 	indices     []int
 	concurrency int
+	pacer       pacer
 	outcomes    []outcome
-	// trace is the trace replayed, nil for independent prompts; blocks builds its prompts
-	// (blockExact: /tokenize fitted a block exactly), and expected[i] is request i's range
-	// of cached tokens, found once the run is over (traceExpectations).
-	trace      *workload.Trace
-	blocks     workload.BlockPlan
-	blockExact bool
-	lengthened [2]int // lines planned longer than their input_length, and the most added
-	expected   []*cacheRange
-	// sessions are the session numbers the run holds (a shard's share), systemTokens each
-	// session's planned system context, by session number; nil outside sessions.
-	sessions     []int
-	systemTokens []int
+	progress    progress
+	// expected[i] is request i's range of cached tokens, for the kinds whose requests
+	// share prompts (a trace, sessions); nil otherwise.
+	expected []*cacheRange
+	// keepAnswers keeps each answer's text, which a session's next turn sends back.
+	keepAnswers bool
 	// started is when the request phase started.
 	started time.Time
-}
-
-// maxTokens is request i's max_tokens.
-func (r *run) maxTokens(i int) int {
-	if r.trace != nil {
-		return traceMaxTokens(r.trace.Request(i))
-	}
-	return r.sc.MaxTokens
-}
-
-// words is how many code words request i asks for (0: a summary).
-func (r *run) words(i int) int {
-	if r.trace != nil {
-		return traceWords(r.trace.Request(i))
-	}
-	return r.sc.ResponseWords
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/harness/stream"
@@ -76,7 +75,8 @@ func (s Shard) concurrency(concurrency int) int {
 // MetricsOff as a Target's MetricsURL scrapes no metrics.
 const MetricsOff = "off"
 
-// DefaultCacheBlockTokens is a Scenario's zero CacheBlockTokens: vLLM's block size.
+// DefaultCacheBlockTokens is a Scenario's zero CacheBlockTokens (its tag's default): vLLM's
+// block size.
 const DefaultCacheBlockTokens = 16
 
 // Defaults of a Target's zero timeouts.
@@ -134,7 +134,7 @@ type Scenario struct {
 
 	// PromptCacheMode is unique (the default) or shared: every prompt then starts with the
 	// same SharedPrefixTokens-token prefix.
-	PromptCacheMode    CacheMode `key:"prompt_cache_mode" default:"unique"`
+	PromptCacheMode    CacheMode `key:"prompt_cache_mode" default:"unique" zero:"default"`
 	SharedPrefixTokens int       `key:"shared_prefix_tokens" range:"[0,262144]" default:"8000"`
 	// Burst, when above 0, builds that many requests first and releases them at one instant,
 	// in place of Requests and Concurrency.
@@ -149,18 +149,18 @@ type Scenario struct {
 	PromptNonce string
 
 	// ThinkingMode drives the thinking switch; ReasoningEffort is sent when set.
-	ThinkingMode    ThinkingMode    `key:"thinking_mode" default:"default"`
+	ThinkingMode    ThinkingMode    `key:"thinking_mode" default:"default" zero:"default"`
 	ReasoningEffort ReasoningEffort `key:"reasoning_effort"`
 	// Temperature and TopP override what is sent; nil sends temperature 0 and no top_p.
 	Temperature *float64 `key:"temperature" range:"[0,2]"`
 	TopP        *float64 `key:"top_p" range:"(0,1]"`
 	// API is chat (the default) or completions, the legacy endpoint with a plain prompt.
-	API API `key:"api" default:"chat"`
+	API API `key:"api" default:"chat" zero:"default"`
 	// RequestRate, when above 0, starts requests open-loop at that many per second (Arrival
 	// poisson, the default, or constant, seeded by ContextSeed) instead of the closed loop;
 	// Concurrency then caps the requests in flight.
 	RequestRate float64 `key:"request_rate" range:"[0,100000]" default:"0"`
-	Arrival     Arrival `key:"arrival" default:"poisson"`
+	Arrival     Arrival `key:"arrival" default:"poisson" zero:"default"`
 	// Progress, when set, receives a line every ProgressInterval (default 10 s) while the
 	// run lasts: requests done, failures, running p50s.
 	Progress         io.Writer
@@ -174,43 +174,19 @@ type Scenario struct {
 	// (the default), the words argument of one call of the record_words tool it is offered
 	// (OutputTool), or the words member of a JSON object a JSON schema asks for
 	// (OutputJSON). Strict adherence then also needs valid JSON that matches the schema.
-	Output Output `key:"output" default:"text"`
+	Output Output `key:"output" default:"text" zero:"default"`
 
-	// Trace, when set, replays a trace file in the Mooncake format (one JSON object a line:
-	// timestamp in ms, input_length, output_length, hash_ids) in place of Requests
-	// independent prompts. Each selected line is one request, started open-loop at its
-	// timestamp divided by TraceSpeedup (Concurrency caps those in flight), with
-	// input_length prompt tokens built of blocks of TraceBlockTokens (equal hash ids are
-	// byte-identical blocks, different ones share nothing, so the engine's prefix cache
-	// sees exactly the trace's sharing), asking for output_length-1 code words with
-	// max_tokens output_length. TraceLines keeps the first lines of the window
-	// [TraceFromMs, TraceUntilMs) (0: all, and open ends). Zero numbers take their defaults.
-	Trace            string  `key:"trace" env:"TRACE_FILE"`
-	TraceSpeedup     float64 `key:"trace_speedup" range:"[0,100000]" default:"1"`
-	TraceBlockTokens int     `key:"trace_block_size" range:"[0,65536]" default:"512"`
-	TraceLines       int     `key:"trace_lines" range:"[0,200000]" default:"0"`
-	TraceFromMs      int64   `key:"trace_from_ms" range:"[0,]" default:"0"`
-	TraceUntilMs     int64   `key:"trace_until_ms" range:"[0,]" default:"0"`
-
-	// Sessions, when above 0, runs that many multi-turn conversations in place of
-	// Requests independent prompts. Turn k of a session sends its system context
-	// (ContextTokens, or drawn from ContextBuckets per session), every earlier user message
-	// and the engine's own earlier answers, and a new user message of TurnTokens tokens
-	// asking for ResponseWords code words. Concurrency sessions are in flight, each a
-	// closed loop of its turns, or sessions open at SessionRate per second; ThinkTime
-	// passes between an answer and the next turn (ThinkDistribution fixed or
-	// exponential). A turn that fails ends its session: its later turns are failures.
-	Sessions          int           `key:"sessions" range:"[0,100000]" default:"0"`
-	Turns             int           `key:"turns" range:"[0,64]" default:"6"`
-	TurnTokens        int           `key:"turn_tokens" range:"[0,1048576]" default:"256"`
-	ThinkTime         time.Duration `key:"think_time" default:"0s"`
-	ThinkDistribution ThinkTime     `key:"think_distribution" default:"fixed"`
-	SessionRate       float64       `key:"session_rate" range:"[0,100000]" default:"0"`
+	// Trace, when it names a file, replays it in place of Requests independent prompts
+	// (see Trace); Sessions, when its Count is above 0, holds that many multi-turn
+	// conversations instead (see Sessions). Their keys are the scenario's own (trace,
+	// sessions, turns, ...), as flat in a scenarios file as the rest.
+	Trace    Trace
+	Sessions Sessions
 
 	// CacheBlockTokens is the engine's prefix-cache granularity (vLLM's block size; 1 for a
 	// token-level cache): how far the cached tokens it reports may lie from what a trace or
 	// a session shares. 0 means DefaultCacheBlockTokens.
-	CacheBlockTokens int `key:"cache_block_tokens" range:"[0,4096]" default:"16"`
+	CacheBlockTokens int `key:"cache_block_tokens" range:"[0,4096]" default:"16" zero:"default"`
 
 	// Shard, with Count above 1, runs one segment of the scenario (see Shard); StartAt, when
 	// set, is when the request phase starts, so that shards on several hosts start together.
@@ -247,38 +223,18 @@ func (sc Scenario) policy() workload.Policy {
 	return workload.PolicyObserve
 }
 
-// withDefaults fills in what a zero field means.
+// withDefaults fills in what a zero field means: the tag's default where a zero stands
+// for it (zero:"default"), and the defaults that depend on other fields.
 func (sc Scenario) withDefaults() Scenario {
+	if err := fields.FillZeros(&sc); err != nil {
+		panic(err) // the tags are the program's own
+	}
 	sc.Policy = sc.policy()
-	if sc.PromptCacheMode == "" {
-		sc.PromptCacheMode = workload.CacheUnique
-	}
-	if sc.ThinkingMode == "" {
-		sc.ThinkingMode = ThinkingDefault
-	}
 	if sc.CharsPerToken == 0 {
 		sc.CharsPerToken = workload.DefaultCharsPerToken
 	}
-	if sc.RequestRate > 0 && sc.Arrival == "" {
-		sc.Arrival = schedule.Poisson
-	}
 	if sc.Burst > 0 {
 		sc.Requests, sc.Concurrency = sc.Burst, sc.Burst
-	}
-	if sc.TraceSpeedup == 0 {
-		sc.TraceSpeedup = 1
-	}
-	if sc.TraceBlockTokens == 0 {
-		sc.TraceBlockTokens = workload.DefaultTraceBlockTokens
-	}
-	if sc.CacheBlockTokens == 0 {
-		sc.CacheBlockTokens = DefaultCacheBlockTokens
-	}
-	if sc.Output == "" {
-		sc.Output = OutputText
-	}
-	if sc.ThinkDistribution == "" {
-		sc.ThinkDistribution = ThinkFixed
 	}
 	return sc
 }

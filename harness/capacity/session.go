@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,8 +14,58 @@ import (
 	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
+// Sessions, when Count is above 0, runs that many multi-turn conversations in place of a
+// scenario's Requests independent prompts. Turn k of a session sends its system context
+// (the scenario's ContextTokens, or drawn from its ContextBuckets per session), every
+// earlier user message and the engine's own earlier answers, and a new user message of
+// TurnTokens tokens asking for the scenario's ResponseWords code words. Concurrency
+// sessions are in flight, each a closed loop of its turns, or sessions open at Rate per
+// second; ThinkTime passes between an answer and the next turn (ThinkDistribution fixed or
+// exponential). A turn that fails ends its session: its later turns are failures.
+//
 // Sessions number their requests session by session: turn t of session s is request
 // s*Turns + t.
+type Sessions struct {
+	Count             int           `key:"sessions" range:"[0,100000]" default:"0"`
+	Turns             int           `key:"turns" range:"[0,64]" default:"6"`
+	TurnTokens        int           `key:"turn_tokens" range:"[0,1048576]" default:"256"`
+	ThinkTime         time.Duration `key:"think_time" default:"0s"`
+	ThinkDistribution ThinkTime     `key:"think_distribution" default:"fixed" zero:"default"`
+	Rate              float64       `key:"session_rate" range:"[0,100000]" default:"0"`
+}
+
+// held reports whether the scenario holds sessions.
+func (s Sessions) held() bool { return s.Count > 0 }
+
+// problems are the sessions' own problems in sc: what they cannot be combined with, since
+// they set their own schedule and sharing and answer in text, and fields that mean nothing
+// without them.
+func (s Sessions) problems(sc Scenario) []error {
+	var errs []error
+	add := func(field string, value any, problem string, others ...string) {
+		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
+	}
+	if s.ThinkTime < 0 || s.ThinkTime > time.Hour {
+		add("Sessions.ThinkTime", s.ThinkTime, "want a duration in [0, 1h]")
+	}
+	if !s.held() {
+		if s.Rate > 0 {
+			add("Sessions.Rate", s.Rate, "needs %s > 0", "Sessions.Count")
+		}
+		return errs
+	}
+	errs = append(errs, conflicts("Sessions.Count", s.Count, sc)...)
+	if s.Turns == 0 {
+		add("Sessions.Turns", 0, "a session needs at least one turn")
+	}
+	if sc.Output != "" && sc.Output != OutputText {
+		add("Output", string(sc.Output), "a session's turns answer in text; %s is for single requests and traces", "Sessions.Count")
+	}
+	if sh := sc.Shard; sh.sharded() && s.Count < sh.Count {
+		add("Shard", fmt.Sprintf("%d/%d", sh.Index, sh.Count), fmt.Sprintf("more shards than the %d sessions: a session never spans shards", s.Count))
+	}
+	return errs
+}
 
 // templateTokensPerMessage estimates what a chat template adds to each message of a
 // conversation (role markers), for a session's planned context.
@@ -23,6 +74,85 @@ const templateTokensPerMessage = 4
 // kindSessionEnded is the failure of a turn not sent because an earlier turn of its session
 // failed.
 const kindSessionEnded = "session_ended"
+
+// sessionKind holds sessions of turns, each a closed loop.
+type sessionKind struct {
+	// sessions are the session numbers the run holds (a shard's share), systemTokens each
+	// session's planned system context, by session number.
+	sessions     []int
+	systemTokens []int
+}
+
+// The turns are the requests.
+func (*sessionKind) replaces(_ Scenario, field string) bool { return field == "Requests" }
+
+func (*sessionKind) requests(sc Scenario) int { return sc.Sessions.Count * sc.Sessions.Turns }
+
+// plan draws each session's system context and plans every turn at it: a turn's planned
+// context grows with the conversation, and is set as the turn is sent. Sessions that would
+// outgrow the served window by their last turn are refused.
+func (k *sessionKind) plan(r *run) ([]planned, error) {
+	sc := r.sc
+	k.systemTokens = sessionSystemTokens(sc)
+	if msg := sessionsOverWindow(sc, k.systemTokens, windowSource(r.caps)); msg != "" {
+		return nil, errors.New(msg)
+	}
+	plan := make([]planned, k.requests(sc))
+	for i := range plan {
+		plan[i] = planned{context: k.systemTokens[i/sc.Sessions.Turns], maxTokens: sc.MaxTokens, words: sc.ResponseWords}
+	}
+	return plan, nil
+}
+
+// prepare takes the shard's sessions, every turn of each, and starts them Concurrency at a
+// time, or at the sessions' rate.
+func (k *sessionKind) prepare(_ context.Context, r *run) ([]int, pacer, error) {
+	s := r.sc.Sessions
+	k.sessions = sessionIndices(r.sc)
+	var indices []int
+	for _, n := range k.sessions {
+		for t := range s.Turns {
+			indices = append(indices, n*s.Turns+t)
+		}
+	}
+	r.expected = make([]*cacheRange, len(r.plan))
+	r.keepAnswers = true
+	start := func(ctx context.Context, j int, due, ready time.Time) time.Time {
+		return k.session(ctx, r, j, due, ready)
+	}
+	if s.Rate <= 0 {
+		return indices, closedLoop{units: len(k.sessions), concurrency: r.concurrency, start: start}, nil
+	}
+	all, err := schedule.Arrivals(s.Count, s.Rate, schedule.Poisson, r.sc.ContextSeed)
+	if err != nil {
+		return nil, nil, err
+	}
+	offsets := make([]time.Duration, len(k.sessions))
+	for j, n := range k.sessions {
+		offsets[j] = all[n]
+	}
+	return indices, openLoop{offsets: offsets, concurrency: r.concurrency, start: start}, nil
+}
+
+// finish has nothing left to work out: a turn's expectation is set as it is sent.
+func (*sessionKind) finish(*run) {}
+
+// record gives the figures by turn (the artifact's anvilbench.sessions), and the session
+// and turn of each request.
+func (k *sessionKind) record(r *run, b *artifact.Benchmark) {
+	x, s := b.Extension, r.sc.Sessions
+	for j := range x.Timeline {
+		i := x.Timeline[j].RequestIndex
+		x.Timeline[j].Session, x.Timeline[j].Turn = new(i/s.Turns), new(i%s.Turns+1)
+	}
+	out := &artifact.Sessions{Sessions: len(k.sessions), Turns: s.Turns, TurnTokens: s.TurnTokens,
+		ThinkTimeMs: artifact.Float(s.ThinkTime.Seconds() * 1000), ThinkDistribution: string(s.ThinkDistribution)}
+	if s.Rate > 0 {
+		out.SessionRate = artifact.F(s.Rate)
+	}
+	out.ByTurn = turnFigures(x.Timeline, s.Turns)
+	x.Sessions = out
+}
 
 // sessionPlan is one session's fixed part: its system context and how its turns are sized.
 type sessionPlan struct {
@@ -37,14 +167,14 @@ type sessionPlan struct {
 // sessionSystemTokens draws each session's system context: ContextTokens, or a size from
 // ContextBuckets (the original tool's sub-agent contexts) per session.
 func sessionSystemTokens(sc Scenario) []int {
-	return workload.PlanContexts(sc.Sessions, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, 0)
+	return workload.PlanContexts(sc.Sessions.Count, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, 0)
 }
 
 // sessionPeak is the planned context of a session's last turn with system tokens of
 // context: what the served window must hold, with max_tokens and the margin.
 func sessionPeak(sc Scenario, system int) int {
-	turns := sc.Turns
-	return system + turns*(sc.TurnTokens+templateTokensPerMessage) + (turns-1)*(sc.ResponseWords+1+templateTokensPerMessage)
+	turns := sc.Sessions.Turns
+	return system + turns*(sc.Sessions.TurnTokens+templateTokensPerMessage) + (turns-1)*(sc.ResponseWords+1+templateTokensPerMessage)
 }
 
 // sessionsOverWindow says why the sessions do not fit the served window, "" when they do.
@@ -63,14 +193,14 @@ func sessionsOverWindow(sc Scenario, systems []int, source string) string {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d sessions would outgrow the served window of %d tokens (%s) by their last turn: %d turns of %d tokens and %d-word answers on a system context need up to %d tokens with max_tokens %d and the margin %d; send fewer turns, shorter turns or a smaller context",
-		over, sc.Sessions, sc.MaxContextTokens, source, sc.Turns, sc.TurnTokens, sc.ResponseWords, largest, sc.MaxTokens, sc.ContextMargin)
+		over, sc.Sessions.Count, sc.MaxContextTokens, source, sc.Sessions.Turns, sc.Sessions.TurnTokens, sc.ResponseWords, largest, sc.MaxTokens, sc.ContextMargin)
 }
 
 // sessionIndices are the sessions of the shard: session s belongs to segment s mod Count,
 // so a session never spans shards.
 func sessionIndices(sc Scenario) []int {
 	var out []int
-	for s := range sc.Sessions {
+	for s := range sc.Sessions.Count {
 		if !sc.Shard.sharded() || s%sc.Shard.Count == sc.Shard.Index {
 			out = append(out, s)
 		}
@@ -78,49 +208,26 @@ func sessionIndices(sc Scenario) []int {
 	return out
 }
 
-// executeSessions runs the shard's sessions, each a closed loop of its turns: Concurrency
-// sessions in flight, or sessions opened at SessionRate. Outcome slot k*Turns+t is turn t
-// of the shard's k-th session.
-func (r *run) executeSessions(ctx context.Context, sessions []int) (started, finished time.Time) {
-	started = time.Now()
-	if r.sc.SessionRate > 0 {
-		offsets, err := schedule.Arrivals(r.sc.Sessions, r.sc.SessionRate, schedule.Poisson, r.sc.ContextSeed)
-		if err != nil { // validated: a positive rate and a known model
-			panic(err)
-		}
-		mine := make([]time.Duration, len(sessions))
-		for k, s := range sessions {
-			mine[k] = offsets[s]
-		}
-		schedule.OpenLoop(ctx, started, mine, r.concurrency, func(ctx context.Context, k int, due, ready time.Time) {
-			r.session(ctx, k, sessions[k], due, ready)
-		})
-		return started, time.Now()
-	}
-	schedule.ClosedLoop(ctx, len(sessions), r.concurrency, func(ctx context.Context, _, k int) {
-		r.session(ctx, k, sessions[k], time.Time{}, time.Now())
-	})
-	return started, time.Now()
-}
-
-// session runs the turns of session s (the shard's k-th): each sends the conversation so
-// far, the engine's own answers included, and a new user message. A failed turn ends the
-// session; its later turns are failures that were never sent.
-func (r *run) session(ctx context.Context, k, s int, due, ready time.Time) {
-	sp := r.sessionPlan(s)
-	turns := r.sc.Turns
+// session runs the turns of the shard's k-th session: each sends the conversation so far,
+// the engine's own answers included, and a new user message. A failed turn ends the
+// session; its later turns are failures that were never sent. It returns when its last
+// turn sent ended.
+func (k *sessionKind) session(ctx context.Context, r *run, j int, due, ready time.Time) (end time.Time) {
+	s := k.sessions[j]
+	sp := k.sessionPlan(r, s)
+	turns := r.sc.Sessions.Turns
 	history := make([]stream.Message, 1, 1+2*turns)
 	history[0] = stream.Message{Role: "system", Content: sp.system}
 	think := r.thinkTimes(s)
 	prev := -1 // the slot of the previous turn
 	for t := range turns {
-		i, slot := s*turns+t, k*turns+t
+		i, slot := s*turns+t, j*turns+t
 		if t > 0 {
 			// The next turn can start once the answer is in and the user has thought.
 			ready, due = r.outcomes[prev].end.Add(think()), time.Time{}
 			pause(ctx, time.Until(ready))
 		}
-		r.plan[i] = r.turnPlanned(sp, t, prev)
+		r.plan[i].context = r.turnPlanned(sp, t, prev)
 		if t > 0 {
 			r.expected[i] = r.turnExpected(prev)
 		}
@@ -130,21 +237,22 @@ func (r *run) session(ctx context.Context, k, s int, due, ready time.Time) {
 		r.outcomes[slot] = o
 		r.progress.record(o)
 		if o.row == nil {
-			r.endSession(s, k, t, o)
-			return
+			r.endSession(s, j, t, o)
+			return o.end
 		}
 		history = append(history, stream.Message{Role: "user", Content: user}, stream.Message{Role: "assistant", Content: o.answer})
 		r.outcomes[slot].answer = "" // kept in the history only, until the session ends
 		prev = slot
 	}
+	return r.outcomes[prev].end
 }
 
 // sessionPlan sizes session s: its system context and its turns.
-func (r *run) sessionPlan(s int) sessionPlan {
+func (k *sessionKind) sessionPlan(r *run, s int) sessionPlan {
 	sc := r.sc
-	sys := r.systemTokens[s]
+	sys := k.systemTokens[s]
 	return sessionPlan{index: s, system: r.prompts.SessionSystem(s, r.prompts.Chars(sys)), systemToks: sys,
-		turnChars: int(float64(sc.TurnTokens) * r.prompts.CharsPerToken), turnTokens: sc.TurnTokens, answerWords: sc.ResponseWords}
+		turnChars: int(float64(sc.Sessions.TurnTokens) * r.prompts.CharsPerToken), turnTokens: sc.Sessions.TurnTokens, answerWords: sc.ResponseWords}
 }
 
 // turnPlanned is turn t's planned context: the previous turn's prompt as the engine counted
@@ -156,7 +264,7 @@ func (r *run) turnPlanned(sp sessionPlan, t, prev int) int {
 		return sp.systemToks + sp.turnTokens + templateTokensPerMessage
 	}
 	o := r.outcomes[prev]
-	previous := r.plan[r.indices[prev]]
+	previous := r.plan[r.indices[prev]].context
 	if o.promptTokens != nil {
 		previous = *o.promptTokens
 	}
@@ -185,7 +293,7 @@ func answerTokens(o outcome, words int) int {
 // which an engine that caches generated tokens holds too.
 func (r *run) turnExpected(prev int) *cacheRange {
 	o := r.outcomes[prev]
-	p := r.plan[r.indices[prev]]
+	p := r.plan[r.indices[prev]].context
 	if o.promptTokens != nil {
 		p = *o.promptTokens
 	}
@@ -200,7 +308,7 @@ func (r *run) turnExpected(prev int) *cacheRange {
 func (r *run) sendTurn(ctx context.Context, i int, history []stream.Message, user string, due time.Time) outcome {
 	began := time.Now()
 	if err := ctx.Err(); err != nil {
-		return r.requestError(i, r.plan[i], began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
+		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
 	req := r.sc.request(user)
 	req.History = history
@@ -208,7 +316,7 @@ func (r *run) sendTurn(ctx context.Context, i int, history []stream.Message, use
 	var err error
 	if *body, err = req.AppendBody((*body)[:0]); err != nil {
 		recycle(&bodies, body)
-		return r.requestError(i, r.plan[i], began, kindPrompt, err.Error())
+		return r.requestError(i, r.plan[i].context, began, kindPrompt, err.Error())
 	}
 	if due.IsZero() {
 		due = began
@@ -223,51 +331,23 @@ func (r *run) endSession(s, k, t int, failed outcome) {
 	if failed.failure != nil {
 		why = "failed (" + failed.failure.ErrorType + ")"
 	}
-	for u := t + 1; u < r.sc.Turns; u++ {
-		i := s*r.sc.Turns + u
-		o := r.requestError(i, r.plan[i], time.Now(), kindSessionEnded, fmt.Sprintf("not sent: turn %d of session %d %s, which ended the session", t+1, s, why))
-		r.outcomes[k*r.sc.Turns+u] = o
+	turns := r.sc.Sessions.Turns
+	for u := t + 1; u < turns; u++ {
+		i := s*turns + u
+		o := r.requestError(i, r.plan[i].context, time.Now(), kindSessionEnded, fmt.Sprintf("not sent: turn %d of session %d %s, which ended the session", t+1, s, why))
+		r.outcomes[k*turns+u] = o
 		r.progress.record(o)
 	}
 }
 
 // thinkTimes draws session s's pauses between an answer and its next turn.
 func (r *run) thinkTimes(s int) func() time.Duration {
-	mean := r.sc.ThinkTime
-	if r.sc.ThinkDistribution != ThinkExponential || mean <= 0 {
+	mean := r.sc.Sessions.ThinkTime
+	if r.sc.Sessions.ThinkDistribution != ThinkExponential || mean <= 0 {
 		return func() time.Duration { return mean }
 	}
 	rng := rand.New(rand.NewPCG(uint64(r.sc.ContextSeed), uint64(s)+0x7468696e6b))
 	return func() time.Duration { return time.Duration(rng.ExpFloat64() * float64(mean)) }
-}
-
-// pause waits d, or until ctx ends.
-func pause(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-// sessionSummary gives the figures by turn (the artifact's anvilbench.sessions), from
-// the timeline, which holds every turn of every session.
-func (r *run) sessionSummary(spans []artifact.RequestSpan) *artifact.Sessions {
-	if r.sc.Sessions == 0 {
-		return nil
-	}
-	sc := r.sc
-	out := &artifact.Sessions{Sessions: len(r.sessions), Turns: sc.Turns, TurnTokens: sc.TurnTokens,
-		ThinkTimeMs: artifact.Float(sc.ThinkTime.Seconds() * 1000), ThinkDistribution: string(sc.ThinkDistribution)}
-	if sc.SessionRate > 0 {
-		out.SessionRate = artifact.F(sc.SessionRate)
-	}
-	out.ByTurn = turnFigures(spans, sc.Turns)
-	return out
 }
 
 // turnFigures are the figures of each turn over the sessions of spans: TTFT, prompt and

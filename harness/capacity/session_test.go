@@ -11,7 +11,7 @@ import (
 func TestSessionsFindTheirHistoryCached(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{PrefixCache: true})
-	sc := Scenario{Sessions: 3, Turns: 6, Concurrency: 3, ContextTokens: 2000, TurnTokens: 200, ResponseWords: 16, MaxTokens: 64,
+	sc := Scenario{Sessions: Sessions{Count: 3, Turns: 6, TurnTokens: 200}, Concurrency: 3, ContextTokens: 2000, ResponseWords: 16, MaxTokens: 64,
 		Policy: PolicyStrict, Calibrate: true}
 	b := mustRun(t, target(s), sc)
 	if b.Requests != 18 || b.Completed != 18 {
@@ -49,7 +49,7 @@ func TestSessionsFindTheirHistoryCached(t *testing.T) {
 func TestSessionPlansCountTheAnswerAsSent(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{ThinkByDefault: true, ReasoningTokens: 48})
-	sc := Scenario{Sessions: 2, Turns: 3, Concurrency: 2, ContextTokens: 600, TurnTokens: 60, ResponseWords: 24, MaxTokens: 128,
+	sc := Scenario{Sessions: Sessions{Count: 2, Turns: 3, TurnTokens: 60}, Concurrency: 2, ContextTokens: 600, ResponseWords: 24, MaxTokens: 128,
 		Policy: PolicyStrict, Calibrate: true}
 	b := mustRun(t, target(s), sc)
 	if b.Completed != 6 {
@@ -57,7 +57,7 @@ func TestSessionPlansCountTheAnswerAsSent(t *testing.T) {
 	}
 	for k, span := range b.Extension.Timeline {
 		if *span.Turn > 1 {
-			if grew := *span.PromptTokens - *b.Extension.Timeline[k-1].PromptTokens; grew < sc.TurnTokens+sc.ResponseWords {
+			if grew := *span.PromptTokens - *b.Extension.Timeline[k-1].PromptTokens; grew < sc.Sessions.TurnTokens+sc.ResponseWords {
 				t.Errorf("request %d (turn %d): the prompt grew by %d tokens, less than the new message and the previous answer's %d words",
 					span.RequestIndex, *span.Turn, grew, sc.ResponseWords)
 			}

@@ -3,6 +3,7 @@ package capacity
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,24 +15,147 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
-// CheckTrace reads the scenario's trace file as Run will, and reports every problem it
-// finds, each with its line: a configuration calls it to name them before any request.
-func (sc Scenario) CheckTrace() error {
-	_, err := readTrace(sc.withDefaults())
+// Trace, when File names one, replays a trace file in the Mooncake format (one JSON object
+// a line: timestamp in ms, input_length, output_length, hash_ids) in place of a scenario's
+// Requests independent prompts. Each selected line is one request, started open-loop at
+// its timestamp divided by Speedup (the scenario's Concurrency caps those in flight), with
+// input_length prompt tokens built of blocks of BlockTokens (equal hash ids are
+// byte-identical blocks, different ones share nothing, so the engine's prefix cache sees
+// exactly the trace's sharing), asking for output_length-1 code words with max_tokens
+// output_length. Lines keeps the first lines of the window [FromMs, UntilMs) (0: all, and
+// open ends). Zero numbers take their defaults.
+type Trace struct {
+	File        string  `key:"trace" env:"TRACE_FILE"`
+	Speedup     float64 `key:"trace_speedup" range:"[0,100000]" default:"1" zero:"default"`
+	BlockTokens int     `key:"trace_block_size" range:"[0,65536]" default:"512" zero:"default"`
+	Lines       int     `key:"trace_lines" range:"[0,200000]" default:"0"`
+	FromMs      int64   `key:"trace_from_ms" range:"[0,]" default:"0"`
+	UntilMs     int64   `key:"trace_until_ms" range:"[0,]" default:"0"`
+}
+
+// replayed reports whether the scenario replays a trace.
+func (t Trace) replayed() bool { return t.File != "" }
+
+// Check reads the trace file as Run will, and reports every problem it finds, each with
+// its line: a configuration calls it to name them before any request. Without a file there
+// is nothing to check.
+func (t Trace) Check() error {
+	if !t.replayed() {
+		return nil
+	}
+	_, err := t.read()
 	return err
 }
 
-// readTrace reads and checks the scenario's trace file, every problem named with its line.
-func readTrace(sc Scenario) (*workload.Trace, error) {
-	f, err := os.Open(sc.Trace)
+// read reads and checks the trace file, every problem named with its line.
+func (t Trace) read() (*workload.Trace, error) {
+	if err := fields.FillZeros(&t); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(t.File)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return workload.ReadTrace(f, workload.TraceSelection{FromMs: sc.TraceFromMs, UntilMs: sc.TraceUntilMs,
-		First: sc.TraceLines, Speedup: sc.TraceSpeedup}, sc.TraceBlockTokens)
+	return workload.ReadTrace(f, workload.TraceSelection{FromMs: t.FromMs, UntilMs: t.UntilMs,
+		First: t.Lines, Speedup: t.Speedup}, t.BlockTokens)
+}
+
+// problems are the trace's own problems in sc: a block too small, and what a replay, which
+// sets its own schedule and sharing, cannot be combined with.
+func (t Trace) problems(sc Scenario) []error {
+	var errs []error
+	if t.BlockTokens > 0 && t.BlockTokens < 16 {
+		errs = append(errs, &FieldError{Field: "Trace.BlockTokens", Value: t.BlockTokens, Problem: "want 0 (the default, 512) or at least 16 tokens"})
+	}
+	if !t.replayed() {
+		return errs
+	}
+	return append(errs, conflicts("Trace.File", t.File, sc)...)
+}
+
+// traceKind replays a trace: each selected line one request, started open-loop at its
+// timestamp.
+type traceKind struct {
+	trace *workload.Trace
+	// blocks builds the prompts (blockExact: /tokenize fitted a block exactly);
+	// lengthened counts the lines planned longer than their input_length, and the most
+	// tokens added to one.
+	blocks     workload.BlockPlan
+	blockExact bool
+	lengthened [2]int
+}
+
+// A line sets its request's max_tokens and words; the lines are the requests.
+func (*traceKind) replaces(_ Scenario, field string) bool {
+	return field == "Requests" || field == "MaxTokens" || field == "ResponseWords"
+}
+
+// requests is 0: the lines are counted when the file is read.
+func (*traceKind) requests(Scenario) int { return 0 }
+
+// plan reads the trace and plans each selected line as its request: input_length prompt
+// tokens, output_length max_tokens. A line the served window cannot hold is refused.
+func (k *traceKind) plan(r *run) ([]planned, error) {
+	sc := r.sc
+	tr, err := sc.Trace.read()
+	if err != nil {
+		return nil, fmt.Errorf("invalid scenario %q: trace %s: %w", sc.Name, sc.Trace.File, err)
+	}
+	if msg := traceOverWindow(tr, sc, windowSource(r.caps)); msg != "" {
+		return nil, errors.New(msg)
+	}
+	k.trace = tr
+	plan := make([]planned, tr.Len())
+	for i := range plan {
+		line := tr.Request(i)
+		plan[i] = planned{context: line.InputTokens, maxTokens: traceMaxTokens(line), words: traceWords(line)}
+	}
+	return plan, nil
+}
+
+// prepare fits a block to the endpoint's tokenizer, lengthens the lines too short for
+// their last block, and starts each of the shard's lines at its timestamp.
+func (k *traceKind) prepare(ctx context.Context, r *run) ([]int, pacer, error) {
+	indices := r.sc.Shard.indices(len(r.plan))
+	k.blocks = workload.BlockPlan{Prompts: r.prompts}
+	k.blocks.BlockChars, k.blockExact = fitBlock(ctx, r.client, r.sc, r.prompts, r.sc.Trace.BlockTokens)
+	r.expected = make([]*cacheRange, len(r.plan))
+	k.lengthened[0], k.lengthened[1] = k.lengthenShortLines(r, indices)
+	all := k.trace.Offsets()
+	offsets := make([]time.Duration, len(indices))
+	for j, i := range indices {
+		offsets[j] = all[i]
+	}
+	return indices, openLoop{offsets: offsets, concurrency: r.concurrency, start: requestUnits{r, k.prompt}.start}, nil
+}
+
+// prompt appends request i's prompt: its line's blocks, then its instruction.
+func (k *traceKind) prompt(dst []byte, r *run, i int) ([]byte, error) {
+	return k.blocks.AppendTracePrompt(dst, i, k.trace.Request(i).HashIDs, r.plan[i].context, r.plan[i].words)
+}
+
+// record says how the trace was replayed (the artifact's anvilbench.trace) and which line
+// each request was. The lines plan each request's context: the run has no one context.
+func (k *traceKind) record(r *run, b *artifact.Benchmark) {
+	b.ContextTokens = nil
+	x := b.Extension
+	for j := range x.Timeline {
+		x.Timeline[j].TraceLine = new(k.trace.Request(x.Timeline[j].RequestIndex).Line)
+	}
+	t, tr := r.sc.Trace, k.trace
+	x.Trace = &artifact.TraceReplay{
+		File: filepath.Base(t.File), SHA256: tr.SHA256, FileLines: tr.Lines, Selected: tr.Len(),
+		FromMs: t.FromMs, UntilMs: t.UntilMs, FirstLines: t.Lines,
+		Speedup: artifact.Float(t.Speedup), BlockTokens: t.BlockTokens,
+		BlockChars: k.blocks.BlockChars, BlockCharsExact: k.blockExact,
+		LengthenedLines: k.lengthened[0], LengthenedTokensMax: k.lengthened[1],
+		ScheduleMs:   artifact.Float(tr.Duration().Seconds() * 1000),
+		StartErrorMs: startErrors(x.Timeline),
+	}
 }
 
 // traceMaxTokens is max_tokens of a trace request: its output_length, and room for one
@@ -118,18 +242,19 @@ const fitSearchBytes = 16
 // instruction (a line 10 tokens past a block boundary): just enough, so that every line is
 // replayed, its whole blocks intact, and the artifact says how many were lengthened and by
 // how much.
-func (r *run) lengthenShortLines() (lines, most int) {
-	for _, i := range r.indices {
-		t := r.trace.Request(i)
-		short := workload.MinBlockChars - r.blocks.LastBlockChars(i, len(t.HashIDs), r.plan[i], traceWords(t))
+func (k *traceKind) lengthenShortLines(r *run, indices []int) (lines, most int) {
+	for _, i := range indices {
+		p := &r.plan[i]
+		ids := len(k.trace.Request(i).HashIDs)
+		short := workload.MinBlockChars - k.blocks.LastBlockChars(i, ids, p.context, p.words)
 		if short <= 0 {
 			continue
 		}
 		extra := int(math.Ceil(float64(short) / r.prompts.CharsPerToken))
-		for r.blocks.LastBlockChars(i, len(t.HashIDs), r.plan[i]+extra, traceWords(t)) < workload.MinBlockChars {
+		for k.blocks.LastBlockChars(i, ids, p.context+extra, p.words) < workload.MinBlockChars {
 			extra++
 		}
-		r.plan[i] += extra
+		p.context += extra
 		lines, most = lines+1, max(most, extra)
 	}
 	return lines, most
@@ -144,7 +269,7 @@ func (r *run) lengthenShortLines() (lines, most int) {
 // before r's own first output (the whole prompt when every block, the partial last one
 // too, was). Requests far enough apart make the two equal; requests sent in the same
 // instant may reach the engine in either order, which the upper bound allows.
-func (r *run) traceExpectations() {
+func (k *traceKind) finish(r *run) {
 	type event struct {
 		at     time.Time
 		i      int
@@ -158,9 +283,9 @@ func (r *run) traceExpectations() {
 		for _, i := range r.indices {
 			mine[i] = true
 		}
-		for i := range r.trace.Len() {
+		for i := range k.trace.Len() {
 			if !mine[i] {
-				events = append(events, event{at: r.started.Add(r.trace.Request(i).Offset), i: i})
+				events = append(events, event{at: r.started.Add(k.trace.Request(i).Offset), i: i})
 			}
 		}
 	}
@@ -181,9 +306,9 @@ func (r *run) traceExpectations() {
 		return cmp.Compare(boolInt(a.answer), boolInt(b.answer))
 	})
 	sent, done := map[int64]int{}, map[int64]int{}
-	block := r.sc.TraceBlockTokens
+	block := r.sc.Trace.BlockTokens
 	for _, e := range events {
-		t := r.trace.Request(e.i)
+		t := k.trace.Request(e.i)
 		ids := t.HashIDs
 		whole := ids[:len(ids)-1]
 		if !e.answer {
@@ -195,7 +320,7 @@ func (r *run) traceExpectations() {
 		if x := r.expected[e.i]; x != nil {
 			x.Max = max(x.Min, block*leading(whole, sent, ids))
 			if leading(ids, sent, ids) == len(ids) {
-				x.Max = r.plan[e.i]
+				x.Max = r.plan[e.i].context
 			}
 		}
 		addAll(done, whole)
@@ -246,24 +371,6 @@ func (r *run) expectedAt(i int) *cacheRange {
 		return nil
 	}
 	return r.expected[i]
-}
-
-// traceReplay records how the trace was replayed (the artifact's anvilbench.trace).
-func (r *run) traceReplay(spans []artifact.RequestSpan) *artifact.TraceReplay {
-	if r.trace == nil {
-		return nil
-	}
-	sc, tr := r.sc, r.trace
-	out := &artifact.TraceReplay{
-		File: filepath.Base(sc.Trace), SHA256: tr.SHA256, FileLines: tr.Lines, Selected: tr.Len(),
-		FromMs: sc.TraceFromMs, UntilMs: sc.TraceUntilMs, FirstLines: sc.TraceLines,
-		Speedup: artifact.Float(sc.TraceSpeedup), BlockTokens: sc.TraceBlockTokens,
-		BlockChars: r.blocks.BlockChars, BlockCharsExact: r.blockExact,
-		LengthenedLines: r.lengthened[0], LengthenedTokensMax: r.lengthened[1],
-		ScheduleMs: artifact.Float(tr.Duration().Seconds() * 1000),
-	}
-	out.StartErrorMs = startErrors(spans)
-	return out
 }
 
 // startErrors summarizes each request's start after its due time, from the timeline.

@@ -39,7 +39,7 @@ func TestTraceReplaySharesExactlyTheTracesBlocks(t *testing.T) {
 		traceLine(180, 760, 9, 1, 2, 3),
 		traceLine(240, 400, 4, 5, 7),
 	)
-	sc := Scenario{Trace: path, TraceBlockTokens: 256, Concurrency: 4, Policy: PolicyStrict, Calibrate: true}
+	sc := Scenario{Trace: Trace{File: path, BlockTokens: 256}, Concurrency: 4, Policy: PolicyStrict, Calibrate: true}
 	b := mustRun(t, target(s), sc)
 	if b.Completed != 5 || b.Failed != 0 {
 		t.Fatalf("completed %d failed %d: %+v", b.Completed, b.Failed, b.Failures)
@@ -74,12 +74,12 @@ func TestTraceProblemsAreNamedBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{MaxModelLen: 4096})
 	bad := writeTrace(t, traceLine(0, 1200, 8, 1, 2, 3), `{"timestamp": 5}`, traceLine(10, 9000, 8, 1, 2, 3))
-	_, err := Run(t.Context(), target(s), Scenario{Trace: bad, TraceBlockTokens: 512, Concurrency: 1})
+	_, err := Run(t.Context(), target(s), Scenario{Trace: Trace{File: bad, BlockTokens: 512}, Concurrency: 1})
 	if err == nil || !strings.Contains(err.Error(), "line 2: no input_length") || !strings.Contains(err.Error(), "line 3: 3 hash ids") {
 		t.Errorf("err %v", err)
 	}
 	long := writeTrace(t, traceLine(0, 1200, 8, 1, 2, 3), traceLine(10, 4000, 200, 1, 2, 3, 4, 5, 6, 7, 8))
-	_, err = Run(t.Context(), target(s), Scenario{Trace: long, TraceBlockTokens: 512, Concurrency: 1, ContextMargin: 64})
+	_, err = Run(t.Context(), target(s), Scenario{Trace: Trace{File: long, BlockTokens: 512}, Concurrency: 1, ContextMargin: 64})
 	if err == nil || !strings.Contains(err.Error(), "lines 2 (4000+200)") {
 		t.Errorf("over the window: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestShippedTraceReplays(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{PrefixCache: true, PrefillRate: 400_000, ITL: time.Millisecond, MaxBatch: 64})
 	path := filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl")
-	b := mustRun(t, target(s), Scenario{Trace: path, TraceSpeedup: 8, Concurrency: 64, Calibrate: true})
+	b := mustRun(t, target(s), Scenario{Trace: Trace{File: path, Speedup: 8}, Concurrency: 64, Calibrate: true})
 	if b.Completed+b.Failed != 300 || b.Failed != 0 {
 		t.Fatalf("completed %d failed %d: %v", b.Completed, b.Failed, b.Failures)
 	}

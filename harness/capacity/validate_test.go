@@ -16,6 +16,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 func validScenario() Scenario {
@@ -47,12 +48,12 @@ func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
 		ContextMargin: -5, ClockDomainID: "has space", RequestCanaries: true,
 	}
 	err := sc.Validate()
-	fields, rest := FieldErrors(err)
+	invalid, rest := fields.Errors(err)
 	if len(rest) != 0 {
 		t.Fatalf("errors other than FieldError: %v", rest)
 	}
 	got := map[string]string{}
-	for _, f := range fields {
+	for _, f := range invalid {
 		got[f.Field] += f.Error() + "\n"
 	}
 	for field, want := range map[string]string{
@@ -77,8 +78,8 @@ func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", field, got[field], want)
 		}
 	}
-	if len(fields) != 16 {
-		t.Errorf("%d problems, want 16:\n%v", len(fields), err)
+	if len(invalid) != 16 {
+		t.Errorf("%d problems, want 16:\n%v", len(invalid), err)
 	}
 }
 
@@ -86,15 +87,15 @@ func TestRenderNamesFieldsTheFrontEndsWay(t *testing.T) {
 	t.Parallel()
 	sc := validScenario()
 	sc.MaxContextTokens = 50
-	fields, _ := FieldErrors(sc.Validate())
-	if len(fields) != 1 {
-		t.Fatalf("fields %v", fields)
+	invalid, _ := fields.Errors(sc.Validate())
+	if len(invalid) != 1 {
+		t.Fatalf("fields %v", invalid)
 	}
-	env := fields[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(KeyOf(f)) })
+	env := invalid[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(KeyOf(f)) })
 	if want := "ANVIL_MAX_CONTEXT_TOKENS=50: must exceed ANVIL_MAX_TOKENS + ANVIL_CONTEXT_MARGIN (64)"; env != want {
 		t.Errorf("rendered %q, want %q", env, want)
 	}
-	file := fields[0].Render(func(f string) string { return "scenarios[2]." + KeyOf(f) })
+	file := invalid[0].Render(func(f string) string { return "scenarios[2]." + KeyOf(f) })
 	if want := "scenarios[2].max_context_tokens=50: must exceed scenarios[2].max_tokens + scenarios[2].context_margin (64)"; file != want {
 		t.Errorf("rendered %q, want %q", file, want)
 	}

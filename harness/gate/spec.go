@@ -8,7 +8,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/internal/compare"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
@@ -163,19 +162,13 @@ func DefaultSpec() Spec {
 }
 
 // Validate reports every field of the spec out of its range or its choices, and a gated
-// metric no comparison can judge, at once (errors.Join of *capacity.FieldError, named by
-// the Go fields). Budgets and the baseline are checked where they are read.
+// metric no comparison can judge, at once (errors.Join of *fields.FieldError, named by the
+// Go fields). Budgets and the baseline are checked where they are read.
 func (s Spec) Validate() error {
-	var errs []error
-	for _, v := range fields.OutOfRange(&s) {
-		errs = append(errs, &capacity.FieldError{Field: v.Field.Name, Value: v.Value, Problem: "out of range (want " + v.Field.Range.String() + ")"})
-	}
-	for _, v := range fields.Unknown(&s) {
-		errs = append(errs, &capacity.FieldError{Field: v.Field.Name, Value: v.Value, Problem: "unknown value (want " + strings.Join(v.Choices, " or ") + ")"})
-	}
+	errs := fields.Problems(&s, nil)
 	for _, m := range s.Metrics {
 		if err := compare.CheckMetric(m); err != nil {
-			errs = append(errs, &capacity.FieldError{Field: "Metrics", Problem: fmt.Sprintf("%q: %v", m, err)})
+			errs = append(errs, &fields.FieldError{Field: "Metrics", Problem: fmt.Sprintf("%q: %v", m, err)})
 		}
 	}
 	return errors.Join(errs...)
@@ -183,14 +176,7 @@ func (s Spec) Validate() error {
 
 // KeyOf is the key (the tag) of a Spec field named by its Go name; "" for a field
 // without one.
-func KeyOf(field string) string {
-	for _, f := range fields.Of(reflect.TypeFor[Spec]()) {
-		if f.Name == field {
-			return f.Key
-		}
-	}
-	return ""
-}
+func KeyOf(field string) string { return fields.KeyOf(reflect.TypeFor[Spec](), field) }
 
 // MetricList is a list of metrics keys, written as text "tpot_p50_ms,ttft_p50_ms".
 type MetricList []string

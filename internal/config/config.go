@@ -435,10 +435,8 @@ func (c *Config) complete(environ map[string]string) error {
 	if errors.As(c.Validate(), &more) {
 		p = append(p, more...)
 	}
-	if c.Scenario.Trace != "" {
-		if err := c.Scenario.CheckTrace(); err != nil {
-			p = append(p, fmt.Sprintf("%sTRACE_FILE=%q: %v", Prefix, c.Scenario.Trace, err))
-		}
+	if err := c.Scenario.Trace.Check(); err != nil {
+		p = append(p, fmt.Sprintf("%sTRACE_FILE=%q: %v", Prefix, c.Scenario.Trace.File, err))
 	}
 	// A scenarios file is read only over a valid environment: its unset keys take the
 	// environment's values.
@@ -466,7 +464,7 @@ func (c *Config) complete(environ map[string]string) error {
 // in its own package directory while users name files from where they run ginkgo. Without
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
-	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile, &c.Scenario.Trace} {
+	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile, &c.Scenario.Trace.File} {
 		if *p == "" {
 			continue
 		}

@@ -174,12 +174,13 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	name := func(field string) string { return at + "." + keyOf(field) }
 	g.Scenario.Name = g.Name
-	if _, set := entry["trace"]; set && g.Scenario.Trace != "" {
-		if !filepath.IsAbs(g.Scenario.Trace) {
-			g.Scenario.Trace = filepath.Join(dir, g.Scenario.Trace)
+	if _, set := entry["trace"]; set {
+		// A trace file moves with its scenarios file, as a baseline does.
+		if file := g.Scenario.Trace.File; file != "" && !filepath.IsAbs(file) {
+			g.Scenario.Trace.File = filepath.Join(dir, file)
 		}
-		if err := g.Scenario.CheckTrace(); err != nil {
-			add("%s.trace=%q: %v", at, g.Scenario.Trace, err)
+		if err := g.Scenario.Trace.Check(); err != nil {
+			add("%s.trace=%q: %v", at, g.Scenario.Trace.File, err)
 		}
 	}
 	p = append(p, renderNoted(g.Scenario.Validate(), name, inheritedNote(entry))...)
@@ -190,8 +191,8 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 // inheritedNote says where the values of a problem that the scenario left out came from:
 // a user who wrote max_tokens 32 must learn that the response_words it clashes with is
 // ANVIL_RESPONSE_WORDS or its default, not the file's.
-func inheritedNote(entry map[string]json.RawMessage) func(*capacity.FieldError) string {
-	return func(f *capacity.FieldError) string {
+func inheritedNote(entry map[string]json.RawMessage) func(*fields.FieldError) string {
+	return func(f *fields.FieldError) string {
 		var note string
 		var seen []string
 		for _, field := range append([]string{f.Field}, f.Others...) {

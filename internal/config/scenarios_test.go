@@ -185,8 +185,8 @@ func TestTraceScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc := cfg.Scenarios()[0].Scenario; sc.Trace != filepath.Join(dir, "good.jsonl") || sc.TraceSpeedup != 4 {
-		t.Errorf("trace %q speedup %v", sc.Trace, sc.TraceSpeedup)
+	if sc := cfg.Scenarios()[0].Scenario; sc.Trace.File != filepath.Join(dir, "good.jsonl") || sc.Trace.Speedup != 4 {
+		t.Errorf("trace %q speedup %v", sc.Trace.File, sc.Trace.Speedup)
 	}
 	_, err = Load(map[string]string{"ANVIL_TRACE_FILE": filepath.Join(dir, "bad.jsonl")})
 	if err == nil || !strings.Contains(err.Error(), "ANVIL_TRACE_FILE=") || !strings.Contains(err.Error(), "line 1:") {

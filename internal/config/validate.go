@@ -5,8 +5,8 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 // Validate checks every field and every combination, returning all problems at once. The
@@ -57,10 +57,10 @@ func render(err error, name func(field string) string) Problems {
 }
 
 // renderNoted is render with note's words, if any, after each field's problem.
-func renderNoted(err error, name func(field string) string, note func(*capacity.FieldError) string) Problems {
-	fields, rest := capacity.FieldErrors(err)
+func renderNoted(err error, name func(field string) string, note func(*fields.FieldError) string) Problems {
+	invalid, rest := fields.Errors(err)
 	var p Problems
-	for _, f := range fields {
+	for _, f := range invalid {
 		line := f.Render(name)
 		if note != nil {
 			line += note(f)

@@ -11,7 +11,8 @@
 // "(a,b)" open, an empty end unbounded; default is the value, in the variable's text, a
 // configuration starts from. A time.Duration is written as time.ParseDuration reads it,
 // in a variable and in a file ("500ms"). A struct-typed field without a key is searched for keyed
-// fields of its own.
+// fields of its own, named through it ("Sessions.Turns"; an embedded struct adds no name).
+// zero:"default" says that the field's zero value stands for its default (FillZeros).
 package fields
 
 import (
@@ -30,11 +31,14 @@ import (
 
 // Field is one keyed field of a struct type.
 type Field struct {
-	// Name is the Go field's name; Key its key; Variable its variable's name after the
-	// prefix (the env tag, else Key upper-cased).
+	// Name is the Go field's name, dotted through the named struct fields that hold it
+	// ("Sessions.Turns"); Key its key; Variable its variable's name after the prefix (the
+	// env tag, else Key upper-cased).
 	Name, Key, Variable string
 	// Default is the default value as a variable would spell it; "" for none.
 	Default string
+	// ZeroIsDefault says that the field's zero value stands for Default (zero:"default").
+	ZeroIsDefault bool
 	// Range bounds the field's number, when it has one.
 	Range *Range
 	index []int
@@ -89,23 +93,31 @@ func Of(t reflect.Type) []Field {
 		return fs.([]Field)
 	}
 	var out []Field
-	collect(t, nil, &out)
+	collect(t, nil, "", &out)
 	cache.Store(t, out)
 	return out
 }
 
-func collect(t reflect.Type, at []int, out *[]Field) {
+func collect(t reflect.Type, at []int, prefix string, out *[]Field) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		index := append(append([]int(nil), at...), i)
 		key, ok := sf.Tag.Lookup("key")
 		if !ok {
 			if sf.Type.Kind() == reflect.Struct && sf.IsExported() {
-				collect(sf.Type, index, out)
+				inner := prefix
+				if !sf.Anonymous {
+					inner += sf.Name + "."
+				}
+				collect(sf.Type, index, inner, out)
 			}
 			continue
 		}
-		f := Field{Name: sf.Name, Key: key, Variable: strings.ToUpper(key), Default: sf.Tag.Get("default"), index: index, typ: sf.Type}
+		f := Field{Name: prefix + sf.Name, Key: key, Variable: strings.ToUpper(key), Default: sf.Tag.Get("default"),
+			ZeroIsDefault: sf.Tag.Get("zero") == "default", index: index, typ: sf.Type}
+		if f.ZeroIsDefault && f.Default == "" {
+			panic(fmt.Sprintf("fields: %s.%s: zero:\"default\" without a default", t, sf.Name))
+		}
 		if v, ok := sf.Tag.Lookup("env"); ok {
 			f.Variable = v
 		}
@@ -160,6 +172,16 @@ func Lookup(t reflect.Type, key string) (Field, bool) {
 		}
 	}
 	return Field{}, false
+}
+
+// KeyOf is the key of t's field named name (Field.Name); "" when it has none.
+func KeyOf(t reflect.Type, name string) string {
+	for _, f := range Of(t) {
+		if f.Name == name {
+			return f.Key
+		}
+	}
+	return ""
 }
 
 // Keys lists the keys of t's fields.
@@ -257,6 +279,22 @@ var durationType = reflect.TypeFor[time.Duration]()
 func Defaults(ptr any) error {
 	for _, f := range Of(reflect.TypeOf(ptr).Elem()) {
 		if f.Default == "" {
+			continue
+		}
+		if err := f.SetText(ptr, f.Default); err != nil {
+			return fmt.Errorf("fields: default of %s (%q): %v", f.Name, f.Default, err)
+		}
+	}
+	return nil
+}
+
+// FillZeros sets every field of the struct ptr points to that is zero and whose zero
+// stands for its default (zero:"default") to that default: what a zero field means is then
+// written once, in its tag.
+func FillZeros(ptr any) error {
+	v := reflect.ValueOf(ptr)
+	for _, f := range Of(v.Type().Elem()) {
+		if !f.ZeroIsDefault || !f.Value(v).IsZero() {
 			continue
 		}
 		if err := f.SetText(ptr, f.Default); err != nil {

@@ -14,7 +14,11 @@ type color string
 func (color) Choices() []string { return []string{"red", "blue"} }
 
 type inner struct {
-	Ratio float64 `key:"ratio" range:"(0,1)" default:"0.5"`
+	Ratio float64 `key:"ratio" range:"(0,1)" default:"0.5" zero:"default"`
+}
+
+type Embedded struct {
+	Level int `key:"level" range:"[0,9]" default:"4" zero:"default"`
 }
 
 type sample struct {
@@ -27,6 +31,7 @@ type sample struct {
 	File   string        `key:"file" env:"FILE_PATH"`
 	Name   string
 	Nested inner
+	Embedded
 }
 
 func TestTheTagsDescribeTheFields(t *testing.T) {
@@ -36,7 +41,7 @@ func TestTheTagsDescribeTheFields(t *testing.T) {
 	for _, f := range fs {
 		keys = append(keys, f.Key)
 	}
-	if !slices.Equal(keys, []string{"count", "share", "on", "color", "big", "wait", "file", "ratio"}) {
+	if !slices.Equal(keys, []string{"count", "share", "on", "color", "big", "wait", "file", "ratio", "level"}) {
 		t.Fatalf("keys %v", keys)
 	}
 	var s sample
@@ -114,7 +119,8 @@ func TestOutOfRangeAndUnknown(t *testing.T) {
 	for _, v := range OutOfRange(&s) {
 		names = append(names, v.Field.Name)
 	}
-	if !slices.Equal(names, []string{"Count", "Share", "Ratio"}) {
+	// A field of a named struct field is named through it.
+	if !slices.Equal(names, []string{"Count", "Share", "Nested.Ratio"}) {
 		t.Errorf("out of range %v", names)
 	}
 	s.Share = &one
@@ -124,5 +130,26 @@ func TestOutOfRangeAndUnknown(t *testing.T) {
 	u := Unknown(&s)
 	if len(u) != 1 || u[0].Value != "green" || strings.Join(u[0].Choices, ",") != "red,blue" {
 		t.Errorf("unknown %+v", u)
+	}
+}
+
+// A zero field whose tag says its zero stands for the default takes the default; other
+// zero fields, and fields already set, keep their values.
+func TestFillZerosTakesTheTagsDefaultWhereZeroStandsForIt(t *testing.T) {
+	t.Parallel()
+	var s sample
+	if err := FillZeros(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Nested.Ratio != 0.5 || s.Level != 4 || s.Count != 0 || s.On || s.Color != "" {
+		t.Errorf("filled %+v", s)
+	}
+	s = sample{Nested: inner{Ratio: 0.25}}
+	s.Level = 7
+	if err := FillZeros(&s); err != nil || s.Nested.Ratio != 0.25 || s.Level != 7 {
+		t.Errorf("a set field changed: %+v %v", s, err)
+	}
+	if KeyOf(reflect.TypeFor[sample](), "Nested.Ratio") != "ratio" || KeyOf(reflect.TypeFor[sample](), "Level") != "level" || KeyOf(reflect.TypeFor[sample](), "Ratio") != "" {
+		t.Error("KeyOf does not name fields as Of does")
 	}
 }

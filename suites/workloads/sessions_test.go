@@ -13,8 +13,8 @@ import (
 )
 
 var _ = Describe("sessions", Serial, Label(anvil.LabelSelfTest, "sessions"), func() {
-	sessions := capacity.Scenario{Sessions: 8, Turns: 6, Concurrency: 4, ContextTokens: 4000, TurnTokens: 300, ResponseWords: 24,
-		MaxTokens: 64, ThinkTime: 20 * time.Millisecond, ThinkDistribution: capacity.ThinkExponential, Calibrate: true,
+	sessions := capacity.Scenario{Sessions: capacity.Sessions{Count: 8, Turns: 6, TurnTokens: 300, ThinkTime: 20 * time.Millisecond, ThinkDistribution: capacity.ThinkExponential},
+		Concurrency: 4, ContextTokens: 4000, ResponseWords: 24, MaxTokens: 64, Calibrate: true,
 		Policy: capacity.PolicyStrict, Engine: anvil.EmbeddedEngineName}
 
 	It("finds each turn's history cached from the second turn on, with TTFT by turn", SpecTimeout(time.Minute), func(ctx SpecContext) {
@@ -43,7 +43,7 @@ var _ = Describe("sessions", Serial, Label(anvil.LabelSelfTest, "sessions"), fun
 	It("fails an engine that drops a conversation's earlier turns", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		_, target := anvil.PrivateEngine(withCache(refengine.Options{Faults: refengine.Faults{DropHistory: true}}))
 		sc := sessions
-		sc.Sessions, sc.Turns = 2, 3
+		sc.Sessions.Count, sc.Sessions.Turns = 2, 3
 		run := anvil.Run(ctx, "sessions-dropped-history", target, sc)
 
 		Expect(failuresOf(func() { Expect(run).To(HaveCachedWhatItShares()) })).To(ConsistOf(And(

@@ -27,7 +27,7 @@ func withCache(opts refengine.Options) refengine.Options {
 func failuresOf(assertion func()) []string { return InterceptGomegaFailures(assertion) }
 
 var _ = Describe("trace replay", Serial, Label(anvil.LabelSelfTest, "trace"), func() {
-	replay := capacity.Scenario{Trace: shippedTrace, TraceSpeedup: 4, Concurrency: 64, Calibrate: true, Policy: capacity.PolicyStrict,
+	replay := capacity.Scenario{Trace: capacity.Trace{File: shippedTrace, Speedup: 4}, Concurrency: 64, Calibrate: true, Policy: capacity.PolicyStrict,
 		Engine: anvil.EmbeddedEngineName}
 
 	It("replays every line once, each finding cached exactly the blocks the trace shares", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
@@ -56,7 +56,7 @@ var _ = Describe("trace replay", Serial, Label(anvil.LabelSelfTest, "trace"), fu
 		engine.PrefixCache = false
 		_, target := anvil.PrivateEngine(engine)
 		sc := replay
-		sc.TraceLines = 60
+		sc.Trace.Lines = 60
 		run := anvil.Run(ctx, "trace-no-cache", target, sc)
 
 		Expect(run).To(HaveNoFailedRequests())
