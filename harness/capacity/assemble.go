@@ -13,9 +13,50 @@ import (
 
 // assemble builds the artifact from the outcomes, in request-index order.
 func (r *run) assemble(target Target, started, finished time.Time) *artifact.Benchmark {
-	sc := r.sc
 	clock := r.clock()
 	wall := finished.Sub(started).Seconds()
+	b := r.workload(target, started, finished, clock)
+	caps := r.collect(b)
+	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
+	// A shard cannot know the run's throughput alone: its wall clock is not the run's.
+	b.Metrics = buildMetrics(b.RequestTimings, r.cachedRatios(), wall, b.PerformanceEligible && !r.sc.Shard.sharded())
+	if b.Metrics.ReasoningChunks > 0 {
+		b.MeasurementProtocol = artifact.ProtocolReasoning
+	}
+	b.MetricPopulation = population(b)
+	timeline := r.timeline(started)
+	b.Extension = &artifact.Extension{
+		Version:  artifact.ExtensionVersion,
+		Scenario: r.sc.Name,
+		Complete: true,
+		Timeline: timeline,
+		Calibration: artifact.Calibration{
+			Method:         r.calibration.Method,
+			CharsPerToken:  artifact.Float(r.calibration.CharsPerToken),
+			OverheadTokens: artifact.Float(r.calibration.OverheadTokens),
+			FittedSizes:    len(r.calibration.Fitted),
+			Note:           r.calibration.Note,
+		},
+		ContextAccuracy:  contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
+		CacheIntent:      string(r.sc.CacheIntent),
+		PromptNonce:      r.prompts.Nonce,
+		Capabilities:     caps,
+		ITL:              r.itl(),
+		Arrival:          r.arrival(wall),
+		Clock:            clock,
+		ServedModels:     r.servedModels(),
+		Shard:            r.shard(started),
+		StructuredOutput: r.structuredSummary(timeline),
+		Send:             sendSplit(timeline),
+		CacheBlockTokens: r.sc.CacheBlockTokens,
+	}
+	r.kind.record(r, b)
+	return b
+}
+
+// workload is the artifact's identity, workload and timing keys, before any outcome.
+func (r *run) workload(target Target, started, finished time.Time, clock artifact.Clock) *artifact.Benchmark {
+	sc := r.sc
 	b := &artifact.Benchmark{
 		BaseURL:                  recordedURL(target.BaseURL),
 		ClockDomainID:            optional(sc.ClockDomainID),
@@ -44,13 +85,12 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Tier:                     optional(sc.Tier),
 		TimestampPrecision:       artifact.TimestampPrecision,
 		TimingMethodology:        methodology(clock.Source),
-		WallClockMs:              artifact.Float(wall * 1000),
+		WallClockMs:              artifact.Float((finished.Sub(started)).Seconds() * 1000),
 	}
 	if sc.ContextTokens > 0 {
 		b.ContextTokens = new(sc.ContextTokens)
 	}
 	// Where requests have their own (a trace's lines), the largest asked, in every shard.
-	b.MaxTokens, b.ResponseWords = 0, 0
 	for _, p := range r.plan {
 		b.MaxTokens, b.ResponseWords = max(b.MaxTokens, p.maxTokens), max(b.ResponseWords, p.words)
 	}
@@ -63,7 +103,12 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	for _, i := range r.indices {
 		b.ContextDistribution[strconv.Itoa(r.plan[i].context)]++
 	}
-	var cached []cachedRatio
+	return b
+}
+
+// collect puts each outcome in request_timings or failures and counts the responses, and
+// returns the capabilities with what the responses showed of the endpoint.
+func (r *run) collect(b *artifact.Benchmark) artifact.Capabilities {
 	caps := r.caps
 	var usage, cachedTokens, reasoning bool
 	for _, o := range r.outcomes {
@@ -73,7 +118,6 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		switch {
 		case o.row != nil:
 			b.RequestTimings = append(b.RequestTimings, *o.row)
-			cached = append(cached, cachedRatio{cached: o.cachedTokens, prompt: o.row.PromptTokens})
 		case o.failure != nil:
 			b.Failures = append(b.Failures, *o.failure)
 			if o.failure.ResponseReceived {
@@ -86,41 +130,18 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	if b.ResponsesReceived > 0 {
 		caps.StreamUsage, caps.CachedTokensReported, caps.ReasoningStream = new(usage), new(cachedTokens), new(reasoning)
 	}
-	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
-	// A shard cannot know the run's throughput alone: its wall clock is not the run's.
-	b.Metrics = buildMetrics(b.RequestTimings, cached, wall, b.PerformanceEligible && !sc.Shard.sharded())
-	if b.Metrics.ReasoningChunks > 0 {
-		b.MeasurementProtocol = artifact.ProtocolReasoning
+	return caps
+}
+
+// cachedRatios are what prefix_cache_hit_avg needs of each success, in the rows' order.
+func (r *run) cachedRatios() []cachedRatio {
+	var out []cachedRatio
+	for _, o := range r.outcomes {
+		if o.row != nil {
+			out = append(out, cachedRatio{cached: o.cachedTokens, prompt: o.row.PromptTokens})
+		}
 	}
-	b.MetricPopulation = population(b)
-	timeline := r.timeline(started)
-	b.Extension = &artifact.Extension{
-		Version:  artifact.ExtensionVersion,
-		Scenario: sc.Name,
-		Complete: true,
-		Timeline: timeline,
-		Calibration: artifact.Calibration{
-			Method:         r.calibration.Method,
-			CharsPerToken:  artifact.Float(r.calibration.CharsPerToken),
-			OverheadTokens: artifact.Float(r.calibration.OverheadTokens),
-			FittedSizes:    len(r.calibration.Fitted),
-			Note:           r.calibration.Note,
-		},
-		ContextAccuracy:  contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
-		CacheIntent:      string(sc.CacheIntent),
-		PromptNonce:      r.prompts.Nonce,
-		Capabilities:     caps,
-		ITL:              r.itl(),
-		Arrival:          r.arrival(wall),
-		Clock:            clock,
-		ServedModels:     r.servedModels(),
-		Shard:            r.shard(started),
-		StructuredOutput: r.structuredSummary(timeline),
-		Send:             sendSplit(timeline),
-		CacheBlockTokens: sc.CacheBlockTokens,
-	}
-	r.kind.record(r, b)
-	return b
+	return out
 }
 
 // shard describes the segment a sharded run holds; nil for a whole run.
@@ -344,25 +365,7 @@ func buildMetrics(rows []artifact.RequestTiming, cached []cachedRatio, wallSecon
 		if row.OutputTokenSource != sourceUsage {
 			exactTokens = false
 		}
-		m.OutputTokenSources[row.OutputTokenSource]++
-		m.ContentChunks += row.ContentChunks
-		m.ReasoningChunks += row.ReasoningChunks
-		if co := row.ControlledOutput; co != nil {
-			m.ControlledOutputSamples++
-			if co.ExactAdherence != nil {
-				if *co.ExactAdherence {
-					m.ControlledOutputExactAdherence++
-				}
-			} else {
-				m.ControlledOutputUnobservable++
-			}
-		}
-		if c := row.RequestCanary; c != nil {
-			m.RequestCanarySamples++
-			if c.Passed {
-				m.RequestCanaryPassed++
-			}
-		}
+		countAnswer(&m, row)
 	}
 	m.TimeToFirstOutput = distribution(ttfo)
 	m.TTFT = distribution(ttft)
@@ -388,20 +391,50 @@ func buildMetrics(rows []artifact.RequestTiming, cached []cachedRatio, wallSecon
 	if observed := m.ControlledOutputSamples - m.ControlledOutputUnobservable; observed > 0 {
 		m.ControlledOutputExactAdherenceRate = artifact.F(float64(m.ControlledOutputExactAdherence) / float64(observed))
 	}
+	m.PrefixCacheHitAvg = prefixCacheHit(cached)
+	m.ThroughputPerformanceEligible = eligible && m.OutputTokens != nil && wallSeconds > 0
+	if m.ThroughputPerformanceEligible {
+		m.ThroughputTokS = artifact.F(float64(*m.OutputTokens) / wallSeconds)
+	}
+	return m
+}
+
+// countAnswer counts a row's chunks, its token source, and how its answer held to the
+// controlled output and its canary.
+func countAnswer(m *artifact.Metrics, row *artifact.RequestTiming) {
+	m.OutputTokenSources[row.OutputTokenSource]++
+	m.ContentChunks += row.ContentChunks
+	m.ReasoningChunks += row.ReasoningChunks
+	if co := row.ControlledOutput; co != nil {
+		m.ControlledOutputSamples++
+		switch {
+		case co.ExactAdherence == nil:
+			m.ControlledOutputUnobservable++
+		case *co.ExactAdherence:
+			m.ControlledOutputExactAdherence++
+		}
+	}
+	if c := row.RequestCanary; c != nil {
+		m.RequestCanarySamples++
+		if c.Passed {
+			m.RequestCanaryPassed++
+		}
+	}
+}
+
+// prefixCacheHit is the mean share of each prompt the engine served from its cache, over
+// the successes that report it; nil when none does.
+func prefixCacheHit(cached []cachedRatio) *artifact.Float {
 	var ratios []float64
 	for _, c := range cached {
 		if c.cached != nil && c.prompt != nil && *c.prompt > 0 {
 			ratios = append(ratios, float64(*c.cached)/float64(*c.prompt))
 		}
 	}
-	if len(ratios) > 0 {
-		m.PrefixCacheHitAvg = artifact.F(stats.ExactMean(ratios))
+	if len(ratios) == 0 {
+		return nil
 	}
-	m.ThroughputPerformanceEligible = eligible && m.OutputTokens != nil && wallSeconds > 0
-	if m.ThroughputPerformanceEligible {
-		m.ThroughputTokS = artifact.F(float64(*m.OutputTokens) / wallSeconds)
-	}
-	return m
+	return artifact.F(stats.ExactMean(ratios))
 }
 
 func appendNullable(values []float64, v *artifact.Float) []float64 {

@@ -35,24 +35,34 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	slices.SortFunc(shards, func(a, b NamedArtifact) int { return cmp.Compare(a.Extension.Shard.Index, b.Extension.Shard.Index) })
 	first := shards[0].Benchmark
 	shard := first.Extension.Shard
-
 	b := *first // identity and workload keys, the same in every shard
 	b.Requests, b.Concurrency = shard.TotalRequests, shard.TotalConcurrency
-	b.StartedAtUnixNs, b.FinishedAtUnixNs = first.StartedAtUnixNs, first.FinishedAtUnixNs
 	b.RequestTimings, b.Failures = []artifact.RequestTiming{}, []artifact.Failure{}
 	b.ContextDistribution = map[string]int{}
 	b.Completed, b.Failed, b.ResponsesReceived = 0, 0, 0
-	var spans []artifact.RequestSpan
-	var clock artifact.Clock
+	for _, s := range shards {
+		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
+		b.FinishedAtUnixNs = max(b.FinishedAtUnixNs, s.FinishedAtUnixNs)
+	}
 	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
 		PromptNonce: first.Extension.PromptNonce, SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
 		RunID: first.Extension.RunID, ContextClamp: mergedClamp(shards), ServedModels: map[string]int{},
 		EngineMetrics: artifact.EngineMetrics{Error: fmt.Sprintf("merged from %d shards: each shard's artifact holds the engine's metrics over its own window", len(shards))}}
-	for _, s := range shards {
-		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
-		b.FinishedAtUnixNs = max(b.FinishedAtUnixNs, s.FinishedAtUnixNs)
-	}
+	spans, clock := gather(&b, ext, shards)
+	wall := refigure(&b, ext, spans, clock)
+	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
+	mergeKinds(ext, shards, spans)
+	b.Extension = ext
+	return &b, nil
+}
+
+// gather adds every shard's rows, failures, planned contexts and extension counts to the
+// merged b and ext, and returns the timeline on the merged run's clock, in request-index
+// order, with the reads' counts.
+func gather(b *artifact.Benchmark, ext *artifact.Extension, shards []NamedArtifact) ([]artifact.RequestSpan, artifact.Clock) {
+	var spans []artifact.RequestSpan
+	var clock artifact.Clock
 	for _, s := range shards {
 		x := s.Extension
 		b.RequestTimings = append(b.RequestTimings, s.RequestTimings...)
@@ -86,15 +96,19 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	slices.SortFunc(b.RequestTimings, func(x, y artifact.RequestTiming) int { return cmp.Compare(x.RequestIndex, y.RequestIndex) })
 	slices.SortFunc(b.Failures, func(x, y artifact.Failure) int { return cmp.Compare(x.RequestIndex, y.RequestIndex) })
 	slices.SortFunc(spans, func(x, y artifact.RequestSpan) int { return cmp.Compare(x.RequestIndex, y.RequestIndex) })
+	return spans, clock
+}
 
+// refigure recomputes the merged run's times, counts and every figure from its merged
+// rows and timeline, and returns its wall clock in seconds.
+func refigure(b *artifact.Benchmark, ext *artifact.Extension, spans []artifact.RequestSpan, clock artifact.Clock) (wall float64) {
 	started, finished := time.Unix(0, b.StartedAtUnixNs), time.Unix(0, b.FinishedAtUnixNs)
-	wall := finished.Sub(started).Seconds()
+	wall = finished.Sub(started).Seconds()
 	b.StartedAt, b.FinishedAt = isoSecond(b.StartedAtUnixNs), isoSecond(b.FinishedAtUnixNs)
 	b.RunID = "benchmark-" + time.Unix(b.StartedAtUnixNs/1e9, 0).UTC().Format("20060102T150405") + "Z"
 	b.WallClockMs = artifact.Float(wall * 1000)
 	b.Completed, b.Failed = len(b.RequestTimings), len(b.Failures)
 	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
-
 	cachedOf := map[int]*int{}
 	for _, sp := range spans {
 		cachedOf[sp.RequestIndex] = sp.CachedTokens
@@ -108,18 +122,14 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	if b.Metrics.ReasoningChunks > 0 {
 		b.MeasurementProtocol = artifact.ProtocolReasoning
 	}
-	b.MetricPopulation = population(&b)
-
+	b.MetricPopulation = population(b)
 	clock = withSource(clock)
 	b.TimingMethodology = methodology(clock.Source)
 	ext.Clock = clock
 	ext.Timeline = spans
 	ext.ContextAccuracy = contextAccuracy(spans, ext.Calibration.Method != CalibrationNone)
 	ext.ITL = mergedChunking(b.RequestTimings, spans)
-	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
-	mergeKinds(ext, shards, spans)
-	b.Extension = ext
-	return &b, nil
+	return wall
 }
 
 // mergeKinds gives the merged artifact the workload kind's block, its figures recomputed
@@ -221,25 +231,7 @@ func checkShards(shards []NamedArtifact) error {
 			continue
 		}
 		byIndex[sh.Index] = s
-		ran := map[int]bool{}
-		for _, r := range s.RequestTimings {
-			ran[r.RequestIndex] = true
-		}
-		for _, f := range s.Failures {
-			ran[f.RequestIndex] = true
-		}
-		if len(ran) != len(sh.Indices) || len(sh.Indices) != s.Requests {
-			bad("%s: %d requests recorded for the %d indices it was given", label(s), len(ran), len(sh.Indices))
-		}
-		for _, i := range sh.Indices {
-			if !ran[i] {
-				bad("%s: request %d of its indices has no outcome", label(s), i)
-			}
-			if other, taken := owner[i]; taken {
-				bad("request %d is in %s and in %s: the shards overlap", i, label(other), label(s))
-			}
-			owner[i] = s
-		}
+		errs = append(errs, shardIndices(s, owner, label)...)
 	}
 	var missing []string
 	for i := range count {
@@ -254,6 +246,34 @@ func checkShards(shards []NamedArtifact) error {
 		bad("the shards ran %d of the run's %d requests", len(owner), ref.Extension.Shard.TotalRequests)
 	}
 	return errors.Join(errs...)
+}
+
+// shardIndices checks that a shard recorded one outcome for each of its indices and that
+// no other shard, of those in owner, holds one of them; it adds the shard's to owner.
+func shardIndices(s NamedArtifact, owner map[int]NamedArtifact, label func(NamedArtifact) string) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	sh := s.Extension.Shard
+	ran := map[int]bool{}
+	for _, r := range s.RequestTimings {
+		ran[r.RequestIndex] = true
+	}
+	for _, f := range s.Failures {
+		ran[f.RequestIndex] = true
+	}
+	if len(ran) != len(sh.Indices) || len(sh.Indices) != s.Requests {
+		bad("%s: %d requests recorded for the %d indices it was given", label(s), len(ran), len(sh.Indices))
+	}
+	for _, i := range sh.Indices {
+		if !ran[i] {
+			bad("%s: request %d of its indices has no outcome", label(s), i)
+		}
+		if other, taken := owner[i]; taken {
+			bad("request %d is in %s and in %s: the shards overlap", i, label(other), label(s))
+		}
+		owner[i] = s
+	}
+	return errs
 }
 
 // runDifferences names the fields in which two shards are not parts of one run of one

@@ -13,9 +13,14 @@ import (
 // formulas between its figures; and the metrics block equal to what its rows give. It
 // returns every violation found.
 func Verify(b *artifact.Benchmark) error {
+	return errors.Join(append(verifyIndices(b), verifyFigures(b)...)...)
+}
+
+// verifyIndices checks that every request of the run, or of the shard, ends in exactly
+// one of request_timings and failures, and that the counts say so.
+func verifyIndices(b *artifact.Benchmark) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
 	if b.Completed+b.Failed != b.Requests || len(b.RequestTimings) != b.Completed || len(b.Failures) != b.Failed {
 		bad("counts: completed %d + failed %d != requests %d (rows %d, failures %d)", b.Completed, b.Failed, b.Requests, len(b.RequestTimings), len(b.Failures))
 	}
@@ -45,7 +50,13 @@ func Verify(b *artifact.Benchmark) error {
 	if len(seen) != len(indices) {
 		bad("request indices outside the run's %d", len(indices))
 	}
+	return errs
+}
 
+// verifyFigures checks each row's figures, and the metrics against the rows.
+func verifyFigures(b *artifact.Benchmark) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	firstChunk := map[int]int{}
 	if b.Extension != nil {
 		for _, s := range b.Extension.Timeline {
@@ -85,7 +96,7 @@ func Verify(b *artifact.Benchmark) error {
 			bad("metrics %s do not match the rows: samples %d vs %d", name, got.Samples, exp.Samples)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // verifyRow checks one row's formulas; first is the tokens of its first output chunk (see

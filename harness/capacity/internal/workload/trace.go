@@ -139,82 +139,115 @@ func ReadTrace(r io.Reader, sel TraceSelection, blockTokens int) (*Trace, error)
 	if blockTokens < 1 {
 		return nil, fmt.Errorf("trace block size %d: want at least 1 token", blockTokens)
 	}
+	speedup, err := sel.speedup()
+	if err != nil {
+		return nil, err
+	}
+	tr := traceReader{t: &Trace{BlockTokens: blockTokens}, sel: sel, speedup: speedup, prev: math.Inf(-1), first: math.NaN()}
+	digest := sha256.New()
+	sc := bufio.NewScanner(io.TeeReader(r, digest))
+	sc.Buffer(make([]byte, 64<<10), maxTraceLineBytes)
+	for n := 1; sc.Scan(); n++ {
+		tr.t.Lines = n
+		tr.line(n, bytes.TrimSpace(sc.Bytes()))
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line %d is longer than %d bytes", tr.t.Lines+1, maxTraceLineBytes)
+		}
+		return nil, fmt.Errorf("read trace: %w", err)
+	}
+	if len(tr.problems.Problems) > 0 {
+		return nil, &tr.problems
+	}
+	if err := tr.t.selected(sel, tr.over); err != nil {
+		return nil, err
+	}
+	tr.t.SHA256 = hex.EncodeToString(digest.Sum(nil))
+	return tr.t, nil
+}
+
+// traceReader is ReadTrace's state: the trace so far, the previous and first selected
+// timestamps, the lines over the limit, and the problems found.
+type traceReader struct {
+	t           *Trace
+	sel         TraceSelection
+	speedup     float64
+	prev, first float64
+	over        int
+	problems    TraceError
+}
+
+// line checks line n, and keeps it when the selection does.
+func (tr *traceReader) line(n int, text []byte) {
+	if len(text) == 0 {
+		return
+	}
+	var rec traceRecord
+	if err := json.Unmarshal(text, &rec); err != nil {
+		tr.problems.add(n, "not a JSON object with timestamp, input_length, output_length and hash_ids: %v", err)
+		return
+	}
+	t := tr.t
+	in, out, ts, ok := checkRecord(rec, t.BlockTokens, func(format string, args ...any) { tr.problems.add(n, format, args...) })
+	if !ok {
+		return
+	}
+	if ts < tr.prev {
+		tr.problems.add(n, "timestamp %g is before the previous line's %g: a trace is in time order", ts, tr.prev)
+		return
+	}
+	tr.prev = ts
+	if !tr.sel.keeps(ts, len(t.lines)) {
+		t.Skipped++
+		return
+	}
+	if len(t.lines) == MaxTraceRequests {
+		tr.over++ // counted, not kept: the error says how many
+		return
+	}
+	if math.IsNaN(tr.first) {
+		tr.first = ts
+	}
+	ids := *rec.HashIDs
+	t.lines = append(t.lines, traceLine{line: int32(n), offset: time.Duration((ts - tr.first) / tr.speedup * float64(time.Millisecond)),
+		input: int32(in), output: int32(out), first: int32(len(t.ids)), end: int32(len(t.ids) + len(ids))})
+	t.ids = append(t.ids, ids...)
+}
+
+// add notes a problem of a line; past maxTraceProblems it is only counted.
+func (e *TraceError) add(line int, format string, args ...any) {
+	if len(e.Problems) == maxTraceProblems {
+		e.More++
+		return
+	}
+	e.Problems = append(e.Problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
+}
+
+// speedup is the selection's speedup, 1 when zero.
+func (sel TraceSelection) speedup() (float64, error) {
 	speedup := sel.Speedup
 	if speedup == 0 {
 		speedup = 1
 	}
 	if !(speedup > 0) || math.IsInf(speedup, 0) {
-		return nil, fmt.Errorf("trace speedup %v: want a positive number", sel.Speedup)
+		return 0, fmt.Errorf("trace speedup %v: want a positive number", sel.Speedup)
 	}
-	t := &Trace{BlockTokens: blockTokens}
-	digest := sha256.New()
-	sc := bufio.NewScanner(io.TeeReader(r, digest))
-	sc.Buffer(make([]byte, 64<<10), maxTraceLineBytes)
-	var problems TraceError
-	add := func(line int, format string, args ...any) {
-		if len(problems.Problems) == maxTraceProblems {
-			problems.More++
-			return
-		}
-		problems.Problems = append(problems.Problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
-	}
-	prev, first := math.Inf(-1), math.NaN()
-	over := 0
-	for n := 1; sc.Scan(); n++ {
-		t.Lines = n
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		var rec traceRecord
-		if err := json.Unmarshal(text, &rec); err != nil {
-			add(n, "not a JSON object with timestamp, input_length, output_length and hash_ids: %v", err)
-			continue
-		}
-		in, out, ts, ok := checkRecord(rec, blockTokens, func(format string, args ...any) { add(n, format, args...) })
-		if !ok {
-			continue
-		}
-		if ts < prev {
-			add(n, "timestamp %g is before the previous line's %g: a trace is in time order", ts, prev)
-			continue
-		}
-		prev = ts
-		if !sel.keeps(ts, len(t.lines)) {
-			t.Skipped++
-			continue
-		}
-		if len(t.lines) == MaxTraceRequests {
-			over++ // counted, not kept: the error says how many
-			continue
-		}
-		if math.IsNaN(first) {
-			first = ts
-		}
-		ids := *rec.HashIDs
-		t.lines = append(t.lines, traceLine{line: int32(n), offset: time.Duration((ts - first) / speedup * float64(time.Millisecond)),
-			input: int32(in), output: int32(out), first: int32(len(t.ids)), end: int32(len(t.ids) + len(ids))})
-		t.ids = append(t.ids, ids...)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line %d is longer than %d bytes", t.Lines+1, maxTraceLineBytes)
-		}
-		return nil, fmt.Errorf("read trace: %w", err)
-	}
-	if len(problems.Problems) > 0 {
-		return nil, &problems
-	}
+	return speedup, nil
+}
+
+// selected says why the lines sel kept cannot be replayed: more than a replay takes (over
+// of them were counted, not kept), or none.
+func (t *Trace) selected(sel TraceSelection, over int) error {
 	if over > 0 {
-		return nil, fmt.Errorf("the selection holds %d lines; a replay takes at most %d (select fewer with trace_lines, trace_from_ms, trace_until_ms)",
+		return fmt.Errorf("the selection holds %d lines; a replay takes at most %d (select fewer with trace_lines, trace_from_ms, trace_until_ms)",
 			len(t.lines)+over, MaxTraceRequests)
 	}
 	if len(t.lines) == 0 {
-		return nil, fmt.Errorf("the trace's %d lines hold no request the selection keeps (from %d ms, until %d ms, first %d)",
+		return fmt.Errorf("the trace's %d lines hold no request the selection keeps (from %d ms, until %d ms, first %d)",
 			t.Lines, sel.FromMs, sel.UntilMs, sel.First)
 	}
-	t.SHA256 = hex.EncodeToString(digest.Sum(nil))
-	return t, nil
+	return nil
 }
 
 // checkRecord validates one line's members, reporting each problem through add.
