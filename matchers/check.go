@@ -21,8 +21,9 @@ func Check(c gate.Check) types.GomegaMatcher { return named("Check("+c.Name+")",
 func named(name string, c gate.Check) *checkMatcher { return &checkMatcher{name: name, check: c} }
 
 // checkMatcher judges with a gate check. A judgement with nothing to judge (no samples, a
-// baseline of another workload) is an error, so it fails negated too; every judgement is
-// recorded for the toolkit, which classifies a failed spec by the judgement that failed it.
+// baseline of another workload) is an error, so it fails negated too. The judgement an
+// assertion fails on is recorded for the toolkit, which classifies the failed spec by it:
+// where Gomega asks for the failure message, or fails on the error.
 type checkMatcher struct {
 	name   string
 	check  gate.Check
@@ -35,14 +36,17 @@ func (m *checkMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.result = m.check.Judge(a)
-	checklog.Record(m.result)
 	if !m.result.Passed() && !m.result.Judged {
+		checklog.Failing(m.result)
 		return false, errors.New(m.name + ": " + m.result.Message)
 	}
 	return m.result.Passed(), nil
 }
 
-func (m *checkMatcher) FailureMessage(any) string { return m.result.Message }
+func (m *checkMatcher) FailureMessage(any) string {
+	checklog.Failing(m.result)
+	return m.result.Message
+}
 
 func (m *checkMatcher) NegatedFailureMessage(any) string {
 	return m.result.Message + " (expected the check to fail: " + m.check.Name + ")"

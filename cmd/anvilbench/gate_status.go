@@ -11,6 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 const gateStatusUsage = `usage: anvilbench gate-status [OUT_DIR or gate.json]
@@ -51,9 +52,9 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 		}
 	}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		dir, path = path, filepath.Join(path, gate.SummaryFile)
+		dir, path = path, filepath.Join(path, runrecord.SummaryFile)
 	}
-	s, err := gate.ReadSummary(path)
+	s, err := runrecord.ReadSummary(path)
 	if err != nil {
 		why := ""
 		if errors.Is(err, fs.ErrNotExist) {
@@ -63,9 +64,9 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 		return failed
 	}
 	if dir != "" {
-		if id, err := gate.CurrentRun(dir); err == nil && id != "" && id != s.RunID {
+		if id, err := runrecord.Current(dir); err == nil && id != "" && id != s.RunID {
 			fmt.Fprintf(stderr, "anvilbench gate-status: %s is the verdict of run %s, but %s names run %s\ngate: run failed: no verdict of the directory's run\n",
-				path, s.RunID, gate.ManifestFile, id)
+				path, s.RunID, runrecord.ManifestFile, id)
 			return failed
 		}
 	}
@@ -92,7 +93,7 @@ func printDetail(w io.Writer, message string) {
 	lines := strings.Split(strings.TrimSpace(message), "\n")[1:]
 	for k, line := range lines {
 		if k == maxDetailLines {
-			fmt.Fprintf(w, "      (%d more lines in %s)\n", len(lines)-k, gate.SummaryFile)
+			fmt.Fprintf(w, "      (%d more lines in %s)\n", len(lines)-k, runrecord.SummaryFile)
 			return
 		}
 		if line = strings.TrimSpace(line); line != "" {

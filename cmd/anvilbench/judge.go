@@ -10,6 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // runJudge gates an existing artifact (a merged one, typically) with the checks of a gated
@@ -105,14 +106,14 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  [%s] %s: %s\n", r.Kind, r.Check, verdict)
 	}
 	id := "judge"
-	if run.Extension != nil && gate.ValidRunID(run.Extension.RunID) {
+	if run.Extension != nil && runrecord.ValidID(run.Extension.RunID) {
 		id = run.Extension.RunID
 	}
 	s := gate.Summary{RunID: id}
 	s.FinishSuite("judge", judged, failures)
 	fmt.Fprintf(stdout, "gate: %s (%d checks, %d failed)\n", s.Outcome.Text(), s.Checks, len(failures))
 	if *out != "" {
-		if err := gate.WriteSummary(filepath.Join(*out, gate.SummaryFile), s); err != nil {
+		if err := runrecord.WriteSummary(filepath.Join(*out, runrecord.SummaryFile), s); err != nil {
 			return fail("%v", err)
 		}
 	}

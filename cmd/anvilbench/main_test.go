@@ -11,6 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 const reference = "../../testdata/reference/benchmark-v1-example.json"
@@ -194,7 +195,7 @@ func TestGateStatusExitsWithTheOutcomeCode(t *testing.T) {
 		t.Errorf("no gate.json: exit %d", got)
 	}
 	write(summary(gate.Pass, finished))
-	os.WriteFile(filepath.Join(dir, gate.ManifestFile), []byte(`{"schema":"anvilbench.run/v1","run_id":"run-2"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, runrecord.ManifestFile), []byte(`{"schema":"anvilbench.run/v1","run_id":"run-2"}`), 0o644)
 	var out strings.Builder
 	if got := run([]string{"gate-status", dir}, &out, &out, func(string) string { return "" }); got != 4 || !strings.Contains(out.String(), "names run run-2") {
 		t.Errorf("a verdict of another run: exit %d: %s", got, out.String())
@@ -207,7 +208,7 @@ func TestGateStatusReadsTheOutDir(t *testing.T) {
 	dir := t.TempDir()
 	s := gate.Summary{RunID: "run-1", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 3}},
 		Failed: []gate.Failure{{Check: "c", Outcome: gate.BudgetBroken, Message: "m"}}}
-	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), s); err != nil {
+	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
 	env := func(k string) string {
@@ -228,7 +229,7 @@ func TestGateStatusPrintsEveryLineOfAFailure(t *testing.T) {
 	dir := t.TempDir()
 	msg := "invalid anvilbench configuration: a (and 1 more)\n  a: unknown key\n  b=0: out of range"
 	s := gate.Summary{RunID: "run-1", Failed: []gate.Failure{{Check: "set-up", Outcome: gate.RunFailed, Message: msg}}}
-	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), s); err != nil {
+	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder

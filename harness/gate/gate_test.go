@@ -2,8 +2,6 @@ package gate
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -188,60 +186,6 @@ func TestSummaryFailsClosed(t *testing.T) {
 	s.Judge()
 	if s.Outcome != RunFailed || !slices.Equal(s.Unused, []string{"ANVIL_BUDGETS"}) || !strings.Contains(s.Reason, "ANVIL_BUDGETS is set but no spec of this run used it") {
 		t.Errorf("unused: %s %v %q", s.Outcome, s.Unused, s.Reason)
-	}
-}
-
-// A new run in a directory replaces the verdict of the one before: its gate.json never
-// speaks for this run, and until a suite reports the verdict is a failed run.
-func TestANewRunStartsFailed(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	if _, err := Update(dir, "run-a", func(s *Summary) { s.FinishSuite("capacity", 4, nil) }); err != nil {
-		t.Fatal(err)
-	}
-	if s, err := ReadSummary(filepath.Join(dir, SummaryFile)); err != nil || s.Outcome != Pass || s.RunID != "run-a" {
-		t.Fatalf("first run: %+v %v", s, err)
-	}
-	s, err := Update(dir, "run-b", func(s *Summary) { s.Suite("capacity") })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Outcome != RunFailed || s.RunID != "run-b" || s.Checks != 0 || len(s.Suites) != 1 {
-		t.Errorf("second run, begun: %+v", s)
-	}
-	if id, err := CurrentRun(dir); err != nil || id != "run-b" {
-		t.Errorf("current run %q %v", id, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte(`{"outcome":"pass","exit_code":0}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadSummary(filepath.Join(dir, SummaryFile)); err == nil || !strings.Contains(err.Error(), "another version") {
-		t.Errorf("an old-format pass is not read as a verdict: %v", err)
-	}
-}
-
-func TestRunIDs(t *testing.T) {
-	t.Parallel()
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	if id := RunID(env("ANVIL_RUN_ID", "nightly-42")); id != "nightly-42" {
-		t.Errorf("named: %q", id)
-	}
-	a := RunID(env("ANVIL_SHARD", "0/4", "ANVIL_START_AT", "2026-12-03T10:00:00.000Z"))
-	b := RunID(env("ANVIL_SHARD", "3/4", "ANVIL_START_AT", "2026-12-03T10:00:00.000Z"))
-	if a != b || a != "run-20261203T100000.000Z-of-4" {
-		t.Errorf("shards: %q and %q", a, b)
-	}
-	if id := RunID(env()); !ValidRunID(id) || !strings.HasPrefix(id, "run-") || id != RunID(env()) {
-		t.Errorf("launched: %q", id)
 	}
 }
 

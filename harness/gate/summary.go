@@ -1,32 +1,14 @@
 package gate
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// File names in an output directory.
-const (
-	// SummaryFile is the run's verdict, rewritten as each suite starts and ends.
-	SummaryFile = "gate.json"
-	// ManifestFile names the run the directory holds, written when the run starts.
-	ManifestFile = "run.json"
-)
-
-// Schemas of the two files.
-const (
-	SummarySchema  = "anvilbench.gate/v2"
-	ManifestSchema = "anvilbench.run/v1"
-)
+// SummarySchema is the schema of a run's verdict (gate.json).
+const SummarySchema = "anvilbench.gate/v2"
 
 // Suite states.
 const (
@@ -198,62 +180,3 @@ func (s *Summary) FinishSuite(suite string, checks int, failed []Failure) {
 }
 
 func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
-
-// ReadSummary reads a gate summary and judges it again, so that a suite that never
-// reported counts as a failed run whatever the file said.
-func ReadSummary(path string) (Summary, error) {
-	var s Summary
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return s, fmt.Errorf("gate summary: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil || (s.Schema != SummarySchema && s.Outcome == "") {
-		return Summary{}, fmt.Errorf("gate summary %s: not a gate summary (%s)", path, orSchema(err, s.Schema))
-	}
-	if s.Schema != SummarySchema {
-		return Summary{}, fmt.Errorf("gate summary %s: schema %q, want %s (written by another version of anvilbench)", path, s.Schema, SummarySchema)
-	}
-	s.Judge()
-	return s, nil
-}
-
-func orSchema(err error, schema string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return fmt.Sprintf("schema %q", schema)
-}
-
-// WriteSummary judges s and writes it to path atomically.
-func WriteSummary(path string, s Summary) error {
-	s.Judge()
-	if err := artifact.WriteJSON(path, s); err != nil {
-		return fmt.Errorf("gate summary: %w", err)
-	}
-	return nil
-}
-
-// Manifest is run.json: which run an output directory holds. It is written when the run
-// starts and names the run every artifact, junit.xml and gate.json of the run carries.
-type Manifest struct {
-	Schema    string `json:"schema"`
-	RunID     string `json:"run_id"`
-	StartedAt string `json:"started_at"`
-	// Invocation identifies the process that launched the suites (the ginkgo CLI).
-	Invocation string `json:"invocation"`
-}
-
-// ReadManifest reads an output directory's run.json; ok is false when it has none.
-func ReadManifest(outDir string) (m Manifest, ok bool, err error) {
-	data, err := os.ReadFile(filepath.Join(outDir, ManifestFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Manifest{}, false, nil
-	}
-	if err != nil {
-		return Manifest{}, false, fmt.Errorf("run manifest: %w", err)
-	}
-	if err := json.Unmarshal(data, &m); err != nil || m.Schema != ManifestSchema || m.RunID == "" {
-		return Manifest{}, false, fmt.Errorf("run manifest %s: not an %s manifest", filepath.Join(outDir, ManifestFile), ManifestSchema)
-	}
-	return m, true, nil
-}

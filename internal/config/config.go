@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
@@ -129,18 +131,46 @@ type Config struct {
 	// sha256:<64 hex> of the serving configuration.
 	ConfigurationFingerprint string `env:"CONFIGURATION_FINGERPRINT"`
 
-	// RunID (ANVIL_RUN_ID) names the run, [A-Za-z0-9._-]{1,64}; empty derives it from the
-	// process that launched the suites, or for shards from ANVIL_START_AT and the shard count
-	// (gate.RunID). Every artifact, junit.xml and gate.json of the run carries it.
-	RunID string `env:"RUN_ID"`
+	// RunName (ANVIL_RUN_ID) names the run, [A-Za-z0-9._-]{1,64}; empty derives the name
+	// from the process that launched the suites, or for shards from ANVIL_START_AT and the
+	// shard count (runrecord.ID). Every artifact, junit.xml and gate.json of the run
+	// carries it (Run).
+	RunName string `env:"RUN_ID"`
+	// run is the run's record as Load resolved it.
+	run Run
 }
 
+// Run is what the run's record needs of the configuration: the run this process belongs
+// to and where it writes. Load resolves it even from an invalid configuration, so that
+// such a run still writes its verdict where it was asked to, and never as another run's.
+type Run struct {
+	// OutDir is ANVIL_OUT_DIR resolved (ResolveOutDir): a shard's own directory below it.
+	OutDir string
+	// ID names the run (runrecord.ID).
+	ID string
+}
+
+// Run is the run this process belongs to and where it writes.
+func (c Config) Run() Run { return c.run }
+
+// loads counts the configurations this process loaded from its environment.
+var loads atomic.Int64
+
+// Loads is how many times this process loaded its configuration from the environment: a
+// suite process loads it once, and every part of the suite reads that one.
+func Loads() int64 { return loads.Load() }
+
 // FromEnvironment loads the configuration from the process environment.
-func FromEnvironment() (Config, error) { return Load(env.ToMap(os.Environ())) }
+func FromEnvironment() (Config, error) {
+	loads.Add(1)
+	return Load(env.ToMap(os.Environ()))
+}
 
 // Load parses environ (variable name to value) and validates the result. The error lists
 // every problem, each naming its ANVIL_* variable; an ANVIL_* variable anvilbench does not
-// know is one, with the known one it was probably meant to be.
+// know is one, with the known one it was probably meant to be. With an error, the Config
+// holds only what the run's record needs: its Run and the API key, which every file the run
+// writes redacts.
 func Load(environ map[string]string) (Config, error) {
 	problems := unknownVariables(environ)
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
@@ -168,10 +198,25 @@ func Load(environ map[string]string) (Config, error) {
 	} else if err != nil {
 		problems = append(problems, err.Error())
 	}
+	cfg.run = cfg.resolveRun()
 	if len(problems) > 0 {
-		return Config{}, problems
+		return Config{run: cfg.run, APIKey: cfg.APIKey}, problems
 	}
 	return cfg, nil
+}
+
+// resolveRun names the run and resolves where it writes, from what parsed: an out
+// directory that cannot be resolved (no module root) stays as written.
+func (c Config) resolveRun() Run {
+	out, err := c.ResolveOutDir()
+	if err != nil {
+		out = c.OutDir
+	}
+	startAt := ""
+	if c.shard.Count > 1 {
+		startAt = c.StartAt
+	}
+	return Run{OutDir: out, ID: runrecord.ID(c.RunName, c.shard.Count, startAt)}
 }
 
 // decodeVariables sets each keyed field of the struct ptr points to from its variable in
@@ -539,23 +584,6 @@ func (c *Config) parseSharding(environ map[string]string) Problems {
 // test (the zero Shard for all of it) and the instant its request phases wait for (zero
 // for none).
 func (c Config) Sharding() (capacity.Shard, time.Time) { return c.shard, c.startAt }
-
-// OutDirFromEnvironment is ANVIL_OUT_DIR (default "artifacts") resolved like ResolveOutDir
-// without loading the rest of the configuration, so a run that fails on a bad variable
-// still leaves its JUnit file where it was asked to.
-func OutDirFromEnvironment() (string, error) {
-	dir := os.Getenv(Prefix + "OUT_DIR")
-	if dir == "" {
-		dir = "artifacts"
-	}
-	c := Config{OutDir: dir}
-	c.Shard, c.Shards = os.Getenv(Prefix+"SHARD"), 0
-	if n, err := strconv.Atoi(os.Getenv(Prefix + "SHARDS")); err == nil {
-		c.Shards = n
-	}
-	_ = c.parseSharding(env.ToMap(os.Environ()))
-	return c.ResolveOutDir()
-}
 
 // fromModuleRoot joins a relative path to the module root and returns an absolute one as is.
 func fromModuleRoot(path string) (string, error) {

@@ -274,3 +274,35 @@ func TestAShardWritesInItsOwnDirectory(t *testing.T) {
 		t.Errorf("out dir %s", dir)
 	}
 }
+
+// The run is named, and its directory resolved, from the configuration alone, and also
+// from one that is invalid, so that such a run writes its failed verdict where it was
+// asked to, as the run it is: every shard of a run derives one id, a named run keeps its
+// name.
+func TestTheRunIsKnownFromTheConfigurationEvenAnInvalidOne(t *testing.T) {
+	t.Parallel()
+	shard := map[string]string{"ANVIL_SHARD": "2/4", "ANVIL_CLOCK_DOMAIN_ID": "c", "ANVIL_OUT_DIR": "/results", "ANVIL_START_AT": "2026-12-03T10:00:00.000Z"}
+	cfg, err := Load(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Run(); r.OutDir != "/results/shard-2-of-4" || r.ID != "run-20261203T100000.000Z-of-4" {
+		t.Errorf("a shard's run: %+v", r)
+	}
+	shard["ANVIL_CONCURRENCY"] = "many"
+	shard["ANVIL_API_KEY"] = "sk-kept-to-redact"
+	cfg, err = Load(shard)
+	if err == nil {
+		t.Fatal("an invalid configuration loaded")
+	}
+	if r := cfg.Run(); r.OutDir != "/results/shard-2-of-4" || r.ID != "run-20261203T100000.000Z-of-4" || cfg.APIKey.Reveal() != "sk-kept-to-redact" {
+		t.Errorf("an invalid configuration's run: %+v", r)
+	}
+	if cfg.Scenario.Requests != 0 || cfg.Configured().Scenario.Concurrency != 0 {
+		t.Error("an invalid configuration holds a scenario")
+	}
+	cfg, _ = Load(map[string]string{"ANVIL_RUN_ID": "nightly-42", "ANVIL_OUT_DIR": "/results"})
+	if r := cfg.Run(); r.ID != "nightly-42" || r.OutDir != "/results" {
+		t.Errorf("a named run: %+v", r)
+	}
+}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/fields"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // Validate checks every field and every combination, returning all problems at once. The
@@ -42,8 +42,8 @@ func (c Config) Validate() error {
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
 	}
-	if c.RunID != "" && !gate.ValidRunID(c.RunID) {
-		add("%sRUN_ID=%q: want 1 to 64 of A-Z a-z 0-9 . _ -", Prefix, c.RunID)
+	if c.RunName != "" && !runrecord.ValidID(c.RunName) {
+		add("%sRUN_ID=%q: want 1 to 64 of A-Z a-z 0-9 . _ -", Prefix, c.RunName)
 	}
 	if len(p) > 0 {
 		return p

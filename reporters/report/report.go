@@ -30,6 +30,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // File names, in the output directory.
@@ -146,7 +147,7 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 }
 
 // Load reads an output directory: its artifacts (LoadRuns), its run's verdict
-// (gate.SummaryFile) and run id (gate.CurrentRun), and its capacity curves
+// (runrecord.SummaryFile) and run id (runrecord.Current), and its capacity curves
 // (<suite>/*.capacity-curve.json). A file that cannot be read is left out with a note,
 // never failing the load; the error is reserved for a directory that cannot be listed.
 func Load(outDir string) (Input, error) {
@@ -155,14 +156,14 @@ func Load(outDir string) (Input, error) {
 		return Input{}, err
 	}
 	in := Input{Runs: runs, Notes: notes}
-	switch g, err := gate.ReadSummary(filepath.Join(outDir, gate.SummaryFile)); {
+	switch g, err := runrecord.ReadSummary(filepath.Join(outDir, runrecord.SummaryFile)); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		in.Notes = append(in.Notes, gate.SummaryFile+": not read: "+err.Error())
+		in.Notes = append(in.Notes, runrecord.SummaryFile+": not read: "+err.Error())
 	default:
 		in.Gate = &g
 	}
-	if id, err := gate.CurrentRun(outDir); err == nil {
+	if id, err := runrecord.Current(outDir); err == nil {
 		in.RunID = id
 	}
 	paths, _ := filepath.Glob(filepath.Join(outDir, "*", "*"+CurveFileSuffix))

@@ -12,6 +12,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 func TestTheVerdictComesFirst(t *testing.T) {
@@ -396,7 +397,7 @@ func TestLoadAndWriteDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := gate.WriteSummary(filepath.Join(dir, gate.SummaryFile), *in.Gate); err != nil {
+	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), *in.Gate); err != nil {
 		t.Fatal(err)
 	}
 	write := func(rel, data string) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // Ungated is the outcome of a directory no run judged and no budget was given for: a
@@ -81,7 +82,7 @@ func verdictOf(in Input, runs []*RunView) Verdict {
 	}
 	if in.RunID != "" {
 		return Verdict{Outcome: gate.RunFailed, Word: "FAIL", Basis: "run " + in.RunID + " has no verdict of its own",
-			Failed: []Check{{Name: "the run", Outcome: gate.RunFailed, Message: fmt.Sprintf("%s holds no verdict of run %s: the run did not get to judge anything", gate.SummaryFile, in.RunID)}}}
+			Failed: []Check{{Name: "the run", Outcome: gate.RunFailed, Message: fmt.Sprintf("%s holds no verdict of run %s: the run did not get to judge anything", runrecord.SummaryFile, in.RunID)}}}
 	}
 	if len(in.Budgets) == 0 {
 		v := Verdict{Outcome: Ungated, Word: "NOT GATED", Basis: "no run's verdict and no budget",
@@ -96,7 +97,7 @@ func verdictOf(in Input, runs []*RunView) Verdict {
 
 // fromSummary is the verdict of a run's gate summary.
 func fromSummary(g gate.Summary, runs []*RunView) Verdict {
-	v := Verdict{Outcome: g.Outcome, Word: "PASS", Basis: fmt.Sprintf("%s of run %s: %s", gate.SummaryFile, g.RunID, plural(len(g.Suites), "suite", "suites"))}
+	v := Verdict{Outcome: g.Outcome, Word: "PASS", Basis: fmt.Sprintf("%s of run %s: %s", runrecord.SummaryFile, g.RunID, plural(len(g.Suites), "suite", "suites"))}
 	if g.Outcome != gate.Pass {
 		v.Word = "FAIL"
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // Env is what a spec needs of the suite's setup.
@@ -28,7 +29,7 @@ type Env struct {
 	OutDir string
 	// Suite names the suite's artifact directory.
 	Suite string
-	// RunID names the run every artifact of it carries (gate.RunID).
+	// RunID names the run every artifact of it carries (config.Run).
 	RunID string
 }
 
@@ -119,13 +120,21 @@ func Current() *Env {
 	return current
 }
 
-// treeConfig is the configuration read while the spec tree is built, so that budgets,
-// gated metrics and file scenarios become specs of their own. An invalid configuration
-// builds none of them; BeforeSuite reports every problem.
-var treeConfig = sync.OnceValue(func() config.Config {
-	cfg, _ := config.FromEnvironment()
+// loaded is the process's configuration, read once: the spec tree, the set-up, each
+// suite's record, its JUnit file and its report all take it from here. An invalid one
+// builds no budget, gated metric or file scenario into the tree (BeforeSuite reports every
+// problem), and still names the run and where it writes (config.Run).
+var loaded = sync.OnceValues(config.FromEnvironment)
+
+// treeConfig is the configuration the spec tree is built from, so that budgets, gated
+// metrics and file scenarios become specs of their own: empty when it is invalid.
+func treeConfig() config.Config {
+	cfg, _ := loaded()
 	return cfg
-})
+}
+
+// runOf is the run this suite process belongs to and where it writes.
+func runOf() config.Run { return treeConfig().Run() }
 
 // EmbeddedEngine is the reference engine started when ANVIL_BASE_URL is empty: fast enough
 // that `ginkgo -r ./suites` finishes in well under two minutes on two cores, with the shape
@@ -146,7 +155,7 @@ func EmbeddedEngine() refengine.Options {
 // Bootstrap registers the suite-level nodes of an anvilbench suite, and returns true so a
 // suite can call it from a package-level var. Before any spec, on process 1:
 //
-//   - the suite joins its run (gate.RunID) in $ANVIL_OUT_DIR: run.json names the run and
+//   - the suite joins its run (config.Run) in $ANVIL_OUT_DIR: run.json names the run and
 //     gate.json records the suite as running, so a run that ends here is a failed run;
 //   - the configuration is loaded and validated, every problem at once;
 //   - the embedded engine starts when ANVIL_BASE_URL is empty (stopped at the end);
@@ -182,7 +191,7 @@ func Bootstrap(suite string) bool {
 	}, func(baseURL []byte) {
 		cfg := mustConfig()
 		r := runOf()
-		current = &Env{cfg: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: r.outDir, Suite: suiteName, RunID: r.id}
+		current = &Env{cfg: cfg, BaseURL: string(baseURL), Embedded: cfg.UsesEmbeddedEngine(), OutDir: r.OutDir, Suite: suiteName, RunID: r.ID}
 	}, NodeTimeout(30*time.Minute))
 	SynchronizedAfterSuite(func() {}, func() {
 		if engine != nil {
@@ -244,13 +253,13 @@ func waitForBuilds(ctx context.Context) {
 // run's: it is recorded as its failed preflight, so the run's later suites skip instead of
 // saying it again.
 func mustConfig() config.Config {
-	cfg, err := config.FromEnvironment()
+	cfg, err := loaded()
 	if err == nil {
 		return cfg
 	}
 	if GinkgoParallelProcess() == 1 {
 		r := runOf()
-		_, _ = gate.Update(r.outDir, r.id, func(s *gate.Summary) { configurationFailed(s, suiteName, err) })
+		_, _ = runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) { configurationFailed(s, suiteName, err) })
 	}
 	Fail(err.Error())
 	return cfg

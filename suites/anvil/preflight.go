@@ -10,6 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
 
@@ -21,7 +22,7 @@ import (
 // with every problem in one message, classified for the verdict.
 func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 	r := runOf()
-	s, err := gate.Update(r.outDir, r.id, func(*gate.Summary) {})
+	s, err := runrecord.Update(r.OutDir, r.ID, func(*gate.Summary) {})
 	if err != nil {
 		Fail(fmt.Sprintf("the run's verdict cannot be read: %v", err))
 	}
@@ -82,7 +83,7 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 		}
 	}
 	if !cfg.UsesEmbeddedEngine() {
-		if _, werr := gate.Update(r.outDir, r.id, func(s *gate.Summary) { s.Preflight = found }); werr != nil {
+		if _, werr := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) { s.Preflight = found }); werr != nil {
 			Fail(fmt.Sprintf("the run's verdict cannot be written: %v", werr))
 		}
 		fmt.Fprintf(os.Stdout, "\nanvilbench preflight: %s\n", found.Message)

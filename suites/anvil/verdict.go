@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -14,28 +13,16 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/checklog"
 	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/reporters/report"
 	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
-
-// runRef is the run this suite process belongs to and where it writes.
-type runRef struct{ outDir, id string }
-
-// runOf resolves the run from the environment alone, so that a run whose configuration
-// is invalid still writes its verdict where it was asked to.
-var runOf = sync.OnceValue(func() runRef {
-	out, err := config.OutDirFromEnvironment()
-	if err != nil {
-		out = "artifacts"
-	}
-	return runRef{outDir: out, id: gate.RunID(os.Getenv)}
-})
 
 // joinRun records the suite as running in its run's gate.json: from here on, a run that
 // ends without the suite's report is a failed run.
 func joinRun(suite string) {
 	r := runOf()
-	s, err := gate.Update(r.outDir, r.id, recordSuite(suite))
+	s, err := runrecord.Update(r.OutDir, r.ID, recordSuite(suite))
 	if err != nil {
 		Fail(fmt.Sprintf("the run's verdict cannot be written: %v", err))
 	}
@@ -75,7 +62,7 @@ func recordSuite(suite string) func(*gate.Summary) {
 		}
 		st := s.Suite(suite)
 		st.Uses = uses()
-		if _, err := config.FromEnvironment(); err != nil {
+		if _, err := loaded(); err != nil {
 			// What the specs would have read is unknown: none of the variables is unused.
 			st.Uses = config.Set(environ())
 		}
@@ -83,12 +70,12 @@ func recordSuite(suite string) func(*gate.Summary) {
 }
 
 // classifyFailure attaches to a failed spec the judgement of the matcher that failed it
-// (package matchers records each one), so the verdict names the outcome of what failed,
-// labels or not. A spec the toolkit judged carries its judgement already.
+// (package matchers records the one Gomega reported), so the verdict names the outcome of
+// what failed, labels or not. A spec the toolkit judged carries its judgement already.
 func classifyFailure() {
-	results := checklog.Take()
+	failing, recorded := checklog.Take()
 	spec := CurrentSpecReport()
-	if !spec.Failed() {
+	if !spec.Failed() || !recorded {
 		return
 	}
 	for _, e := range spec.ReportEntries {
@@ -96,9 +83,7 @@ func classifyFailure() {
 			return
 		}
 	}
-	if r, ok := checklog.Explaining(results, spec.Failure.Message); ok {
-		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
-	}
+	AddReportEntry(junit.CheckEntry, failing, ReportEntryVisibilityNever)
 }
 
 // finishRun merges the suite into the run's JUnit file and verdict, rewrites the report
@@ -106,14 +91,14 @@ func classifyFailure() {
 func finishRun(suiteReport types.Report) {
 	r := runOf()
 	suite := suiteReport.SuiteDescription
-	// Loaded here, not from Current: on a configuration error BeforeSuite failed, or did
-	// not run, and current is nil.
-	cfg, cfgErr := config.FromEnvironment()
+	// Not from Current: on a configuration error BeforeSuite failed, or did not run, and
+	// current is nil.
+	cfg, cfgErr := loaded()
 	checks, failed := junit.SuiteVerdict(suiteReport)
 	withProblem, unbuilt := unbuiltTree(suiteReport, cfgErr)
 	record := recordSuite(suite)
 	reported := false
-	s, err := gate.Update(r.outDir, r.id, func(s *gate.Summary) {
+	s, err := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) {
 		record(s)
 		f := failed
 		// The problem is the run's: once a suite before this one reported it, this one,
@@ -129,20 +114,20 @@ func finishRun(suiteReport types.Report) {
 		suiteReport = withProblem
 	}
 	if err != nil {
-		Fail(fmt.Sprintf("write the run's verdict in %s: %v", r.outDir, err))
+		Fail(fmt.Sprintf("write the run's verdict in %s: %v", r.OutDir, err))
 	}
-	dst := filepath.Join(r.outDir, "junit.xml")
-	if err := junit.WriteJUnit(suiteReport, dst, junit.JUnitOptions{RunID: r.id, Redact: []string{os.Getenv(config.Prefix + "API_KEY")}}); err != nil {
+	dst := filepath.Join(r.OutDir, "junit.xml")
+	if err := junit.WriteJUnit(suiteReport, dst, junit.JUnitOptions{RunID: r.ID, Redact: []string{cfg.APIKey.Reveal()}}); err != nil {
 		Fail(fmt.Sprintf("write %s: %v", dst, err))
 	}
-	m, err := report.WriteDir(r.outDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, RunID: r.id})
+	m, err := report.WriteDir(r.OutDir, report.Options{Budgets: cfg.ParsedBudgets(), BaselineDir: cfg.BaselineDir, RunID: r.ID})
 	if err != nil {
-		Fail(fmt.Sprintf("write the report in %s: %v", r.outDir, err))
+		Fail(fmt.Sprintf("write the report in %s: %v", r.OutDir, err))
 	}
 	for _, n := range m.Notes {
 		GinkgoWriter.Println("report:", n)
 	}
-	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.id, suite, s.ExitCode, m.Verdict.Headline())
+	fmt.Fprintf(os.Stdout, "\nanvilbench: run %s, verdict after suite %s (exit code %d): %s\n", r.ID, suite, s.ExitCode, m.Verdict.Headline())
 	if reported {
 		Fail(unbuilt.Error())
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// runProperty marks each suite of a JUnit file with the run that wrote it (gate.RunID), so
+// runProperty marks each suite of a JUnit file with the run that wrote it (config.Run), so
 // the suites of one run merge and those of an earlier run are dropped.
 const runProperty = "anvilbench_run_id"
 
@@ -26,7 +26,7 @@ type JUnitOptions struct {
 	// Redact lists secrets to replace with "[redacted]" anywhere in the file, as a last
 	// line of defence: nothing should have printed them in the first place.
 	Redact []string
-	// RunID names the run (gate.RunID); required.
+	// RunID names the run (config.Run); required.
 	RunID string
 }
 

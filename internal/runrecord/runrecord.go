@@ -1,0 +1,229 @@
+// Package runrecord keeps a run's record in its output directory: the run's id, run.json
+// (the manifest naming the run the directory holds) and gate.json (the run's verdict,
+// gate.Summary), written under the directory's lock as each suite starts and ends. What
+// the verdict says is package gate's to judge; this package only keeps it.
+package runrecord
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
+)
+
+// idPattern is what a run id may be: it names files and JUnit properties.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidID reports whether id can name a run.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// ID names the run a suite process belongs to:
+//
+//   - named, when it is a valid id (ANVIL_RUN_ID: a CI job or a cluster can name its run);
+//   - for a shard of shards (more than one), an id every shard of the run derives alike from
+//     the shared start instant startAt (ANVIL_START_AT, as written) and the shard count:
+//     "run-20261203T100000.000Z-of-4";
+//   - otherwise the process that launched the suites (the ginkgo CLI, or go test), so that
+//     every suite of one `ginkgo -r` shares it: "run-20261203T133408Z-3f9a2c", from that
+//     process's start and identity.
+func ID(named string, shards int, startAt string) string {
+	if ValidID(named) {
+		return named
+	}
+	if shards > 1 {
+		at := strings.NewReplacer("-", "", ":", "").Replace(startAt)
+		if at == "" {
+			at = "unscheduled"
+		}
+		id := "run-" + at + "-of-" + strconv.Itoa(shards)
+		if ValidID(id) {
+			return id
+		}
+		return "run-shards-" + hash(id)
+	}
+	inv, started := Invocation()
+	id := "run-"
+	if !started.IsZero() {
+		id += started.UTC().Format("20060102T150405Z") + "-"
+	}
+	return id + hash(inv)
+}
+
+func hash(s string) string {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return fmt.Sprintf("%06x", h.Sum32()&0xffffff)
+}
+
+// Invocation identifies the process that launched this one (the ginkgo CLI, or go test):
+// its pid and, on Linux, its start time, so that a reused pid is not mistaken for the same
+// run; started is that start time, zero where unknown.
+func Invocation() (id string, started time.Time) {
+	ppid := os.Getppid()
+	id = fmt.Sprintf("ppid-%d", ppid)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid))
+	if err != nil {
+		return id, time.Time{}
+	}
+	// Field 22 (starttime, in clock ticks after boot) follows the parenthesised command
+	// name, which may hold spaces.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return id, time.Time{}
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) <= 19 {
+		return id, time.Time{}
+	}
+	id += "-" + fields[19]
+	ticks, err := strconv.ParseInt(fields[19], 10, 64)
+	if boot := bootTime(); err == nil && !boot.IsZero() {
+		const clockTicks = 100 // USER_HZ, 100 on every Linux architecture Go runs on
+		started = boot.Add(time.Duration(ticks) * time.Second / clockTicks)
+	}
+	return id, started
+}
+
+// bootTime is the system's boot time from /proc/stat, zero where unknown.
+func bootTime() time.Time {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}
+	}
+	for line := range strings.SplitSeq(string(stat), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return time.Unix(sec, 0)
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// Update applies f to the summary of run id in outDir under the directory's lock, judges
+// it and writes it (atomically). When the directory holds another run, or none, the run
+// starts here: run.json names it and gate.json begins empty, so nothing an earlier run left
+// is counted as this run's; that run's artifacts stay where they are, apart by their run id.
+func Update(outDir, id string, f func(s *gate.Summary)) (gate.Summary, error) {
+	if !ValidID(id) {
+		return gate.Summary{}, fmt.Errorf("run id %q: want 1 to 64 of A-Z a-z 0-9 . _ -", id)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return gate.Summary{}, fmt.Errorf("output directory: %w", err)
+	}
+	unlock, err := lock(filepath.Join(outDir, ".anvilbench.lock"))
+	if err != nil {
+		return gate.Summary{}, fmt.Errorf("lock %s: %w", outDir, err)
+	}
+	defer unlock()
+	path := filepath.Join(outDir, SummaryFile)
+	s, err := ReadSummary(path)
+	if m, ok, _ := ReadManifest(outDir); err != nil || !ok || m.RunID != id || s.RunID != id {
+		inv, _ := Invocation()
+		m := Manifest{Schema: ManifestSchema, RunID: id, StartedAt: now(), Invocation: inv}
+		if err := artifact.WriteJSON(filepath.Join(outDir, ManifestFile), m); err != nil {
+			return gate.Summary{}, fmt.Errorf("run manifest: %w", err)
+		}
+		s = gate.Summary{RunID: id}
+	}
+	f(&s)
+	s.Judge()
+	return s, WriteSummary(path, s)
+}
+
+// Current is the id of the run outDir holds: its run.json, else its gate.json (a
+// directory `anvilbench judge` wrote); "" when it has neither.
+func Current(outDir string) (string, error) {
+	m, ok, err := ReadManifest(outDir)
+	if err != nil || ok {
+		return m.RunID, err
+	}
+	s, err := ReadSummary(filepath.Join(outDir, SummaryFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return s.RunID, err
+}
+
+// File names in an output directory.
+const (
+	// SummaryFile is the run's verdict, rewritten as each suite starts and ends.
+	SummaryFile = "gate.json"
+	// ManifestFile names the run the directory holds, written when the run starts.
+	ManifestFile = "run.json"
+)
+
+// ManifestSchema is run.json's schema.
+const ManifestSchema = "anvilbench.run/v1"
+
+// ReadSummary reads a run's verdict and judges it again, so that a suite that never
+// reported counts as a failed run whatever the file said.
+func ReadSummary(path string) (gate.Summary, error) {
+	var s gate.Summary
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("gate summary: %w", err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil || (s.Schema != gate.SummarySchema && s.Outcome == "") {
+		return gate.Summary{}, fmt.Errorf("gate summary %s: not a gate summary (%s)", path, orSchema(err, s.Schema))
+	}
+	if s.Schema != gate.SummarySchema {
+		return gate.Summary{}, fmt.Errorf("gate summary %s: schema %q, want %s (written by another version of anvilbench)", path, s.Schema, gate.SummarySchema)
+	}
+	s.Judge()
+	return s, nil
+}
+
+func orSchema(err error, schema string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("schema %q", schema)
+}
+
+// WriteSummary judges s and writes it to path atomically.
+func WriteSummary(path string, s gate.Summary) error {
+	s.Judge()
+	if err := artifact.WriteJSON(path, s); err != nil {
+		return fmt.Errorf("gate summary: %w", err)
+	}
+	return nil
+}
+
+// Manifest is run.json: which run an output directory holds. It is written when the run
+// starts and names the run every artifact, junit.xml and gate.json of the run carries.
+type Manifest struct {
+	Schema    string `json:"schema"`
+	RunID     string `json:"run_id"`
+	StartedAt string `json:"started_at"`
+	// Invocation identifies the process that launched the suites (the ginkgo CLI).
+	Invocation string `json:"invocation"`
+}
+
+// ReadManifest reads an output directory's run.json; ok is false when it has none.
+func ReadManifest(outDir string) (m Manifest, ok bool, err error) {
+	data, err := os.ReadFile(filepath.Join(outDir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Manifest{}, false, nil
+	}
+	if err != nil {
+		return Manifest{}, false, fmt.Errorf("run manifest: %w", err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil || m.Schema != ManifestSchema || m.RunID == "" {
+		return Manifest{}, false, fmt.Errorf("run manifest %s: not an %s manifest", filepath.Join(outDir, ManifestFile), ManifestSchema)
+	}
+	return m, true, nil
+}
+
+func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,0 +1,120 @@
+package anvil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
+	"github.com/anvilbench/anvilbench/matchers"
+)
+
+// Roles of this test binary run as a suite process of its own (ANVIL_TEST_ROLE).
+const (
+	roleConfigured  = "configured-suite"
+	roleMatcherFail = "matcher-fails"
+)
+
+// A suite process reads its configuration once: the spec tree, the set-up, the preflight,
+// each suite's record, its JUnit file and its report all take that one. The configured
+// scenario runs against the embedded engine, and the loads are counted once everything,
+// the report included, is done.
+func TestASuiteProcessReadsItsConfigurationOnce(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleConfigured {
+		Bootstrap("loads")
+		DescribeConfigured()
+		ReportAfterSuite("count the configuration's loads", func(types.Report) {
+			if err := os.WriteFile(os.Getenv("ANVIL_TEST_READY"), []byte(strconv.FormatInt(config.Loads(), 10)), 0o644); err != nil {
+				Fail(err.Error())
+			}
+		})
+		RunSpecs(t, "loads")
+		return
+	}
+	dir := t.TempDir()
+	counted := filepath.Join(dir, "loads")
+	out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_TEST_READY="+counted).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the suite failed: %v\n%s", err, out)
+	}
+	loads, err := os.ReadFile(counted)
+	if err != nil {
+		t.Fatalf("the suite did not count its loads: %v\n%s", err, out)
+	}
+	if got := strings.TrimSpace(string(loads)); got != "1" {
+		t.Errorf("the suite process loaded its configuration %s times, want once", got)
+	}
+	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	if err != nil || s.ExitCode != 0 || s.Checks == 0 {
+		t.Errorf("the suite's verdict: %+v %v", s, err)
+	}
+}
+
+// A spec of an engine team's own that fails on a matcher is classified by the check the
+// matcher judged with (a budget broken), not by its labels, of which it has none; a spec
+// that fails on a plain assertion after a check failed elsewhere is a failed run.
+func TestASpecFailedByAMatcherTakesTheChecksOutcome(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleMatcherFail {
+		Bootstrap("matchers")
+		var run *artifact.Benchmark
+		It("runs and breaks a budget", func(ctx SpecContext) {
+			env := Current()
+			sc := env.WithIdentity(capacity.Scenario{Requests: 4, Concurrency: 2, ContextTokens: 1000, MaxTokens: 48, ResponseWords: 16})
+			run = Run(ctx, "four", env.Target(), sc)
+			Expect(run).To(matchers.HaveNoFailedRequests())
+			Expect(run).To(matchers.HaveMetricAtMost("tpot_p50_ms", 0.001))
+		})
+		It("fails on a plain assertion", func() {
+			Expect(run).NotTo(BeNil())
+			Expect(run.Completed).To(Equal(5), "a plain assertion, after the budget's failure in another spec")
+		})
+		RegisterFailHandler(Fail)
+		RunSpecs(t, "matchers")
+		return
+	}
+	dir := t.TempDir()
+	if out, err := suiteProcess(t, roleMatcherFail, dir).CombinedOutput(); err == nil {
+		t.Fatalf("the suite passed:\n%s", out)
+	}
+	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCheck := map[string]gate.Failure{}
+	for _, f := range s.Failed {
+		byCheck[f.Check] = f
+	}
+	if f := byCheck["runs and breaks a budget"]; f.Kind != gate.KindBudget || f.Outcome != gate.BudgetBroken || !strings.Contains(f.Message, "exceeds budget") {
+		t.Errorf("the matcher's failure: %+v", f)
+	}
+	if f := byCheck["fails on a plain assertion"]; f.Kind != gate.KindRun || f.Outcome != gate.RunFailed {
+		t.Errorf("the plain assertion's failure: %+v", f)
+	}
+}
+
+// suiteProcess is this test binary run as the suite of role, writing into dir/out, with no
+// ANVIL_* variable of the caller's and a small configured scenario.
+func suiteProcess(t *testing.T, role, dir string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, config.Prefix) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "ANVIL_TEST_ROLE="+role, "ANVIL_OUT_DIR="+filepath.Join(dir, "out"),
+		"ANVIL_REQUESTS=4", "ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
