@@ -1,0 +1,342 @@
+package docs_test
+
+import (
+	"errors"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/anvilbench/anvilbench"
+
+// layers is every package of the module and the packages of the module it may import:
+// the floors of docs/layout.md. A package may import only what stands below it; an import
+// the table does not name fails, so a new arrow between packages is drawn here on purpose.
+var layers = map[string][]string{
+	// Floor 1, the ground: nothing of the module.
+	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil,
+	"harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
+	"suites/capacity": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
+	// Floor 2: the wire format's users.
+	"harness/artifact":  {"internal/wire"},
+	"harness/stream":    {"harness/secret", "internal/wire"},
+	"harness/refengine": {"internal/wire"},
+	// Floor 3: over the artifact.
+	"harness/budget":                          {"harness/artifact", "internal/stats", "internal/suggest"},
+	"harness/capacity/internal/workload":      {"harness/artifact"},
+	"harness/capacity/internal/enginemetrics": {"harness/artifact"},
+	"cmd/refengine":                           {"harness/refengine"},
+	// Floor 4: the runner, and the regression rule.
+	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/stream", "internal/fields", "internal/stats",
+		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
+	"internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
+	// Floor 5: the gate judges artifacts; it needs no runner.
+	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields"},
+	// Floor 6: what carries the gate's judgements.
+	"internal/runrecord":          {"harness/artifact", "harness/gate"},
+	"internal/checklog":           {"harness/gate"},
+	"suites/anvil/internal/junit": {"harness/artifact", "harness/gate"},
+	// Floor 7: configuration, matchers, the report.
+	"internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
+		"internal/runrecord", "internal/suggest"},
+	"matchers": {"harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
+	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/stream", "internal/compare",
+		"internal/runrecord", "reporters/report/internal/chart"},
+	// Floor 8: the toolkit and the command.
+	"suites/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/checklog",
+		"internal/config", "internal/runrecord", "reporters/report", "suites/anvil/internal/junit"},
+	"cmd/anvilbench": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/compare", "internal/config",
+		"internal/runrecord", "reporters/report"},
+}
+
+// lookUp are the packages under internal/ that stand above packages under harness/, on
+// purpose: each carries something of the harness to its front ends (the regression rule,
+// the run's record, the matchers' judgements, the configuration).
+var lookUp = []string{"internal/checklog", "internal/compare", "internal/config", "internal/runrecord"}
+
+// Every package is in the table and imports only what its row names; the table names no
+// package that is gone. Internal packages look up to harness packages only where lookUp
+// says so.
+func TestEveryPackageImportsOnlyWhatTheLayersAllow(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	found := packages(t, root)
+	for _, pkg := range found {
+		allowed, listed := layers[pkg]
+		if !listed {
+			t.Errorf("%s is not in the layering table: add its row, and its floor to docs/layout.md", pkg)
+			continue
+		}
+		for _, dep := range moduleImports(t, root, pkg) {
+			if !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s, which its row does not allow", pkg, dep)
+			}
+			if strings.HasPrefix(pkg, "internal/") && strings.HasPrefix(dep, "harness/") && !slices.Contains(lookUp, pkg) {
+				t.Errorf("%s, under internal/, imports %s, under harness/: only %v look up on purpose", pkg, dep, lookUp)
+			}
+		}
+	}
+	for pkg := range layers {
+		if !slices.Contains(found, pkg) {
+			t.Errorf("the layering table names %s, which is gone", pkg)
+		}
+	}
+}
+
+// docs/layout.md draws each package on its floor: one above the highest it imports.
+func TestTheLayoutPageDrawsTheFloors(t *testing.T) {
+	t.Parallel()
+	floor := map[string]int{}
+	var of func(pkg string) int
+	of = func(pkg string) int {
+		if f, ok := floor[pkg]; ok {
+			return f
+		}
+		f := 1
+		for _, dep := range layers[pkg] {
+			f = max(f, of(dep)+1)
+		}
+		floor[pkg] = f
+		return f
+	}
+	drawn := map[string]int{}
+	row := regexp.MustCompile("(?m)^\\| (\\d+) \\| ([^|]+) \\|")
+	for _, m := range row.FindAllStringSubmatch(read(t, "layout.md"), -1) {
+		n, _ := strconv.Atoi(m[1])
+		for _, pkg := range regexp.MustCompile("`([a-z/]+)`").FindAllStringSubmatch(m[2], -1) {
+			drawn[pkg[1]] = n
+		}
+	}
+	for pkg := range layers {
+		if pkg == "docs" || strings.HasPrefix(pkg, "suites/") && pkg != "suites/anvil" || pkg == "deploy/kubernetes" {
+			continue // tests only: no floor to stand on
+		}
+		if want := of(pkg); drawn[pkg] != want {
+			t.Errorf("docs/layout.md draws %s on floor %d; it stands on floor %d", pkg, drawn[pkg], want)
+		}
+	}
+	if len(drawn) < 20 {
+		t.Errorf("docs/layout.md's floor table names %d packages; the table is gone or malformed", len(drawn))
+	}
+}
+
+// The measuring core depends on nothing above it, through any path: not on configuration
+// (which sits at the edge and converts into typed scenarios), not on the regression
+// statistics or the gate, and not on Ginkgo, Gomega or the packages built on them.
+func TestTheMeasuringCoreImportsNothingAboveIt(t *testing.T) {
+	t.Parallel()
+	forbidden := []string{
+		module + "/internal/config", module + "/internal/compare", module + "/harness/gate", module + "/matchers",
+		module + "/reporters", module + "/suites", "github.com/onsi/ginkgo", "github.com/onsi/gomega",
+	}
+	for _, pkg := range []string{"harness/stream", "harness/capacity", "harness/capacity/internal/workload", "harness/capacity/internal/schedule", "harness/artifact", "internal/stats"} {
+		deps := importsOf(t, pkg)
+		for dep := range deps {
+			if slices.ContainsFunc(forbidden, func(f string) bool { return dep == f || strings.HasPrefix(dep, f+"/") }) {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+		if len(deps) < 2 {
+			t.Errorf("%s: found only %v; the walk is broken", pkg, deps)
+		}
+	}
+}
+
+// The report renderer and the command-line tool link neither Ginkgo nor Gomega: they read
+// artifacts and verdicts, whatever ran the suites.
+func TestTheReportAndTheCommandLinkNoTestFramework(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{"reporters/report", "cmd/anvilbench", "harness/gate"} {
+		for dep := range importsOf(t, pkg) {
+			if strings.HasPrefix(dep, "github.com/onsi/ginkgo") || strings.HasPrefix(dep, "github.com/onsi/gomega") {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+	}
+}
+
+// What an engine team imports is public; everything else of the module is internal, so
+// the public surface is exactly this list (a package added outside internal/ must be added
+// here, on purpose).
+func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
+	t.Parallel()
+	public := []string{
+		"cmd/anvilbench", "cmd/refengine", // commands
+		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
+		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
+		"harness/refengine",                            // PrivateEngine's options, and the embedded engine
+		"harness/secret",                               // the API key type of a Target and stream.Options
+		"harness/stream",                               // a precise streaming client on its own
+		"matchers", "reporters/report", "suites/anvil", // matchers, the report, the toolkit
+		"suites/capacity", "suites/curves", "suites/workloads", // this repository's suites
+	}
+	root := moduleRoot(t)
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") && rel != "." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !slices.Contains(found, filepath.ToSlash(filepath.Dir(rel))) {
+			found = append(found, filepath.ToSlash(filepath.Dir(rel)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range found {
+		if !slices.Contains(public, pkg) {
+			t.Errorf("%s is public (outside internal/) but not what an engine team imports", pkg)
+		}
+	}
+	for _, pkg := range public {
+		if !slices.Contains(found, pkg) {
+			t.Errorf("%s is listed but not found", pkg)
+		}
+	}
+}
+
+// No package exports a variable a caller could change under everyone else: exported
+// package-level variables are error sentinels only (errors.New, fmt.Errorf).
+func TestNoExportedMutableVariables(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/testdata/") {
+			return err
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range file.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !name.IsExported() {
+						continue
+					}
+					if i < len(vs.Values) && isErrorSentinel(vs.Values[i]) {
+						continue
+					}
+					rel, _ := filepath.Rel(root, path)
+					t.Errorf("%s: exported variable %s (make it a function, a constant or unexported)", rel, name.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isErrorSentinel(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && ((pkg.Name == "errors" && sel.Sel.Name == "New") || (pkg.Name == "fmt" && sel.Sel.Name == "Errorf"))
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// packages lists the module's packages, by their path from the module root: every folder
+// holding Go files, outside testdata.
+func packages(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !slices.Contains(out, filepath.ToSlash(filepath.Dir(rel))) {
+			out = append(out, filepath.ToSlash(filepath.Dir(rel)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// moduleImports are the module's packages that pkg's non-test files import.
+func moduleImports(t *testing.T, root, pkg string) []string {
+	t.Helper()
+	p, err := build.ImportDir(filepath.Join(root, pkg), 0)
+	if err != nil {
+		var none *build.NoGoError
+		if errors.As(err, &none) {
+			return nil // test files only
+		}
+		t.Fatalf("import %s: %v", pkg, err)
+	}
+	var out []string
+	for _, imp := range p.Imports {
+		if rest, ok := strings.CutPrefix(imp, module+"/"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// importsOf are the non-test imports of the module's package at path, its own in the
+// module followed.
+func importsOf(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	deps := map[string]bool{}
+	collectImports(t, moduleRoot(t), module+"/"+path, deps)
+	return deps
+}
+
+// collectImports adds the non-test imports of pkg and, within the module, theirs.
+func collectImports(t *testing.T, root, pkg string, seen map[string]bool) {
+	t.Helper()
+	dir := filepath.Join(root, strings.TrimPrefix(pkg, module))
+	p, err := build.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatalf("import %s: %v", pkg, err)
+	}
+	for _, imp := range p.Imports {
+		if seen[imp] {
+			continue
+		}
+		seen[imp] = true
+		if strings.HasPrefix(imp, module+"/") {
+			collectImports(t, root, imp, seen)
+		}
+	}
+}
