@@ -3,10 +3,13 @@ package stream
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"strings"
 	"syscall"
 )
 
@@ -84,4 +87,55 @@ func rootCause(err error) error {
 		}
 		err = u
 	}
+}
+
+// httpError reads a bounded amount of a non-200 body and keeps its message.
+func httpError(resp *http.Response) *Error {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg + ": redirect not followed (a benchmark never resends a request)"}
+	}
+	if detail := errorBodyMessage(raw); detail != "" {
+		msg += ": " + detail
+	}
+	return &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg}
+}
+
+// errorBodyMessage extracts the message of an OpenAI-style ({"error":{"message"}}),
+// flat ({"message"}) or FastAPI ({"detail"}) error body, else the body text itself.
+func errorBodyMessage(raw []byte) string {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(raw, &body) == nil {
+		var nested struct {
+			Message string `json:"message"`
+		}
+		var flat string
+		switch {
+		case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
+			return clip(nested.Message)
+		case json.Unmarshal(body.Error, &flat) == nil && flat != "":
+			return clip(flat)
+		case body.Message != "":
+			return clip(body.Message)
+		case len(body.Detail) > 0:
+			return clip(string(body.Detail))
+		}
+	}
+	return clip(strings.TrimSpace(string(raw)))
+}
+
+// clip bounds the server-provided text read into an error, for memory's sake; seal cuts
+// the message to its final length only after the key is redacted, so no cut can leave
+// half a key that redaction would miss.
+func clip(s string) string {
+	const limit = 64 << 10
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + "..."
 }

@@ -4,7 +4,14 @@
 package stream
 
 import (
+	"slices"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // Usage is the server's token accounting of one request. Nil counts were absent.
@@ -110,3 +117,196 @@ type ToolCall struct {
 // Complete reports whether the stream ended the way the protocol says it should: with
 // [DONE] or at least a finish_reason. A clean close before either is a truncation.
 func (r *Result) Complete() bool { return r.Terminal || len(r.FinishReasons) > 0 }
+
+// observe folds one decoded chunk into the result. at is the arrival of its bytes. Nothing
+// of ch is kept: it may be a view of the read buffer.
+func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
+	if ch.Usage != nil {
+		res.setUsage(ch.Usage)
+	}
+	for i := range ch.Choices {
+		c := &ch.Choices[i]
+		if c.FinishReason != nil {
+			if res.FinishReasons == nil {
+				res.FinishReasons = res.finishBuf[:0]
+			}
+			res.FinishReasons = append(res.FinishReasons, finishReason(*c.FinishReason))
+		}
+		reasoning := c.Delta.ReasoningContent
+		if reasoning == "" {
+			reasoning = c.Delta.Reasoning
+		}
+		content := c.Delta.Content
+		if content == "" {
+			content = c.Text // the legacy completions endpoint
+		}
+		tools := len(c.Delta.ToolCalls) > 0
+		if reasoning == "" && content == "" && !tools {
+			continue
+		}
+		res.Arrivals = append(res.Arrivals, at)
+		res.attribute(ch.Usage)
+		if !res.HasFirstOutput {
+			res.HasFirstOutput, res.FirstOutput = true, at
+		}
+		if reasoning != "" {
+			res.ReasoningChunks++
+		}
+		if content != "" || tools {
+			res.ContentChunks++
+			if !res.HasFirstContent {
+				res.HasFirstContent, res.FirstContent = true, at
+			}
+		}
+		if content != "" {
+			res.capture(content)
+		}
+		if tools {
+			res.ToolCallChunks++
+			if !res.HasFirstToolCall {
+				res.HasFirstToolCall, res.FirstToolCall = true, at
+			}
+			res.addToolCalls(c.Delta.ToolCalls)
+		}
+	}
+}
+
+// addToolCalls joins tool-call fragments into the result's calls: a fragment names its
+// call by index; without one, a new id starts a call and anything else continues the last.
+func (res *Result) addToolCalls(fragments []wire.ToolCall) {
+	for _, f := range fragments {
+		k := len(res.ToolCalls) - 1
+		switch {
+		case f.Index != nil:
+			k = slices.IndexFunc(res.ToolCalls, func(c ToolCall) bool { return c.Index == *f.Index })
+			if k < 0 {
+				res.ToolCalls = append(res.ToolCalls, ToolCall{Index: *f.Index})
+				k = len(res.ToolCalls) - 1
+			}
+		case k < 0 || (f.ID != "" && f.ID != res.ToolCalls[k].ID && res.ToolCalls[k].ID != ""):
+			res.ToolCalls = append(res.ToolCalls, ToolCall{Index: len(res.ToolCalls)})
+			k = len(res.ToolCalls) - 1
+		}
+		c := &res.ToolCalls[k]
+		if c.ID == "" {
+			c.ID = strings.Clone(f.ID)
+		}
+		if f.Function.Name != "" && f.Function.Name != c.Name {
+			c.Name += f.Function.Name // a name sent whole, or in pieces
+		}
+		res.appendArguments(c, f.Function.Arguments)
+	}
+}
+
+// appendArguments adds a fragment of a call's arguments, within CaptureLimit characters
+// over all calls.
+func (res *Result) appendArguments(c *ToolCall, fragment string) {
+	n := utf8.RuneCountInString(fragment)
+	if room := CaptureLimit - res.toolRunes; n > room {
+		n = room
+		c.ArgumentsTruncated = true
+		for i := range fragment {
+			if room == 0 {
+				fragment = fragment[:i]
+				break
+			}
+			room--
+		}
+	}
+	res.toolRunes += n
+	c.Arguments += fragment
+}
+
+// setUsage makes a copy of u the result's Usage, in storage the result owns.
+func (res *Result) setUsage(u *wire.Usage) {
+	st := &res.usage
+	st.u = Usage{}
+	if u.PromptTokens != nil {
+		st.counts[0], st.u.PromptTokens = *u.PromptTokens, &st.counts[0]
+	}
+	if u.CompletionTokens != nil {
+		st.counts[1], st.u.CompletionTokens = *u.CompletionTokens, &st.counts[1]
+	}
+	if u.TotalTokens != nil {
+		st.counts[2], st.u.TotalTokens = *u.TotalTokens, &st.counts[2]
+	}
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+		st.counts[3], st.u.CachedTokens = *u.PromptTokensDetails.CachedTokens, &st.counts[3]
+	}
+	res.Usage = &st.u
+}
+
+// lag accounts for the time since the read that delivered the event just processed.
+func (res *Result) lag(read time.Time) {
+	d := time.Since(read)
+	res.EventLag += d
+	res.EventLagMax = max(res.EventLagMax, d)
+}
+
+// attribute records the cumulative completion tokens of the latest arrival when its chunk
+// carried usage; one chunk without it makes attribution impossible for the whole stream.
+func (res *Result) attribute(u *wire.Usage) {
+	n := len(res.Arrivals)
+	if u == nil || u.CompletionTokens == nil {
+		res.ArrivalTokens = nil
+		res.noPerChunkUsage = true
+		return
+	}
+	if res.noPerChunkUsage {
+		return
+	}
+	if res.ArrivalTokens == nil {
+		res.ArrivalTokens = make([]int, 0, cap(res.Arrivals))
+	}
+	if len(res.ArrivalTokens) == n-1 {
+		res.ArrivalTokens = append(res.ArrivalTokens, *u.CompletionTokens)
+	}
+}
+
+// captures recycles content captures between results (see Result.Release).
+var captures = sync.Pool{New: func() any {
+	b := make([]byte, 0, captureStart)
+	return &b
+}}
+
+// Release gives the result's content capture back for reuse by the next stream: call it
+// once Content has been judged; Content is invalid after.
+func (res *Result) Release() {
+	if res.contentBox == nil {
+		return
+	}
+	*res.contentBox = res.content[:0]
+	captures.Put(res.contentBox)
+	res.contentBox, res.content, res.Content = nil, nil, ""
+}
+
+// captureStart is the first capacity of the capture: a 32-word answer fits.
+const captureStart = 256
+
+// capture appends visible content up to CaptureLimit characters. Content is a view of the
+// capture buffer, so appending copies only s.
+func (res *Result) capture(s string) {
+	if res.ContentTruncated {
+		return
+	}
+	if res.content == nil {
+		res.contentBox = captures.Get().(*[]byte)
+		res.content = (*res.contentBox)[:0]
+	}
+	n := utf8.RuneCountInString(s)
+	if res.contentRunes+n > CaptureLimit {
+		keep := CaptureLimit - res.contentRunes
+		for i := range s {
+			if keep == 0 {
+				s = s[:i]
+				break
+			}
+			keep--
+		}
+		n = CaptureLimit - res.contentRunes
+		res.ContentTruncated = true
+	}
+	res.content = append(res.content, s...)
+	res.contentRunes += n
+	res.Content = unsafe.String(unsafe.SliceData(res.content), len(res.content))
+}
