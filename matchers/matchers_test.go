@@ -9,6 +9,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	. "github.com/anvilbench/anvilbench/matchers"
 )
 
@@ -156,5 +157,27 @@ func TestHaveHadTheEngineToItself(t *testing.T) {
 	want := "generated tokens: the engine counted 400, the run's 6 responses reported 198: 202 more (102.0%; bound 2% + 1 per request) were another workload's"
 	if got := failureOf(t, b, HaveHadTheEngineToItself()); !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant it to hold %q", got, want)
+	}
+}
+
+// HaveClientKeptUp and Check judge with the gate's own check: a client that wanted more
+// CPU than its bound fails with the figure and the bound, and any check made a matcher
+// reads as the check's own words.
+func TestClientKeptUpAndAnyCheck(t *testing.T) {
+	t.Parallel()
+	b := run()
+	b.Extension = &artifact.Extension{ClientOverhead: artifact.ClientOverhead{Cores: 1, CPUSharePct: artifact.F(39), CPUWaitPct: artifact.F(70)}}
+	want := "the client wanted 109% of the 1 core it may use during the request phase (39% running, 70% waiting for a core; bound 90%)"
+	if got := failureOf(t, b, HaveClientKeptUp(gate.ClientBounds{})); !strings.Contains(got, want) {
+		t.Errorf("HaveClientKeptUp: %q, want %q", got, want)
+	}
+	if got := failureOf(t, b, HaveClientKeptUp(gate.ClientBounds{MaxCPUPct: 120})); got != "" {
+		t.Errorf("within a bound of 120%%: %q", got)
+	}
+	if got := failureOf(t, b, Check(gate.ClientKeptUp(gate.ClientBounds{}))); !strings.Contains(got, want) {
+		t.Errorf("Check: %q, want %q", got, want)
+	}
+	if got := failureOf(t, b, Check(gate.NoFailedRequests())); got != "" {
+		t.Errorf("Check of a held check: %q", got)
 	}
 }

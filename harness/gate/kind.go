@@ -18,11 +18,6 @@ const (
 	KindRun        Kind = "run"        // the run itself: configuration, preflight, set-up, an interrupt
 )
 
-// Kinds lists every kind.
-func Kinds() []Kind {
-	return []Kind{KindRequests, KindOutput, KindContext, KindClient, KindEngine, KindComparable, KindRegression, KindBudget, KindRun}
-}
-
 // Finding is the outcome a check of kind k leads to when it finds what it looks for: a
 // broken budget for KindBudget, a regression for KindRegression. An unknown kind leads to
 // RunFailed.

@@ -47,13 +47,6 @@ const startBufSize = 4096
 // maxConsecutiveEmptyReads is bufio.Scanner's bound on reads that return nothing.
 const maxConsecutiveEmptyReads = 100
 
-// NewEventReader reads the events of r, each at most maxEvent bytes (0: bufio's limit).
-func NewEventReader(r io.Reader, maxEvent int) *EventReader {
-	e := &EventReader{}
-	e.Reset(r, maxEvent)
-	return e
-}
-
 // Reset prepares the reader for a new stream, keeping its buffers.
 func (e *EventReader) Reset(r io.Reader, maxEvent int) {
 	if maxEvent <= 0 {

@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
@@ -66,4 +68,14 @@ func ExampleEmbeddedEngine() {
 	s := anvil.Summarize(run)
 	fmt.Printf("completed %d/%d, %s, policy %s\n", s.Completed, s.Requests, s.Protocol, run.ControlledOutputPolicy)
 	// Output: completed 4/4, capacity-v3, policy strict
+}
+
+// A scenario gated in code, judged like a scenarios file's: one spec per check of its
+// spec (every request completed, exact output, the planned context, the client, the
+// engine, each budget), its artifact at $ANVIL_OUT_DIR/<suite>/<name>.json.
+func ExampleDescribeGated() {
+	spec := gate.DefaultSpec()
+	spec.Budgets, _ = budget.Parse("tpot_p50_ms<=7, ttft_p95_ms<=500")
+	_ = anvil.DescribeGated("long-prompts", capacity.Scenario{Requests: 32, Concurrency: 8, ContextTokens: 8000,
+		MaxTokens: 64, ResponseWords: 32, Calibrate: true}, spec, "nightly")
 }

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
@@ -24,6 +25,7 @@ import (
 const (
 	roleConfigured  = "configured-suite"
 	roleMatcherFail = "matcher-fails"
+	roleGatedInCode = "gated-in-code"
 )
 
 // A suite process reads its configuration once: the spec tree, the set-up, the preflight,
@@ -44,7 +46,8 @@ func TestASuiteProcessReadsItsConfigurationOnce(t *testing.T) {
 	}
 	dir := t.TempDir()
 	counted := filepath.Join(dir, "loads")
-	out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_TEST_READY="+counted).CombinedOutput()
+	out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_TEST_READY="+counted, "ANVIL_REQUESTS=4", "ANVIL_CONCURRENCY=2",
+		"ANVIL_CONTEXT_TOKENS=1000").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the suite failed: %v\n%s", err, out)
 	}
@@ -103,8 +106,43 @@ func TestASpecFailedByAMatcherTakesTheChecksOutcome(t *testing.T) {
 	}
 }
 
+// A scenario gated in code is a container of its own, one spec per check of its spec, as
+// a scenarios file's are: a budget it breaks is its budget spec's failure, and the rest of
+// its checks pass.
+func TestAScenarioGatedInCodeIsJudgedByEachCheck(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleGatedInCode {
+		Bootstrap("gated")
+		b, err := budget.Parse("tpot_p50_ms<=0.001")
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := gate.DefaultSpec()
+		spec.Budgets = b
+		DescribeGated("in-code", capacity.Scenario{Requests: 4, Concurrency: 2, ContextTokens: 1000, MaxTokens: 48, ResponseWords: 16, Calibrate: true}, spec, "mine")
+		RunSpecs(t, "gated")
+		return
+	}
+	dir := t.TempDir()
+	if out, err := suiteProcess(t, roleGatedInCode, dir).CombinedOutput(); err == nil {
+		t.Fatalf("the suite passed:\n%s", out)
+	}
+	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcome != gate.BudgetBroken || len(s.Failed) != 1 || s.Failed[0].Check != "scenario in-code meets the budget tpot_p50_ms<=0.001" {
+		t.Errorf("verdict %s, failures %+v; want the one budget broken", s.Outcome, s.Failed)
+	}
+	if s.Checks < 5 {
+		t.Errorf("%d checks judged; want one spec per check of the scenario's spec", s.Checks)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "gated", "in-code.json")); err != nil {
+		t.Errorf("the scenario's artifact: %v", err)
+	}
+}
+
 // suiteProcess is this test binary run as the suite of role, writing into dir/out, with no
-// ANVIL_* variable of the caller's and a small configured scenario.
+// ANVIL_* variable of the caller's but env.
 func suiteProcess(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
@@ -113,8 +151,7 @@ func suiteProcess(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "ANVIL_TEST_ROLE="+role, "ANVIL_OUT_DIR="+filepath.Join(dir, "out"),
-		"ANVIL_REQUESTS=4", "ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000")
+	cmd.Env = append(cmd.Env, "ANVIL_TEST_ROLE="+role, "ANVIL_OUT_DIR="+filepath.Join(dir, "out"))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
