@@ -19,7 +19,7 @@ const DefaultRegressionGate = gate.DefaultBy
 // It fails with e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio
 // 1.081..1.112, p=2e-05, 32 vs 32 requests): worse than the 5.0% gate". It errors when
 // there is nothing to judge: no metric, a workload that is not comparable (naming the
-// differing fields, unless AllowMismatch), fewer than compare.MinRows requests either side,
+// differing fields, unless AllowMismatch), fewer than 5 requests either side,
 // and samples that cannot resolve a change of the gate's size (inconclusive: the message
 // gives the change they resolve and the requests each run would need), unless
 // OnInconclusive(gate.InconclusivePass).

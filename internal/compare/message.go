@@ -22,7 +22,7 @@ func (v Verdict) Message() string {
 	case NotComparable:
 		return fmt.Sprintf("%s: not comparable: %s", name, Explain(v.Differences))
 	case Insufficient:
-		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, MinRows)
+		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, minRows)
 	case Inconclusive:
 		return fmt.Sprintf("%s inconclusive: changed %s (%s): these samples resolve a change of %s at best, not the %s gate; about %d requests in each run would",
 			name, signedPercent(v.Ratio-1), v.figures(), percent(v.Detectable), gate, v.RequestsNeeded)

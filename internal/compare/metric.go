@@ -9,8 +9,8 @@ import (
 	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
-// Throughput is the one scalar metric Regression judges.
-const Throughput = "throughput_tok_s"
+// throughput is the one scalar metric Regression judges.
+const throughput = "throughput_tok_s"
 
 // latencyFamilies get worse as they grow; rateFamilies as they shrink.
 var (
@@ -21,7 +21,7 @@ var (
 // CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, or a mean
 // or percentile key of a latency or rate family. The error quotes the metric.
 func CheckMetric(metric string) error {
-	if metric == Failed {
+	if metric == failedMetric {
 		return nil
 	}
 	_, err := seriesOf(metric)
@@ -40,13 +40,13 @@ type series struct {
 // throughput_tok_s.
 func seriesOf(metric string) (series, error) {
 	s := series{name: budget.Describe(metric)}
-	if metric == Throughput {
+	if metric == throughput {
 		return s, nil
 	}
 	family, stat, ok := artifact.ParseMetricKey(metric)
 	switch {
 	case !ok:
-		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, Throughput)
+		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, throughput)
 	case slices.Contains(latencyFamilies, family):
 		s.higherIsWorse = true
 	case slices.Contains(rateFamilies, family):
@@ -86,7 +86,7 @@ func (s series) figure(a *artifact.Benchmark, values []float64, side string) (fl
 	switch {
 	case s.family == "":
 		if a.Metrics.ThroughputTokS == nil {
-			return 0, fmt.Errorf("%s is null in the %s artifact (withheld when a request failed or usage was missing)", Throughput, side)
+			return 0, fmt.Errorf("%s is null in the %s artifact (withheld when a request failed or usage was missing)", throughput, side)
 		}
 		return float64(*a.Metrics.ThroughputTokS), nil
 	case s.q == 0:

@@ -10,12 +10,12 @@ import (
 
 // The fixed parameters of the regression rule.
 const (
-	// Alpha is the one-sided significance level of the Mann–Whitney test.
-	Alpha = 0.01
-	// MinRows is the fewest request_timings values either side must have.
-	MinRows = 5
-	// DefaultResamples is the bootstrap size when Options.Resamples is 0.
-	DefaultResamples = 2000
+	// alpha is the one-sided significance level of the Mann–Whitney test.
+	alpha = 0.01
+	// minRows is the fewest request_timings values either side must have.
+	minRows = 5
+	// defaultResamples is the bootstrap size when Options.Resamples is 0.
+	defaultResamples = 2000
 )
 
 // Options adjust Regression.
@@ -23,7 +23,7 @@ type Options struct {
 	// AllowMismatch judges the metric even when Comparable reports differences (they are
 	// still listed in the verdict).
 	AllowMismatch bool
-	// Resamples is the bootstrap size; 0 means DefaultResamples.
+	// Resamples is the bootstrap size; 0 means defaultResamples.
 	Resamples int
 	// Seed seeds the bootstrap, so a verdict is reproducible.
 	Seed int64
@@ -62,7 +62,7 @@ type Verdict struct {
 	P float64
 	// BaselineSamples and CurrentSamples are the request_timings values compared.
 	BaselineSamples, CurrentSamples int
-	// Significant is P < Alpha with the interval excluding 1 on the worse side; Improved
+	// Significant is P < alpha with the interval excluding 1 on the worse side; Improved
 	// is the mirror image (significant the other way and better by more than By/2).
 	Significant, Improved bool
 	// Detectable is the smallest relative change these samples could have detected (see
@@ -89,7 +89,7 @@ type Verdict struct {
 //
 // The rule: by is the smallest relative change that must be caught. The verdict is Regressed
 // when the change is worse than by/2 (Worse > by/2) and it is significant: the one-sided
-// Mann–Whitney test of the rows gives p < Alpha (0.01) and the seeded bootstrap 95%
+// Mann–Whitney test of the rows gives p < alpha (0.01) and the seeded bootstrap 95%
 // confidence interval of the ratio (of the percentile, or of the mean for means and
 // throughput) excludes 1 on the worse side. Noise alone rarely passes both tests, a real
 // change of by is usually more than by/2 in the estimate, and a significant change smaller
@@ -97,15 +97,15 @@ type Verdict struct {
 //
 // A verdict that is not a regression is Pass (the metric held) only when the samples could
 // have seen a change of the gate's size: Detectable, the smallest relative change they
-// resolve, is at most by. Detectable is the change that the one-sided test at Alpha would
+// resolve, is at most by. Detectable is the change that the one-sided test at alpha would
 // call significant with 80% power, from the spread of the bootstrap ratios (their log's
-// standard error, taken from the width of the 95% interval): exp((z(1−Alpha) + z(0.8))·se) − 1,
+// standard error, taken from the width of the 95% interval): exp((z(1−alpha) + z(0.8))·se) − 1,
 // mirrored for rates. Otherwise the verdict is Inconclusive, and RequestsNeeded is how many
 // requests each run would need for Detectable to reach by, the spread per request
 // unchanged, with half as many again for the uncertainty of that spread.
 //
 // Not a pass: NotComparable when Comparable reports differences (unless AllowMismatch),
-// Insufficient when either side has fewer than MinRows values, Invalid for a bad metric, gate
+// Insufficient when either side has fewer than minRows values, Invalid for a bad metric, gate
 // or artifact (Err says which).
 func Regression(baseline, current *artifact.Benchmark, metric string, by float64, opts Options) Verdict {
 	v := Verdict{Metric: metric, By: by}
@@ -135,7 +135,7 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 		return fail(err)
 	}
 	v.BaselineSamples, v.CurrentSamples = len(base), len(cur)
-	if len(base) < MinRows || len(cur) < MinRows {
+	if len(base) < minRows || len(cur) < minRows {
 		v.Outcome = Insufficient
 		return v
 	}
@@ -150,7 +150,7 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 	}
 	resamples := opts.Resamples
 	if resamples <= 0 {
-		resamples = DefaultResamples
+		resamples = defaultResamples
 	}
 	v.Ratio = v.Current / v.Baseline
 	v.RatioLow, v.RatioHigh = s.interval(base, cur, resamples, opts.Seed)
@@ -165,12 +165,12 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 	v.P = worseSide
 	if s.higherIsWorse {
 		v.Worse = v.Ratio - 1
-		v.Significant = v.P < Alpha && v.RatioLow > 1
-		v.Improved = betterSide < Alpha && v.RatioHigh < 1 && -v.Worse > by/2
+		v.Significant = v.P < alpha && v.RatioLow > 1
+		v.Improved = betterSide < alpha && v.RatioHigh < 1 && -v.Worse > by/2
 	} else {
 		v.Worse = 1 - v.Ratio
-		v.Significant = v.P < Alpha && v.RatioHigh < 1
-		v.Improved = betterSide < Alpha && v.RatioLow > 1 && -v.Worse > by/2
+		v.Significant = v.P < alpha && v.RatioHigh < 1
+		v.Improved = betterSide < alpha && v.RatioLow > 1 && -v.Worse > by/2
 	}
 	se := logSE(v.RatioLow, v.RatioHigh)
 	v.Detectable = detectable(se, s.higherIsWorse)
@@ -187,7 +187,7 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 }
 
 // zPower is the standard normal quantile of the 80% power the detectable change is
-// defined at; zAlpha that of 1−Alpha, the one-sided test's level; z95 that of the 97.5%
+// defined at; zAlpha that of 1−alpha, the one-sided test's level; z95 that of the 97.5%
 // end of a two-sided 95% interval.
 const (
 	zPower = 0.8416212335729143
@@ -205,7 +205,7 @@ func logSE(lo, hi float64) float64 {
 }
 
 // detectable is the smallest relative change a comparison with log-ratio standard error se
-// detects at Alpha with 80% power: higher for latencies, lower for rates.
+// detects at alpha with 80% power: higher for latencies, lower for rates.
 func detectable(se float64, higherIsWorse bool) float64 {
 	if higherIsWorse {
 		return math.Expm1((zAlpha + zPower) * se)
@@ -228,7 +228,7 @@ func requestsNeeded(se float64, nBase, nCur int, by float64, higherIsWorse bool)
 		gate = -math.Log1p(-min(by, 0.999))
 	}
 	k := (zAlpha + zPower) / gate
-	return max(MinRows, int(math.Ceil(1.5*2*perRequest*k*k)))
+	return max(minRows, int(math.Ceil(1.5*2*perRequest*k*k)))
 }
 
 // rule states the rule applied to s at gate by.
@@ -239,7 +239,7 @@ func rule(s series, by float64) string {
 		worse, side = "lower", "upper bound below 1"
 	}
 	return fmt.Sprintf("%s regresses when it is more than %s (half the %s gate) %s than the baseline's and the change is significant: one-sided Mann-Whitney p < %g over the request_timings rows and a bootstrap 95%% CI of the ratio with its %s",
-		s.name, percent(by/2), percent(by), worse, Alpha, side)
+		s.name, percent(by/2), percent(by), worse, alpha, side)
 }
 
 // positive reports whether every value is finite and above 0, as a ratio needs.

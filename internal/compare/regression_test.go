@@ -87,7 +87,7 @@ func TestRatesAreWorseWhenLower(t *testing.T) {
 	if v.Outcome != Pass || !v.Improved || !strings.Contains(v.Message(), " improved 1") || !strings.HasSuffix(v.Message(), "better by more than half the 5.0% gate") {
 		t.Errorf("an 11%% decode gain: %s %s", v.Outcome, v.Message())
 	}
-	v = Regression(base, slower, Throughput, 0.05, Options{})
+	v = Regression(base, slower, throughput, 0.05, Options{})
 	if v.Outcome != Regressed || !strings.HasPrefix(v.Message(), "throughput_tok_s regressed ") {
 		t.Errorf("throughput: %s %s", v.Outcome, v.Message())
 	}
@@ -116,7 +116,7 @@ func TestNothingToJudgeIsNotAPass(t *testing.T) {
 		{base, "tpot_stddev_ms", 0.05, Invalid, `metric "tpot_stddev_ms": the stddev of a run has no per-request test; want its mean or a percentile`},
 		{base, "tpot_p50", 0.05, Invalid, `metric "tpot_p50": want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or throughput_tok_s`},
 		{base, "tpot_p50_ms", 0, Invalid, "gate 0: want a relative change above 0, e.g. 0.05 for 5%"},
-		{withheld, Throughput, 0.05, Invalid, "throughput_tok_s is null in the current artifact (withheld when a request failed or usage was missing)"},
+		{withheld, throughput, 0.05, Invalid, "throughput_tok_s is null in the current artifact (withheld when a request failed or usage was missing)"},
 		{nil, "tpot_p50_ms", 0.05, Invalid, "tpot_p50_ms: a baseline and a current artifact are both needed"},
 	}
 	for _, c := range cases {

@@ -30,7 +30,7 @@ func (r Row) figure(v *float64) string {
 	switch {
 	case v == nil:
 		return "n/a"
-	case r.Metric == Failed:
+	case r.Metric == failedMetric:
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	return budget.Format(*v, budget.Unit(r.Metric))
@@ -41,7 +41,7 @@ func (r Row) delta() string {
 	switch {
 	case d == nil:
 		return ""
-	case r.Metric == Failed:
+	case r.Metric == failedMetric:
 		return fmt.Sprintf("%+d", int(*d))
 	}
 	return signedPercent(*d)

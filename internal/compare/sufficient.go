@@ -7,7 +7,7 @@ import (
 )
 
 // Sufficient reports, before any request is sent, whether a baseline can support a
-// regression test of metric: it needs MinRows requests with a figure. A baseline with
+// regression test of metric: it needs minRows requests with a figure. A baseline with
 // enough requests whose spread is too wide for the gate makes the comparison inconclusive
 // instead, and the verdict then says how many requests would resolve it.
 func Sufficient(baseline *artifact.Benchmark, metric string) error {
@@ -22,8 +22,8 @@ func Sufficient(baseline *artifact.Benchmark, metric string) error {
 	if err != nil {
 		return err
 	}
-	if len(rows) < MinRows {
-		return fmt.Errorf("%s: the baseline has %d requests with a figure; a comparison needs at least %d", s.name, len(rows), MinRows)
+	if len(rows) < minRows {
+		return fmt.Errorf("%s: the baseline has %d requests with a figure; a comparison needs at least %d", s.name, len(rows), minRows)
 	}
 	return nil
 }

@@ -6,14 +6,14 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// Failed is the pseudo-metric of the table that compares failed requests (the top-level
+// failedMetric is the pseudo-metric of the table that compares failed requests (the top-level
 // "failed" count), not a key of the metrics block.
-const Failed = "failed"
+const failedMetric = "failed"
 
 // DefaultMetrics are the rows of the comparison table when none are named: TTFT p50 and
 // p95, TPOT p50 and p95, e2e p50, decode p50, throughput and failed requests.
 func DefaultMetrics() []string {
-	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", Throughput, Failed}
+	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", throughput, failedMetric}
 }
 
 // Row is one metric of the comparison table.
@@ -36,7 +36,7 @@ func (r Row) Delta() *float64 {
 		return nil
 	}
 	d := *r.Current - *r.Baseline
-	if r.Metric != Failed {
+	if r.Metric != failedMetric {
 		if *r.Baseline == 0 {
 			return nil
 		}
@@ -89,7 +89,7 @@ func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64
 	diffs := Comparable(baseline, current)
 	r := Report{By: by, Comparable: len(diffs) == 0, Differences: diffs}
 	for _, m := range metrics {
-		if m == Failed {
+		if m == failedMetric {
 			r.Rows = append(r.Rows, failedRow(baseline, current, diffs, opts))
 			continue
 		}
@@ -107,7 +107,7 @@ func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64
 
 // failedRow compares the failed requests of the two runs.
 func failedRow(baseline, current *artifact.Benchmark, diffs []Difference, opts Options) Row {
-	row := Row{Metric: Failed}
+	row := Row{Metric: failedMetric}
 	if baseline == nil || current == nil {
 		row.Outcome, row.Message = Invalid, "failed: a baseline and a current artifact are both needed"
 		return row

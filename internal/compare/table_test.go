@@ -20,7 +20,7 @@ func TestCompareTable(t *testing.T) {
 	}
 	want := map[string]string{
 		"ttft_p50_ms": "ok", "ttft_p95_ms": "inconclusive", "tpot_p50_ms": "regression", "tpot_p95_ms": "regression",
-		"e2e_p50_ms": "regression", "decode_tok_s_p50": "regression", Throughput: "regression", Failed: "regression",
+		"e2e_p50_ms": "regression", "decode_tok_s_p50": "regression", throughput: "regression", failedMetric: "regression",
 	}
 	for m, l := range want {
 		if labels[m] != l {
@@ -76,7 +76,7 @@ func TestCompareNotComparable(t *testing.T) {
 	t.Parallel()
 	base, cur := synthetic(80, 5, 0.05, 1), synthetic(80, 5, 0.05, 2)
 	cur.MaxTokens = 128
-	r := Compare(base, cur, []string{"tpot_p50_ms", Failed}, 0.05, Options{})
+	r := Compare(base, cur, []string{"tpot_p50_ms", failedMetric}, 0.05, Options{})
 	if r.Comparable || r.Outcome() != NotComparable {
 		t.Fatalf("outcome %s", r.Outcome())
 	}
@@ -86,7 +86,7 @@ func TestCompareNotComparable(t *testing.T) {
 	if md := r.Markdown(); !strings.Contains(md, "workload differences:\n\n- max_tokens 64 vs 128\n") {
 		t.Errorf("markdown:\n%s", md)
 	}
-	r = Compare(base, cur, []string{"tpot_p50_ms", Failed}, 0.05, Options{AllowMismatch: true})
+	r = Compare(base, cur, []string{"tpot_p50_ms", failedMetric}, 0.05, Options{AllowMismatch: true})
 	if r.Outcome() != Pass || r.Comparable {
 		t.Errorf("allowed mismatch: %s %v", r.Outcome(), r.Rows)
 	}

@@ -176,7 +176,7 @@ func Load(environ map[string]string) (Config, error) {
 	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: Prefix, Environment: environ})
 	unparsable := map[string]bool{}
 	if err != nil {
-		var more Problems
+		var more problemList
 		more, unparsable = describeParseError(err, environ)
 		problems = append(problems, more...)
 		// Validate the rest too, with the unparsable variables at their defaults, so that
@@ -192,7 +192,7 @@ func Load(environ map[string]string) (Config, error) {
 	cfg.Scenario, cfg.Gate = capacity.Defaults(), gate.DefaultSpec()
 	problems = append(problems, decodeVariables(&cfg.Scenario, environ)...)
 	problems = append(problems, decodeVariables(&cfg.Gate, environ)...)
-	var more Problems
+	var more problemList
 	if err := cfg.complete(environ); errors.As(err, &more) {
 		problems = append(problems, more...)
 	} else if err != nil {
@@ -222,8 +222,8 @@ func (c Config) resolveRun() Run {
 // decodeVariables sets each keyed field of the struct ptr points to from its variable in
 // environ, when set to a value: the text a scenarios file would hold, read the same way
 // (fields.Field.SetText).
-func decodeVariables(ptr any, environ map[string]string) Problems {
-	var p Problems
+func decodeVariables(ptr any, environ map[string]string) problemList {
+	var p problemList
 	for _, f := range fields.Of(reflect.TypeOf(ptr).Elem()) {
 		name := Prefix + f.Variable
 		text := environ[name]
@@ -249,12 +249,12 @@ func decodeProblem(f fields.Field, err error) string {
 	return msg
 }
 
-// Problems is the error of a configuration that failed to load: one line per problem.
-type Problems []string
+// problemList is the error of a configuration that failed to load: one line per problem.
+type problemList []string
 
 // Error says the first problem on its first line, so that a one-line verdict names it,
 // then lists every problem.
-func (p Problems) Error() string {
+func (p problemList) Error() string {
 	if len(p) == 0 {
 		return "invalid anvilbench configuration"
 	}
@@ -277,13 +277,13 @@ func OtherVariables() []string {
 
 // unknownVariables names every ANVIL_* variable of environ that is neither a configuration
 // variable nor one of OtherVariables, with the known one it was probably meant to be.
-func unknownVariables(environ map[string]string) Problems {
+func unknownVariables(environ map[string]string) problemList {
 	var known []string
 	for _, v := range Variables() {
 		known = append(known, v[0])
 	}
 	known = append(known, OtherVariables()...)
-	var p Problems
+	var p problemList
 	for _, name := range sortedKeys(environ) {
 		if !strings.HasPrefix(name, Prefix) || slices.Contains(known, name) {
 			continue
@@ -350,17 +350,17 @@ func Uses(configured, scenarios bool) []string {
 
 // describeParseError rewrites env's errors, which name Go fields and echo raw values, into
 // one line per ANVIL_* variable, and returns the variables that could not be parsed.
-func describeParseError(err error, environ map[string]string) (Problems, map[string]bool) {
+func describeParseError(err error, environ map[string]string) (problemList, map[string]bool) {
 	unparsable := map[string]bool{}
 	var agg env.AggregateError
 	if !errors.As(err, &agg) {
-		return Problems{fmt.Sprintf("load configuration: %v", err)}, unparsable
+		return problemList{fmt.Sprintf("load configuration: %v", err)}, unparsable
 	}
 	keys := map[string]string{}
 	for f := range envFields(reflect.TypeFor[Config]()) {
 		keys[f.Name] = Prefix + strings.Split(f.Tag.Get("env"), ",")[0]
 	}
-	var problems Problems
+	var problems problemList
 	for _, e := range agg.Errors {
 		var pe env.ParseError
 		if errors.As(e, &pe) {
@@ -453,7 +453,7 @@ func (c Config) UsesEmbeddedEngine() bool { return c.BaseURL == "" }
 // validated, whatever happens to the files later) and validates the whole.
 func (c *Config) complete(environ map[string]string) error {
 	c.resolveInputs()
-	var p Problems
+	var p problemList
 	var err error
 	p = append(p, c.parseSharding(environ)...)
 	if err := c.APIKey.Validate(); err != nil {
@@ -476,7 +476,7 @@ func (c *Config) complete(environ map[string]string) error {
 			p = append(p, fmt.Sprintf("%sBASELINE_DIR=%q: not a directory (the output directory of an earlier run)", Prefix, c.BaselineDir))
 		}
 	}
-	var more Problems
+	var more problemList
 	if errors.As(c.Validate(), &more) {
 		p = append(p, more...)
 	}
@@ -486,8 +486,8 @@ func (c *Config) complete(environ map[string]string) error {
 	// A scenarios file is read only over a valid environment: its unset keys take the
 	// environment's values.
 	if c.ScenariosFile != "" && len(p) == 0 {
-		c.scenarios, err = ReadScenarios(c.ScenariosFile, *c)
-		var inFile Problems
+		c.scenarios, err = readScenarios(c.ScenariosFile, *c)
+		var inFile problemList
 		switch {
 		case errors.As(err, &inFile):
 			for _, problem := range inFile {
@@ -537,17 +537,17 @@ func (c Config) ResolveOutDir() (string, error) {
 // ShardDir is the directory below ANVIL_OUT_DIR a shard writes into.
 func ShardDir(s capacity.Shard) string { return fmt.Sprintf("shard-%d-of-%d", s.Index, s.Count) }
 
-// JobCompletionIndex is the variable a Kubernetes Indexed Job sets to each pod's index.
-const JobCompletionIndex = "JOB_COMPLETION_INDEX"
+// jobCompletionIndex is the variable a Kubernetes Indexed Job sets to each pod's index.
+const jobCompletionIndex = "JOB_COMPLETION_INDEX"
 
 // parseSharding reads ANVIL_SHARD or ANVIL_SHARDS with JOB_COMPLETION_INDEX, and
 // ANVIL_START_AT. The shard's own constraints (more requests and streams than shards, a
 // clock domain) are the scenario's to check.
-func (c *Config) parseSharding(environ map[string]string) Problems {
-	var p Problems
+func (c *Config) parseSharding(environ map[string]string) problemList {
+	var p problemList
 	switch {
 	case c.Shard != "" && c.Shards != 0:
-		p = append(p, fmt.Sprintf("%sSHARD and %sSHARDS: set one (i/N, or N with %s)", Prefix, Prefix, JobCompletionIndex))
+		p = append(p, fmt.Sprintf("%sSHARD and %sSHARDS: set one (i/N, or N with %s)", Prefix, Prefix, jobCompletionIndex))
 	case c.Shard != "":
 		var i, n int
 		if _, err := fmt.Sscanf(c.Shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != c.Shard || n < 1 || i < 0 || i >= n {
@@ -558,13 +558,13 @@ func (c *Config) parseSharding(environ map[string]string) Problems {
 	case c.Shards < 0:
 		p = append(p, fmt.Sprintf("%sSHARDS=%d: want the number of shards", Prefix, c.Shards))
 	case c.Shards > 0:
-		raw, ok := environ[JobCompletionIndex]
+		raw, ok := environ[jobCompletionIndex]
 		i, err := strconv.Atoi(raw)
 		switch {
 		case !ok:
-			p = append(p, fmt.Sprintf("%sSHARDS=%d needs %s (an Indexed Job sets it), or use %sSHARD=i/%d", Prefix, c.Shards, JobCompletionIndex, Prefix, c.Shards))
+			p = append(p, fmt.Sprintf("%sSHARDS=%d needs %s (an Indexed Job sets it), or use %sSHARD=i/%d", Prefix, c.Shards, jobCompletionIndex, Prefix, c.Shards))
 		case err != nil || i < 0 || i >= c.Shards:
-			p = append(p, fmt.Sprintf("%s=%q: want 0..%d for %sSHARDS=%d", JobCompletionIndex, raw, c.Shards-1, Prefix, c.Shards))
+			p = append(p, fmt.Sprintf("%s=%q: want 0..%d for %sSHARDS=%d", jobCompletionIndex, raw, c.Shards-1, Prefix, c.Shards))
 		default:
 			c.shard = capacity.Shard{Index: i, Count: c.Shards}
 		}

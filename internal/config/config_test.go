@@ -33,7 +33,7 @@ func TestEveryProblemIsReportedAtOnceNamingItsVariable(t *testing.T) {
 		"ANVIL_CONTROLLED_OUTPUT_POLICY": "loose",
 		"ANVIL_MAX_TOKENS":               "70000",
 	})
-	var p Problems
+	var p problemList
 	if !errors.As(err, &p) {
 		t.Fatalf("err = %v, want Problems", err)
 	}
@@ -216,7 +216,7 @@ func TestBudgetsFileAddsToBudgets(t *testing.T) {
 
 	write(`{"budgets": ["tpot_p50_ms<=fast"]}`)
 	_, err = Load(map[string]string{"ANVIL_BUDGETS_FILE": path, "ANVIL_CONCURRENCY": "0"})
-	var p Problems
+	var p problemList
 	if !errors.As(err, &p) || len(p) != 2 {
 		t.Fatalf("err = %v, want two problems", err)
 	}
@@ -238,7 +238,7 @@ func TestSharding(t *testing.T) {
 	if g := cfg.Configured(); g.Scenario.Shard != shard || !g.Scenario.StartAt.Equal(at) {
 		t.Errorf("the configured scenario is not the shard's: %+v", g.Scenario.Shard)
 	}
-	cfg, err = Load(map[string]string{"ANVIL_SHARDS": "3", JobCompletionIndex: "2", "ANVIL_CLOCK_DOMAIN_ID": "rack-7"})
+	cfg, err = Load(map[string]string{"ANVIL_SHARDS": "3", jobCompletionIndex: "2", "ANVIL_CLOCK_DOMAIN_ID": "rack-7"})
 	if shard, _ := cfg.Sharding(); err != nil || shard.Index != 2 || shard.Count != 3 {
 		t.Errorf("an Indexed Job's pod: %+v %v", shard, err)
 	}

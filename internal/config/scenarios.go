@@ -35,7 +35,7 @@ const (
 // without rewriting it.
 var scenarioNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
-// ReadScenarios reads a scenarios file, several gated scenarios kept in an engine's
+// readScenarios reads a scenarios file, several gated scenarios kept in an engine's
 // repository:
 //
 //	{"scenarios": [
@@ -53,7 +53,7 @@ var scenarioNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 // move together. The whole file is checked before it is
 // used: the error is Problems, one line per problem with its position
 // ("scenarios[2].budgets[0]: ..."), unknown keys included.
-func ReadScenarios(path string, env Config) ([]GatedScenario, error) {
+func readScenarios(path string, env Config) ([]GatedScenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read scenarios: %w", err)
@@ -87,7 +87,7 @@ func ParseScenarios(data []byte, dir string, env Config) ([]GatedScenario, error
 	if file.Scenarios == nil || len(*file.Scenarios) == 0 {
 		return nil, fmt.Errorf(`no scenarios (%s)`, want)
 	}
-	var p Problems
+	var p problemList
 	var out []GatedScenario
 	names := map[string]int{}
 	for i, raw := range *file.Scenarios {
@@ -111,8 +111,8 @@ func ParseScenarios(data []byte, dir string, env Config) ([]GatedScenario, error
 // parseScenario decodes one entry key by key, so that every bad key is reported, each
 // through the field it names (fields.Field.Set, the path a variable takes too), then
 // validates the whole scenario as the configured one is validated.
-func parseScenario(raw json.RawMessage, dir string, env Config, at string) (GatedScenario, Problems) {
-	var p Problems
+func parseScenario(raw json.RawMessage, dir string, env Config, at string) (GatedScenario, problemList) {
+	var p problemList
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
 	var entry map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &entry); err != nil || entry == nil {

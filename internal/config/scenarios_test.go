@@ -88,7 +88,7 @@ func TestAMalformedScenariosFileListsEveryProblem(t *testing.T) {
 	  {"requests": 4, "controlled_output_policy": "loose", "response_words": 0, "baseline": "no/such.json"}
 	]}`)
 	_, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path})
-	var p Problems
+	var p problemList
 	if !errors.As(err, &p) {
 		t.Fatalf("err = %v, want Problems", err)
 	}

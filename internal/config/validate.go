@@ -15,7 +15,7 @@ import (
 // ANVIL_* variables. The input files are Load's: it reads and checks ANVIL_BUDGETS_FILE
 // and ANVIL_BASELINE once, before Validate.
 func (c Config) Validate() error {
-	var p Problems
+	var p problemList
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
 
 	p = append(p, render(c.configured().Validate(), variable)...)
@@ -52,14 +52,14 @@ func (c Config) Validate() error {
 }
 
 // render writes the problems of a Validate error one per line, naming each field with name.
-func render(err error, name func(field string) string) Problems {
+func render(err error, name func(field string) string) problemList {
 	return renderNoted(err, name, nil)
 }
 
 // renderNoted is render with note's words, if any, after each field's problem.
-func renderNoted(err error, name func(field string) string, note func(*fields.FieldError) string) Problems {
+func renderNoted(err error, name func(field string) string, note func(*fields.FieldError) string) problemList {
 	invalid, rest := fields.Errors(err)
-	var p Problems
+	var p problemList
 	for _, f := range invalid {
 		line := f.Render(name)
 		if note != nil {

@@ -68,13 +68,13 @@ func Errors(err error) (fields []*FieldError, rest []error) {
 // takes the place of.
 func Problems(ptr any, skip func(name string) bool) []error {
 	var errs []error
-	for _, v := range OutOfRange(ptr) {
+	for _, v := range outOfRange(ptr) {
 		if skip != nil && skip(v.Field.Name) {
 			continue
 		}
 		errs = append(errs, &FieldError{Field: v.Field.Name, Value: v.Value, Problem: "out of range (want " + v.Field.Range.String() + ")"})
 	}
-	for _, v := range Unknown(ptr) {
+	for _, v := range unknownChoices(ptr) {
 		errs = append(errs, &FieldError{Field: v.Field.Name, Value: v.Value, Problem: "unknown value (want " + JoinChoices(v.Choices) + ")"})
 	}
 	return errs

@@ -304,17 +304,17 @@ func FillZeros(ptr any) error {
 	return nil
 }
 
-// Violation is a field outside its range.
-type Violation struct {
+// violation is a field outside its range.
+type violation struct {
 	Field Field
 	Value any
 }
 
-// OutOfRange lists the fields of the struct ptr points to whose numbers lie outside their
+// outOfRange lists the fields of the struct ptr points to whose numbers lie outside their
 // ranges (a nil pointer lies nowhere).
-func OutOfRange(ptr any) []Violation {
+func outOfRange(ptr any) []violation {
 	v := reflect.ValueOf(ptr)
-	var out []Violation
+	var out []violation
 	for _, f := range Of(v.Type().Elem()) {
 		if f.Range == nil {
 			continue
@@ -336,7 +336,7 @@ func OutOfRange(ptr any) []Violation {
 			continue
 		}
 		if !f.Range.Contains(n) {
-			out = append(out, Violation{Field: f, Value: x.Interface()})
+			out = append(out, violation{Field: f, Value: x.Interface()})
 		}
 	}
 	return out
@@ -346,18 +346,18 @@ func OutOfRange(ptr any) []Violation {
 // default.
 type Choice interface{ Choices() []string }
 
-// UnknownChoice is a field whose value is not one of its type's choices.
-type UnknownChoice struct {
+// unknownChoice is a field whose value is not one of its type's choices.
+type unknownChoice struct {
 	Field   Field
 	Value   string
 	Choices []string
 }
 
-// Unknown lists the fields of the struct ptr points to whose type is a Choice and whose
+// unknownChoices lists the fields of the struct ptr points to whose type is a Choice and whose
 // non-empty value is not one of its choices.
-func Unknown(ptr any) []UnknownChoice {
+func unknownChoices(ptr any) []unknownChoice {
 	v := reflect.ValueOf(ptr)
-	var out []UnknownChoice
+	var out []unknownChoice
 	for _, f := range Of(v.Type().Elem()) {
 		x := f.Value(v)
 		c, ok := x.Interface().(Choice)
@@ -365,7 +365,7 @@ func Unknown(ptr any) []UnknownChoice {
 			continue
 		}
 		if !slices.Contains(c.Choices(), x.String()) {
-			out = append(out, UnknownChoice{Field: f, Value: x.String(), Choices: c.Choices()})
+			out = append(out, unknownChoice{Field: f, Value: x.String(), Choices: c.Choices()})
 		}
 	}
 	return out

@@ -116,7 +116,7 @@ func TestOutOfRangeAndUnknown(t *testing.T) {
 	zero, one := 0.0, 1.0
 	s := sample{Count: 11, Share: &zero, Color: "green", Nested: inner{Ratio: 1}}
 	var names []string
-	for _, v := range OutOfRange(&s) {
+	for _, v := range outOfRange(&s) {
 		names = append(names, v.Field.Name)
 	}
 	// A field of a named struct field is named through it.
@@ -124,10 +124,10 @@ func TestOutOfRangeAndUnknown(t *testing.T) {
 		t.Errorf("out of range %v", names)
 	}
 	s.Share = &one
-	if v := OutOfRange(&s); len(v) != 2 {
+	if v := outOfRange(&s); len(v) != 2 {
 		t.Errorf("1 lies in (0,1]: %v", v)
 	}
-	u := Unknown(&s)
+	u := unknownChoices(&s)
 	if len(u) != 1 || u[0].Value != "green" || strings.Join(u[0].Choices, ",") != "red,blue" {
 		t.Errorf("unknown %+v", u)
 	}

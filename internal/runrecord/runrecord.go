@@ -52,7 +52,7 @@ func ID(named string, shards int, startAt string) string {
 		}
 		return "run-shards-" + hash(id)
 	}
-	inv, started := Invocation()
+	inv, started := invocation()
 	id := "run-"
 	if !started.IsZero() {
 		id += started.UTC().Format("20060102T150405Z") + "-"
@@ -66,10 +66,10 @@ func hash(s string) string {
 	return fmt.Sprintf("%06x", h.Sum32()&0xffffff)
 }
 
-// Invocation identifies the process that launched this one (the ginkgo CLI, or go test):
+// invocation identifies the process that launched this one (the ginkgo CLI, or go test):
 // its pid and, on Linux, its start time, so that a reused pid is not mistaken for the same
 // run; started is that start time, zero where unknown.
-func Invocation() (id string, started time.Time) {
+func invocation() (id string, started time.Time) {
 	ppid := os.Getppid()
 	id = fmt.Sprintf("ppid-%d", ppid)
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid))
@@ -129,9 +129,9 @@ func Update(outDir, id string, f func(s *gate.Summary)) (gate.Summary, error) {
 	defer unlock()
 	path := filepath.Join(outDir, SummaryFile)
 	s, err := ReadSummary(path)
-	if m, ok, _ := ReadManifest(outDir); err != nil || !ok || m.RunID != id || s.RunID != id {
-		inv, _ := Invocation()
-		m := Manifest{Schema: ManifestSchema, RunID: id, StartedAt: now(), Invocation: inv}
+	if m, ok, _ := readManifest(outDir); err != nil || !ok || m.RunID != id || s.RunID != id {
+		inv, _ := invocation()
+		m := manifest{Schema: manifestSchema, RunID: id, StartedAt: now(), Invocation: inv}
 		if err := artifact.WriteJSON(filepath.Join(outDir, ManifestFile), m); err != nil {
 			return gate.Summary{}, fmt.Errorf("run manifest: %w", err)
 		}
@@ -145,7 +145,7 @@ func Update(outDir, id string, f func(s *gate.Summary)) (gate.Summary, error) {
 // Current is the id of the run outDir holds: its run.json, else its gate.json (a
 // directory `anvilbench judge` wrote); "" when it has neither.
 func Current(outDir string) (string, error) {
-	m, ok, err := ReadManifest(outDir)
+	m, ok, err := readManifest(outDir)
 	if err != nil || ok {
 		return m.RunID, err
 	}
@@ -164,8 +164,8 @@ const (
 	ManifestFile = "run.json"
 )
 
-// ManifestSchema is run.json's schema.
-const ManifestSchema = "anvilbench.run/v1"
+// manifestSchema is run.json's schema.
+const manifestSchema = "anvilbench.run/v1"
 
 // ReadSummary reads a run's verdict and judges it again, so that a suite that never
 // reported counts as a failed run whatever the file said.
@@ -201,27 +201,27 @@ func WriteSummary(path string, s gate.Summary) error {
 	return nil
 }
 
-// Manifest is run.json: which run an output directory holds. It is written when the run
+// manifest is run.json: which run an output directory holds. It is written when the run
 // starts and names the run every artifact, junit.xml and gate.json of the run carries.
-type Manifest struct {
+type manifest struct {
 	Schema    string `json:"schema"`
 	RunID     string `json:"run_id"`
 	StartedAt string `json:"started_at"`
-	// Invocation identifies the process that launched the suites (the ginkgo CLI).
+	// invocation identifies the process that launched the suites (the ginkgo CLI).
 	Invocation string `json:"invocation"`
 }
 
-// ReadManifest reads an output directory's run.json; ok is false when it has none.
-func ReadManifest(outDir string) (m Manifest, ok bool, err error) {
+// readManifest reads an output directory's run.json; ok is false when it has none.
+func readManifest(outDir string) (m manifest, ok bool, err error) {
 	data, err := os.ReadFile(filepath.Join(outDir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return Manifest{}, false, nil
+		return manifest{}, false, nil
 	}
 	if err != nil {
-		return Manifest{}, false, fmt.Errorf("run manifest: %w", err)
+		return manifest{}, false, fmt.Errorf("run manifest: %w", err)
 	}
-	if err := json.Unmarshal(data, &m); err != nil || m.Schema != ManifestSchema || m.RunID == "" {
-		return Manifest{}, false, fmt.Errorf("run manifest %s: not an %s manifest", filepath.Join(outDir, ManifestFile), ManifestSchema)
+	if err := json.Unmarshal(data, &m); err != nil || m.Schema != manifestSchema || m.RunID == "" {
+		return manifest{}, false, fmt.Errorf("run manifest %s: not an %s manifest", filepath.Join(outDir, ManifestFile), manifestSchema)
 	}
 	return m, true, nil
 }

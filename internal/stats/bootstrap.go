@@ -7,10 +7,10 @@ import (
 	"slices"
 )
 
-// BootstrapMedianRatio estimates median(b)/median(a) with a seeded percentile-bootstrap 95%
+// bootstrapMedianRatio estimates median(b)/median(a) with a seeded percentile-bootstrap 95%
 // confidence interval. The median is the nearest-rank one, the ⌈n/2⌉-th smallest value (the
 // artifact's p50); see BootstrapQuantileRatio for the procedure.
-func BootstrapMedianRatio(a, b []float64, resamples int, seed int64) (lo, hi, point float64) {
+func bootstrapMedianRatio(a, b []float64, resamples int, seed int64) (lo, hi, point float64) {
 	return BootstrapQuantileRatio(a, b, 50, resamples, seed)
 }
 

@@ -53,7 +53,7 @@ func decompose(v float64) (mant int64, exp int) {
 }
 
 // sumsOf computes the exact sums of finite values. When withSquares is false only sum is
-// filled in (FSum and the means do not need the squares).
+// filled in (fsum and the means do not need the squares).
 func sumsOf(values []float64, withSquares bool) *exactSums {
 	s := &exactSums{n: len(values)}
 	first := true

@@ -2,7 +2,7 @@ package stats
 
 import "math"
 
-// PercentileCI returns a distribution-free confidence interval, at confidence level (e.g.
+// percentileCI returns a distribution-free confidence interval, at confidence level (e.g.
 // 0.95), for the population quantile that the nearest-rank q-th percentile of sorted
 // (ascending) estimates. The interval is [X(lo), X(hi)] for the 1-based order-statistic
 // ranks that PercentileCIRanks(len(sorted), q, level) returns.
@@ -11,7 +11,7 @@ import "math"
 // no upper end at 95%: even the largest sample stays below the population p99 with a
 // probability over 2.5%), for an empty sample, and for q outside (0, 100] or level outside
 // (0, 1). The order of sorted is not checked.
-func PercentileCI(sorted []float64, q, level float64) (lo, hi float64, ok bool) {
+func percentileCI(sorted []float64, q, level float64) (lo, hi float64, ok bool) {
 	l, h := PercentileCIRanks(len(sorted), q, level)
 	if l == 0 || h == 0 {
 		return 0, 0, false

@@ -41,10 +41,10 @@ func TestPercentileCIRanksByHand(t *testing.T) {
 func TestPercentileCI(t *testing.T) {
 	t.Parallel()
 	sorted := []float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
-	if lo, hi, ok := PercentileCI(sorted, 50, 0.95); !ok || lo != 11 || hi != 18 {
+	if lo, hi, ok := percentileCI(sorted, 50, 0.95); !ok || lo != 11 || hi != 18 {
 		t.Errorf("median CI of 10..19 = %v..%v ok %v, want 11..18", lo, hi, ok)
 	}
-	if _, _, ok := PercentileCI(sorted[:6], 99, 0.95); ok {
+	if _, _, ok := percentileCI(sorted[:6], 99, 0.95); ok {
 		t.Error("p99 of 6 samples must have no 95% interval")
 	}
 	for _, bad := range []struct {
@@ -55,7 +55,7 @@ func TestPercentileCI(t *testing.T) {
 			t.Errorf("PercentileCIRanks(%d, %v, %v) = (%d, %d), want (0, 0)", bad.n, bad.q, bad.level, lo, hi)
 		}
 	}
-	if _, _, ok := PercentileCI(nil, 50, 0.95); ok {
+	if _, _, ok := percentileCI(nil, 50, 0.95); ok {
 		t.Error("an empty sample has no interval")
 	}
 }
@@ -73,7 +73,7 @@ func TestPercentileCICoverage(t *testing.T) {
 			sample[i] = rng.Float64() // uniform: the true p90 is 0.9
 		}
 		slices.Sort(sample)
-		if lo, hi, ok := PercentileCI(sample, q, 0.95); ok && lo <= 0.9 && 0.9 <= hi {
+		if lo, hi, ok := percentileCI(sample, q, 0.95); ok && lo <= 0.9 && 0.9 <= hi {
 			covered++
 		}
 	}

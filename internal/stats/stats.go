@@ -11,7 +11,7 @@ import (
 type Summary struct {
 	// N is the number of values.
 	N int
-	// Mean is FSum(values)/N (Python statistics.fmean).
+	// Mean is fsum(values)/N (Python statistics.fmean).
 	Mean float64
 	// StdDev is the sample standard deviation (n−1 denominator), exact and rounded once;
 	// 0 when N == 1.
@@ -26,9 +26,9 @@ type Summary struct {
 	Max float64
 }
 
-// Z95 is the two-sided 95% quantile of the standard normal distribution used for the
+// z95 is the two-sided 95% quantile of the standard normal distribution used for the
 // confidence interval of the mean.
-const Z95 = 1.96
+const z95 = 1.96
 
 // Summarize computes the Summary of values. It returns false when values is empty. The
 // input is not modified.
@@ -56,7 +56,7 @@ func Summarize(values []float64) (Summary, bool) {
 		} else {
 			// The explicit conversions forbid fused multiply-add, keeping the
 			// left-to-right float64 evaluation the reference was produced with.
-			half := float64(Z95*s.StdDev) / math.Sqrt(float64(n))
+			half := float64(z95*s.StdDev) / math.Sqrt(float64(n))
 			s.MeanCI95Low = float64(s.Mean - half)
 			s.MeanCI95High = float64(s.Mean + half)
 		}
@@ -94,11 +94,11 @@ func Percentile(sorted []float64, q float64) (float64, error) {
 	return sorted[nearestRank(n, q)-1], nil
 }
 
-// FSum returns the correctly rounded sum of values (Python math.fsum): the exact sum,
+// fsum returns the correctly rounded sum of values (Python math.fsum): the exact sum,
 // rounded once to the nearest float64. Where fsum raises it does not: an exact sum beyond
 // the float64 range gives ±Inf, an intermediate overflow is harmless (the sum is exact), and
 // +Inf with −Inf gives NaN. A NaN value gives NaN. The sum of no values is 0.
-func FSum(values []float64) float64 {
+func fsum(values []float64) float64 {
 	if r, ok := nonFinite(values); ok {
 		return r
 	}
@@ -106,12 +106,12 @@ func FSum(values []float64) float64 {
 	return roundScaled(&s.sum, s.exp)
 }
 
-// FMean returns FSum(values) / len(values) (Python statistics.fmean), or NaN for no values.
+// FMean returns fsum(values) / len(values) (Python statistics.fmean), or NaN for no values.
 func FMean(values []float64) float64 {
 	if len(values) == 0 {
 		return math.NaN()
 	}
-	return FSum(values) / float64(len(values))
+	return fsum(values) / float64(len(values))
 }
 
 // ExactMean returns the exact rational mean of values rounded once to the nearest float64

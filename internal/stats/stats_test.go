@@ -124,22 +124,22 @@ func TestRankIndexMatchesCeil(t *testing.T) {
 
 func TestSums(t *testing.T) {
 	tenth := slices.Repeat([]float64{0.1}, 10)
-	if got := FSum(tenth); got != 1 {
+	if got := fsum(tenth); got != 1 {
 		t.Errorf("FSum(0.1 × 10) = %v, want 1", got)
 	}
-	if got := FSum([]float64{1e308, 1e308, -1e308}); got != 1e308 {
+	if got := fsum([]float64{1e308, 1e308, -1e308}); got != 1e308 {
 		t.Errorf("FSum intermediate overflow = %v, want 1e308", got)
 	}
-	if got := FSum([]float64{1e308, 1e308}); !math.IsInf(got, 1) {
+	if got := fsum([]float64{1e308, 1e308}); !math.IsInf(got, 1) {
 		t.Errorf("FSum overflow = %v, want +Inf", got)
 	}
-	if got := FSum([]float64{math.Inf(1), math.Inf(-1)}); !math.IsNaN(got) {
+	if got := fsum([]float64{math.Inf(1), math.Inf(-1)}); !math.IsNaN(got) {
 		t.Errorf("FSum(+Inf, -Inf) = %v, want NaN", got)
 	}
-	if got := FSum(nil); got != 0 {
+	if got := fsum(nil); got != 0 {
 		t.Errorf("FSum(nil) = %v, want 0", got)
 	}
-	if got := FSum([]float64{1, 1e100, 1, -1e100}); got != 2 {
+	if got := fsum([]float64{1, 1e100, 1, -1e100}); got != 2 {
 		t.Errorf("FSum cancellation = %v, want 2", got)
 	}
 	if !math.IsNaN(FMean(nil)) || !math.IsNaN(ExactMean(nil)) {

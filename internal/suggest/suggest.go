@@ -24,7 +24,7 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 		if strings.HasPrefix(word, c+"_") && (part == "" || len(c) < len(part)) {
 			part, more = c, word[strings.LastIndexByte(word, '_'):]
 		}
-		d := Distance(word, c)
+		d := distance(word, c)
 		if d < bestDistance {
 			best, bestDistance = c, d
 		}
@@ -41,8 +41,8 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 	return best
 }
 
-// Distance is the Levenshtein distance between a and b, in bytes.
-func Distance(a, b string) int {
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

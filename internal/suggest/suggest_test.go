@@ -17,7 +17,7 @@ func TestNearest(t *testing.T) {
 			t.Errorf("%s: %q, want %q", word, got, want)
 		}
 	}
-	if d := Distance("tbot", "tpot"); d != 1 {
+	if d := distance("tbot", "tpot"); d != 1 {
 		t.Errorf("distance %d", d)
 	}
 }

@@ -29,15 +29,15 @@ import (
 // maxBytes bounds one scrape; a vLLM server exposes some hundred kilobytes.
 const maxBytes = 16 << 20
 
-// ErrNotServed is returned by Scrape when the endpoint answers 404: it serves no metrics.
-var ErrNotServed = errors.New("no metrics served (HTTP 404)")
+// errNotServed is returned by scrape when the endpoint answers 404: it serves no metrics.
+var errNotServed = errors.New("no metrics served (HTTP 404)")
 
-// Snapshot is one scrape: metric families by name.
-type Snapshot map[string]*dto.MetricFamily
+// snapshot is one scrape: metric families by name.
+type snapshot map[string]*dto.MetricFamily
 
-// Scrape fetches and parses url with client.
-func Scrape(ctx context.Context, client *http.Client, url string) (Snapshot, error) {
-	var families Snapshot
+// scrape fetches and parses url with client.
+func scrape(ctx context.Context, client *http.Client, url string) (snapshot, error) {
+	var families snapshot
 	err := fetch(ctx, client, url, func(body io.Reader) (err error) {
 		families, err = parse(body)
 		return err
@@ -58,7 +58,7 @@ func fetch(ctx context.Context, client *http.Client, url string, read func(io.Re
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return ErrNotServed
+		return errNotServed
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET metrics: HTTP %d", resp.StatusCode)
@@ -66,7 +66,7 @@ func fetch(ctx context.Context, client *http.Client, url string, read func(io.Re
 	return read(io.LimitReader(resp.Body, maxBytes))
 }
 
-func parse(text io.Reader) (Snapshot, error) {
+func parse(text io.Reader) (snapshot, error) {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(text)
 	if err != nil {
@@ -85,7 +85,7 @@ type gaugeReader struct {
 
 func newGaugeReader() *gaugeReader { return &gaugeReader{lines: bufio.NewReaderSize(nil, 64<<10)} }
 
-func (g *gaugeReader) read(body io.Reader) (Snapshot, error) {
+func (g *gaugeReader) read(body io.Reader) (snapshot, error) {
 	g.lines.Reset(body)
 	g.kept.Reset()
 	for {
@@ -161,7 +161,7 @@ var peakGauges = func() map[string]bool {
 }()
 
 // find returns the first family of names present, and its name.
-func (s Snapshot) find(names []string) (*dto.MetricFamily, string) {
+func (s snapshot) find(names []string) (*dto.MetricFamily, string) {
 	for _, n := range names {
 		for _, key := range []string{n, strings.TrimSuffix(n, "_total")} {
 			if f, ok := s[key]; ok {
@@ -175,7 +175,7 @@ func (s Snapshot) find(names []string) (*dto.MetricFamily, string) {
 // total sums a counter's or gauge's samples over every label set (engines, data-parallel
 // ranks), or a histogram's sums (TGI counts tokens in histograms of them per request); ok
 // is false when the family is absent.
-func (s Snapshot) total(names []string) (float64, bool) {
+func (s snapshot) total(names []string) (float64, bool) {
 	f, _ := s.find(names)
 	if f == nil {
 		return 0, false
@@ -197,7 +197,7 @@ func (s Snapshot) total(names []string) (float64, bool) {
 }
 
 // peak is the largest sample of a gauge over every label set.
-func (s Snapshot) peak(names []string) (float64, bool) {
+func (s snapshot) peak(names []string) (float64, bool) {
 	f, _ := s.find(names)
 	if f == nil {
 		return 0, false
@@ -219,7 +219,7 @@ type buckets struct {
 	count  float64
 }
 
-func (s Snapshot) histogram(names []string) (buckets, string, bool) {
+func (s snapshot) histogram(names []string) (buckets, string, bool) {
 	f, name := s.find(names)
 	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM {
 		return buckets{}, "", false
@@ -292,7 +292,7 @@ func (b buckets) quantile(q float64) (v, low, high float64, ok bool) {
 type Watch struct {
 	client   *http.Client
 	url      string
-	first    Snapshot
+	first    snapshot
 	kvPeak   float64
 	runPeak  float64
 	waitPeak float64
@@ -306,7 +306,7 @@ type Watch struct {
 // Finish. A failed first scrape (no metrics served, a 404) makes Finish report why.
 func Start(ctx context.Context, client *http.Client, url string, interval time.Duration) *Watch {
 	w := &Watch{client: client, url: url, kvPeak: math.Inf(-1), runPeak: math.Inf(-1), waitPeak: math.Inf(-1)}
-	first, err := Scrape(ctx, client, url)
+	first, err := scrape(ctx, client, url)
 	if err != nil {
 		w.err = err
 		return w
@@ -326,7 +326,7 @@ func Start(ctx context.Context, client *http.Client, url string, interval time.D
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				var s Snapshot
+				var s snapshot
 				if err := fetch(ctx, client, url, func(body io.Reader) (err error) {
 					s, err = gauges.read(body)
 					return err
@@ -340,7 +340,7 @@ func Start(ctx context.Context, client *http.Client, url string, interval time.D
 }
 
 // note keeps the peaks of one scrape; only the watch goroutine calls it after Start.
-func (w *Watch) note(s Snapshot) {
+func (w *Watch) note(s snapshot) {
 	w.scrapes++
 	if v, ok := s.peak(kvUsageNames); ok {
 		w.kvPeak = math.Max(w.kvPeak, v)
@@ -362,7 +362,7 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	}
 	close(w.stop)
 	<-w.done
-	last, err := Scrape(ctx, w.client, w.url)
+	last, err := scrape(ctx, w.client, w.url)
 	if err != nil {
 		out.Error = "final scrape: " + err.Error()
 		return out
@@ -399,7 +399,7 @@ func finite(v float64) *artifact.Float {
 }
 
 // delta is a counter's increase over the run; nil when the engine does not export it.
-func delta(before, after Snapshot, names []string) *artifact.Float {
+func delta(before, after snapshot, names []string) *artifact.Float {
 	a, ok := after.total(names)
 	if !ok {
 		return nil
@@ -409,7 +409,7 @@ func delta(before, after Snapshot, names []string) *artifact.Float {
 }
 
 // latency summarizes a seconds histogram's observations over the run, in milliseconds.
-func latency(before, after Snapshot, names []string) *artifact.ServerLatency {
+func latency(before, after snapshot, names []string) *artifact.ServerLatency {
 	a, name, ok := after.histogram(names)
 	if !ok {
 		return nil

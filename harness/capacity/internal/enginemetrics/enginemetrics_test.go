@@ -80,7 +80,7 @@ func TestWatchOfAnEngineWithoutMetrics(t *testing.T) {
 	s := httptest.NewServer(http.NotFoundHandler())
 	defer s.Close()
 	m := Start(context.Background(), s.Client(), s.URL+"/metrics", time.Second).Finish(context.Background())
-	if m.Scraped || m.Error != ErrNotServed.Error() {
+	if m.Scraped || m.Error != errNotServed.Error() {
 		t.Errorf("metrics %+v", m)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // response is a controlled-output answer of n code words after marker (and a space).
 func response(marker string, n int) string {
-	words := strings.TrimSpace(strings.Repeat(CodeWord+" ", n))
+	words := strings.TrimSpace(strings.Repeat(codeWord+" ", n))
 	if marker == "" {
 		return words
 	}

@@ -78,12 +78,12 @@ func (b BlockPlan) LastBlockChars(index, blocks, tokens, words int) int {
 // BlockChars bytes), then the instruction to answer with exactly words code words.
 func (b BlockPlan) AppendTracePrompt(dst []byte, index int, ids []int64, tokens, words int) ([]byte, error) {
 	if len(ids) == 0 {
-		return dst, fmt.Errorf("%w: a trace request with no hash ids", ErrContextTooSmall)
+		return dst, fmt.Errorf("%w: a trace request with no hash ids", errContextTooSmall)
 	}
 	last := b.LastBlockChars(index, len(ids), tokens, words)
 	if last < MinBlockChars {
 		return dst, fmt.Errorf("%w: %d tokens leave %d characters for the last block and the instruction, want %d",
-			ErrContextTooSmall, tokens, last, MinBlockChars)
+			errContextTooSmall, tokens, last, MinBlockChars)
 	}
 	for _, id := range ids[:len(ids)-1] {
 		dst = b.AppendBlock(dst, id, b.BlockChars, true)

@@ -22,7 +22,7 @@ type Bucket struct {
 }
 
 // Buckets is a cumulative context-size distribution, written as text
-// "0.218:16000,0.602:32768,..." (ParseBuckets).
+// "0.218:16000,0.602:32768,..." (parseBuckets).
 type Buckets []Bucket
 
 // DefaultBuckets is the original tool's measured sub-agent context mix: 21.8% 16k, 38.4%
@@ -31,7 +31,7 @@ func DefaultBuckets() Buckets {
 	return Buckets{{0.218, 16000}, {0.602, 32768}, {0.906, 65536}, {0.995, 131072}, {1.0, 262144}}
 }
 
-// String writes the distribution as ParseBuckets reads it.
+// String writes the distribution as parseBuckets reads it.
 func (b Buckets) String() string {
 	parts := make([]string, len(b))
 	for i, x := range b {
@@ -43,9 +43,9 @@ func (b Buckets) String() string {
 // MarshalText writes b as String does.
 func (b Buckets) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
 
-// UnmarshalText reads a distribution with ParseBuckets.
+// UnmarshalText reads a distribution with parseBuckets.
 func (b *Buckets) UnmarshalText(text []byte) error {
-	parsed, err := ParseBuckets(string(text))
+	parsed, err := parseBuckets(string(text))
 	if err != nil {
 		return err
 	}
@@ -53,9 +53,9 @@ func (b *Buckets) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// SampleContext maps a uniform draw u in [0, 1] to a context size: the Tokens of the first
+// sampleContext maps a uniform draw u in [0, 1] to a context size: the Tokens of the first
 // bucket whose edge is ≥ u, or of the last bucket when u lies above every edge.
-func SampleContext(u float64, buckets []Bucket) (int, error) {
+func sampleContext(u float64, buckets []Bucket) (int, error) {
 	if !(u >= 0 && u <= 1) { // also rejects NaN
 		return 0, fmt.Errorf("sample context: draw %v outside [0, 1]", u)
 	}
@@ -70,11 +70,11 @@ func SampleContext(u float64, buckets []Bucket) (int, error) {
 	return buckets[len(buckets)-1].Tokens, nil
 }
 
-// ParseBuckets parses a cumulative distribution such as
+// parseBuckets parses a cumulative distribution such as
 // "0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144": comma-separated edge:tokens
 // terms with edges strictly increasing in (0, 1], the last exactly 1, and tokens in
 // 32..1048576. Spaces around terms and numbers are ignored.
-func ParseBuckets(s string) (Buckets, error) {
+func parseBuckets(s string) (Buckets, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("no buckets")
 	}
@@ -93,7 +93,7 @@ func ParseBuckets(s string) (Buckets, error) {
 	return out, nil
 }
 
-// CheckBuckets checks a distribution built in code as ParseBuckets checks a parsed one:
+// CheckBuckets checks a distribution built in code as parseBuckets checks a parsed one:
 // edges strictly increasing in (0, 1], the last exactly 1, tokens in 32..1048576.
 func CheckBuckets(buckets []Bucket) error {
 	if len(buckets) == 0 {
@@ -143,7 +143,7 @@ func parseBucket(term string) (Bucket, error) {
 
 // PlanContexts returns the planned context size of each of n requests, fixed before any
 // request is sent. With fixed > 0 every entry is fixed. Otherwise entry i is
-// SampleContext of the i-th Random() of one NewPyRandom(seed) over buckets (DefaultBuckets
+// sampleContext of the i-th Random() of one newPyRandom(seed) over buckets (DefaultBuckets
 // when empty), so the plan equals the original tool's for the same seed; the generator is
 // used only in this case. A negative fixed is invalid configuration and is treated as 0.
 // Finally every entry is clamped to capTokens when capTokens > 0.
@@ -152,16 +152,16 @@ func PlanContexts(n int, fixed int, seed int64, buckets []Bucket, capTokens int)
 	if len(buckets) == 0 {
 		buckets = DefaultBuckets()
 	}
-	var rng *PyRandom
+	var rng *pyRandom
 	if fixed <= 0 {
-		rng = NewPyRandom(seed)
+		rng = newPyRandom(seed)
 	}
 	for i := range plan {
 		if rng == nil {
 			plan[i] = fixed
 		} else {
 			// Random() is in [0, 1) and buckets is non-empty, so this cannot fail.
-			plan[i], _ = SampleContext(rng.Random(), buckets)
+			plan[i], _ = sampleContext(rng.Random(), buckets)
 		}
 		if capTokens > 0 {
 			plan[i] = min(plan[i], capTokens)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestDefaultBucketsRoundTrip(t *testing.T) {
-	got, err := ParseBuckets("0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144")
+	got, err := parseBuckets("0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestSampleContextEdges(t *testing.T) {
 		{0.906, 65536}, {0.9060001, 131072}, {0.995, 131072}, {0.9950001, 262144}, {1.0, 262144},
 	}
 	for _, tt := range tests {
-		got, err := SampleContext(tt.u, DefaultBuckets())
+		got, err := sampleContext(tt.u, DefaultBuckets())
 		if err != nil || got != tt.want {
 			t.Errorf("SampleContext(%v) = %d, %v; want %d", tt.u, got, err, tt.want)
 		}
@@ -35,18 +35,18 @@ func TestSampleContextEdges(t *testing.T) {
 
 func TestSampleContextAboveLastEdge(t *testing.T) {
 	short := []Bucket{{0.5, 100}, {0.9, 200}}
-	if got, err := SampleContext(0.95, short); err != nil || got != 200 {
+	if got, err := sampleContext(0.95, short); err != nil || got != 200 {
 		t.Errorf("SampleContext(0.95, edges to 0.9) = %d, %v; want 200", got, err)
 	}
 }
 
 func TestSampleContextErrors(t *testing.T) {
 	for _, u := range []float64{-0.0001, 1.0001, math.NaN()} {
-		if _, err := SampleContext(u, DefaultBuckets()); err == nil {
+		if _, err := sampleContext(u, DefaultBuckets()); err == nil {
 			t.Errorf("SampleContext(%v) err = nil, want error", u)
 		}
 	}
-	if _, err := SampleContext(0.5, nil); err == nil {
+	if _, err := sampleContext(0.5, nil); err == nil {
 		t.Error("SampleContext with no buckets: err = nil, want error")
 	}
 }
@@ -69,7 +69,7 @@ func TestPlanContextsSpecVectors(t *testing.T) {
 			t.Errorf("seed %d: plan %v, want %v", -seed, got, want)
 		}
 	}
-	if u := NewPyRandom(0).Random(); u != 0.8444218515250481 {
+	if u := newPyRandom(0).Random(); u != 0.8444218515250481 {
 		t.Errorf("first draw of seed 0 = %v, want 0.8444218515250481", u)
 	}
 }
@@ -107,11 +107,11 @@ func TestPlanContextsPrefixStable(t *testing.T) {
 }
 
 func TestParseBuckets(t *testing.T) {
-	got, err := ParseBuckets(" 0.5 : 100 , 1:200 ")
+	got, err := parseBuckets(" 0.5 : 100 , 1:200 ")
 	if err != nil || !slices.Equal(got, []Bucket{{0.5, 100}, {1, 200}}) {
 		t.Errorf("ParseBuckets with spaces = %v, %v", got, err)
 	}
-	if got, err := ParseBuckets("1:32"); err != nil || !slices.Equal(got, []Bucket{{1, 32}}) {
+	if got, err := parseBuckets("1:32"); err != nil || !slices.Equal(got, []Bucket{{1, 32}}) {
 		t.Errorf("single bucket = %v, %v", got, err)
 	}
 }
@@ -137,7 +137,7 @@ func TestParseBucketsErrors(t *testing.T) {
 		{"abc:100,1:200", `"abc:100"`},
 	}
 	for _, tt := range tests {
-		_, err := ParseBuckets(tt.in)
+		_, err := parseBuckets(tt.in)
 		if err == nil {
 			t.Errorf("ParseBuckets(%q) err = nil, want error", tt.in)
 			continue

@@ -27,9 +27,9 @@ const (
 	// OutputText asks for the words as the response's text.
 	OutputText Output = "text"
 	// OutputToolCall offers one tool, RecordWordsTool, and asks for one call of it with the
-	// words in its WordsMember argument.
+	// words in its wordsMember argument.
 	OutputToolCall Output = "tool_call"
-	// OutputJSON asks, with a JSON schema as response_format, for an object whose WordsMember
+	// OutputJSON asks, with a JSON schema as response_format, for an object whose wordsMember
 	// holds the words.
 	OutputJSON Output = "json_schema"
 )
@@ -46,7 +46,7 @@ func (o Output) Valid() bool { return slices.Contains(o.Choices(), string(o)) }
 // response) that holds the words.
 const (
 	RecordWordsTool = "record_words"
-	WordsMember     = "words"
+	wordsMember     = "words"
 )
 
 // CacheMode is how prompts relate to each other's prefixes.

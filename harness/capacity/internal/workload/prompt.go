@@ -14,18 +14,18 @@ import (
 // used to size prompts without a tokenizer (the original tool's constant).
 const DefaultCharsPerToken = 3.0
 
-// CodeWord is the word a controlled-output response must repeat.
-const CodeWord = "code"
+// codeWord is the word a controlled-output response must repeat.
+const codeWord = "code"
 
-// PromptVersion names the prompt text; it changes whenever the bytes of a prompt change, so
+// promptVersion names the prompt text; it changes whenever the bytes of a prompt change, so
 // prompt-token counts are comparable only between runs of the same version.
-const PromptVersion = "anvil-prompt/3"
+const promptVersion = "anvil-prompt/3"
 
 // MinPromptTokens is the smallest planned context a prompt is built for.
 const MinPromptTokens = 32
 
-// ErrContextTooSmall is returned when the planned size cannot hold the instruction.
-var ErrContextTooSmall = errors.New("context target is too small for the benchmark prompt envelope")
+// errContextTooSmall is returned when the planned size cannot hold the instruction.
+var errContextTooSmall = errors.New("context target is too small for the benchmark prompt envelope")
 
 // Prompts builds the prompt of each request. The zero value is not usable; set
 // CharsPerToken (DefaultCharsPerToken when unsure).
@@ -101,7 +101,7 @@ func (p Prompts) AppendPrompt(dst []byte, index, tokens int) ([]byte, error) {
 	}
 	line = append(line, '\n')
 	if envelope := len(p.SharedPrefix) + len(line) + len(tail); total < envelope {
-		return dst, fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", ErrContextTooSmall, tokens, total, envelope)
+		return dst, fmt.Errorf("%w: %d tokens (%d characters) cannot hold %d characters", errContextTooSmall, tokens, total, envelope)
 	}
 	base := len(dst)
 	dst = slices.Grow(dst, total+len(fillerLine)) // room for the last filler line before it is cut
@@ -161,12 +161,12 @@ func (p Prompts) instruction(index, words int) string {
 	if p.Canaries {
 		s += "Begin your reply with the marker " + Marker(p.Seed, index) + " followed by a space. "
 	}
-	exactly := "exactly " + strconv.Itoa(words) + ` words, each the lowercase word "` + CodeWord + `", separated by single spaces`
+	exactly := "exactly " + strconv.Itoa(words) + ` words, each the lowercase word "` + codeWord + `", separated by single spaces`
 	switch p.Output {
 	case OutputToolCall:
-		return s + "Call the function " + RecordWordsTool + " once, with its " + WordsMember + " argument holding " + exactly + ", and reply with nothing else."
+		return s + "Call the function " + RecordWordsTool + " once, with its " + wordsMember + " argument holding " + exactly + ", and reply with nothing else."
 	case OutputJSON:
-		return s + "Reply with a JSON object whose " + WordsMember + " member holds " + exactly + ", and nothing else."
+		return s + "Reply with a JSON object whose " + wordsMember + " member holds " + exactly + ", and nothing else."
 	}
 	return s + "Reply with " + exactly + ", and nothing else."
 }

@@ -62,7 +62,7 @@ func TestTheNonceSetsRunsApart(t *testing.T) {
 func TestPromptTooSmall(t *testing.T) {
 	t.Parallel()
 	_, err := Prompts{CharsPerToken: 3, ResponseWords: 32}.Prompt(0, 10)
-	if !errors.Is(err, ErrContextTooSmall) {
+	if !errors.Is(err, errContextTooSmall) {
 		t.Fatalf("err = %v, want ErrContextTooSmall", err)
 	}
 }

@@ -9,18 +9,18 @@ const (
 	mtLowerMask = 0x7fffffff
 )
 
-// PyRandom reproduces the random numbers of CPython's random.Random(int_seed), so a run's
+// pyRandom reproduces the random numbers of CPython's random.Random(int_seed), so a run's
 // sampled context plan is identical to the original Python tool's for the same seed. It is
 // not safe for concurrent use; the plan is drawn once, up front.
-type PyRandom struct {
+type pyRandom struct {
 	mt  [mtN]uint32
 	idx int
 }
 
-// NewPyRandom returns the generator of Python's random.Random(seed). Like CPython it seeds
+// newPyRandom returns the generator of Python's random.Random(seed). Like CPython it seeds
 // with init_by_array over the 32-bit little-endian words of |seed| (key [0] for seed 0), so
 // seed and −seed give the same sequence.
-func NewPyRandom(seed int64) *PyRandom {
+func newPyRandom(seed int64) *pyRandom {
 	u := uint64(seed)
 	if seed < 0 {
 		u = -u // two's complement: also right for math.MinInt64 (|seed| = 2^63)
@@ -29,13 +29,13 @@ func NewPyRandom(seed int64) *PyRandom {
 	if hi := uint32(u >> 32); hi != 0 {
 		key = append(key, hi)
 	}
-	r := &PyRandom{}
+	r := &pyRandom{}
 	r.initByArray(key)
 	return r
 }
 
 // initGenrand is MT19937's init_genrand.
-func (r *PyRandom) initGenrand(s uint32) {
+func (r *pyRandom) initGenrand(s uint32) {
 	r.mt[0] = s
 	for i := 1; i < mtN; i++ {
 		r.mt[i] = 1812433253*(r.mt[i-1]^(r.mt[i-1]>>30)) + uint32(i)
@@ -44,7 +44,7 @@ func (r *PyRandom) initGenrand(s uint32) {
 }
 
 // initByArray is MT19937's init_by_array, which CPython uses for integer seeds.
-func (r *PyRandom) initByArray(key []uint32) {
+func (r *pyRandom) initByArray(key []uint32) {
 	r.initGenrand(19650218)
 	i, j := 1, 0
 	for k := max(mtN, len(key)); k > 0; k-- {
@@ -71,7 +71,7 @@ func (r *PyRandom) initByArray(key []uint32) {
 }
 
 // next32 is MT19937's genrand_uint32: the next tempered 32-bit output.
-func (r *PyRandom) next32() uint32 {
+func (r *pyRandom) next32() uint32 {
 	if r.idx >= mtN {
 		r.twist()
 	}
@@ -85,7 +85,7 @@ func (r *PyRandom) next32() uint32 {
 }
 
 // twist regenerates the whole state block.
-func (r *PyRandom) twist() {
+func (r *pyRandom) twist() {
 	for k := range mtN {
 		y := (r.mt[k] & mtUpperMask) | (r.mt[(k+1)%mtN] & mtLowerMask)
 		v := r.mt[(k+mtM)%mtN] ^ (y >> 1)
@@ -99,7 +99,7 @@ func (r *PyRandom) twist() {
 
 // Random returns the next float in [0, 1), exactly as Python's random.random():
 // (a·2^26 + b) / 2^53 with a the top 27 and b the top 26 bits of two successive outputs.
-func (r *PyRandom) Random() float64 {
+func (r *pyRandom) Random() float64 {
 	a := r.next32() >> 5
 	b := r.next32() >> 6
 	// Every step is exact in float64 (a·2^26 + b < 2^53), so the result is bit-identical.

@@ -25,7 +25,7 @@ func TestPyRandomMatchesCPython(t *testing.T) {
 		{math.MinInt64, []float64{0.5534639983914199, 0.9406144709090462, 0.24199432111690833}},
 	}
 	for _, tt := range tests {
-		r := NewPyRandom(tt.seed)
+		r := newPyRandom(tt.seed)
 		for i, want := range tt.want {
 			if got := r.Random(); got != want {
 				t.Errorf("seed %d draw %d = %v, want %v", tt.seed, i, got, want)
@@ -36,7 +36,7 @@ func TestPyRandomMatchesCPython(t *testing.T) {
 
 func TestPyRandomLongSequence(t *testing.T) {
 	// The 1000th draw needs 2000 outputs, so several regenerations of the state block.
-	r := NewPyRandom(42)
+	r := newPyRandom(42)
 	var got float64
 	for range 1000 {
 		got = r.Random()
@@ -48,16 +48,16 @@ func TestPyRandomLongSequence(t *testing.T) {
 
 func TestPyRandomHighWordMatters(t *testing.T) {
 	// 2^32 + 5 must not collapse to seed 5 (Python: random.Random(5).random() = 0.6229016948897019).
-	if got := NewPyRandom(5).Random(); got != 0.6229016948897019 {
+	if got := newPyRandom(5).Random(); got != 0.6229016948897019 {
 		t.Errorf("seed 5 = %v", got)
 	}
-	if NewPyRandom(1<<32+5).Random() == NewPyRandom(5).Random() {
+	if newPyRandom(1<<32+5).Random() == newPyRandom(5).Random() {
 		t.Error("seed 2^32+5 gives the same first draw as seed 5")
 	}
 }
 
 func TestPyRandomRange(t *testing.T) {
-	r := NewPyRandom(7)
+	r := newPyRandom(7)
 	for i := range 100000 {
 		if u := r.Random(); !(u >= 0 && u < 1) {
 			t.Fatalf("draw %d = %v outside [0, 1)", i, u)

@@ -9,7 +9,7 @@ import (
 
 // ScoreControlledOutput scores a response's visible text against the instruction to give
 // exactly requested code words. A leading own marker (canaries) is not counted. Words are
-// whitespace-separated; a word is a code word only when it equals CodeWord exactly, so
+// whitespace-separated; a word is a code word only when it equals codeWord exactly, so
 // "code." or "Code" count as extra words. Under strict only an exact, complete capture
 // passes; under observe every response passes and is only recorded.
 func ScoreControlledOutput(visible string, complete bool, requested int, policy Policy, ownMarker string) artifact.ControlledOutput {
@@ -18,7 +18,7 @@ func ScoreControlledOutput(visible string, complete bool, requested int, policy 
 	}
 	var code, extra int
 	for _, w := range strings.Fields(visible) {
-		if w == CodeWord {
+		if w == codeWord {
 			code++
 		} else {
 			extra++

@@ -9,8 +9,8 @@ import (
 )
 
 // WordsSchema is the JSON schema of RecordWordsTool's arguments and of a JSON answer: an
-// object with one string member, WordsMember.
-const WordsSchema = `{"type":"object","properties":{"` + WordsMember + `":{"type":"string","description":"the requested words, separated by single spaces"}},"required":["` + WordsMember + `"],"additionalProperties":false}`
+// object with one string member, wordsMember.
+const WordsSchema = `{"type":"object","properties":{"` + wordsMember + `":{"type":"string","description":"the requested words, separated by single spaces"}},"required":["` + wordsMember + `"],"additionalProperties":false}`
 
 // RecordWordsDescription is what RecordWordsTool is offered as.
 const RecordWordsDescription = "Record the words the user asked for."
@@ -26,7 +26,7 @@ type Call struct {
 const maxShownChars = 120
 
 // ScoreToolCalls scores a tool-call response: it must make exactly one call, of
-// RecordWordsTool, whose arguments are a JSON object with a string WordsMember and nothing
+// RecordWordsTool, whose arguments are a JSON object with a string wordsMember and nothing
 // else; the words in it are scored as ScoreControlledOutput scores a text. problem says
 // what was wrong with the structure ("" when nothing was): under strict it fails the
 // request, under observe it is recorded.
@@ -47,7 +47,7 @@ func ScoreToolCalls(calls []Call, content string, requested int, policy Policy) 
 }
 
 // ScoreJSONAnswer scores a structured-output response: its text must be a JSON object with
-// a string WordsMember and nothing else, whose words are scored as in ScoreToolCalls.
+// a string wordsMember and nothing else, whose words are scored as in ScoreToolCalls.
 func ScoreJSONAnswer(content string, complete bool, requested int, policy Policy) (artifact.ControlledOutput, string) {
 	return scoreWordsObject(content, complete, requested, policy, subject{"the answer", "is", "has", "the answer's"})
 }
@@ -69,17 +69,17 @@ func scoreWordsObject(text string, complete bool, requested int, policy Policy, 
 		}
 		return unscored(requested, policy), fmt.Sprintf("%s %s %s: %s", what.noun, what.be, why, quote(text))
 	}
-	raw, ok := members[WordsMember]
+	raw, ok := members[wordsMember]
 	var words string
 	switch {
 	case !ok:
-		return unscored(requested, policy), fmt.Sprintf("%s %s no %q member: %s", what.noun, what.have, WordsMember, quote(text))
+		return unscored(requested, policy), fmt.Sprintf("%s %s no %q member: %s", what.noun, what.have, wordsMember, quote(text))
 	case json.Unmarshal(raw, &words) != nil:
-		return unscored(requested, policy), fmt.Sprintf("%s %q is not a string: %s", what.possessive, WordsMember, quote(string(raw)))
+		return unscored(requested, policy), fmt.Sprintf("%s %q is not a string: %s", what.possessive, wordsMember, quote(string(raw)))
 	case len(members) > 1:
 		co := ScoreControlledOutput(words, true, requested, policy, "")
 		co.Passed = policy != PolicyStrict
-		return co, fmt.Sprintf("%s %s members beyond %q, which the schema forbids: %s", what.noun, what.have, WordsMember, quote(text))
+		return co, fmt.Sprintf("%s %s members beyond %q, which the schema forbids: %s", what.noun, what.have, wordsMember, quote(text))
 	}
 	return ScoreControlledOutput(words, true, requested, policy, ""), ""
 }

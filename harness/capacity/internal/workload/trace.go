@@ -18,9 +18,9 @@ import (
 // 512 prompt tokens.
 const DefaultTraceBlockTokens = 512
 
-// MaxTraceRequests bounds the lines one replay selects: its artifact (about 1.6 KiB a
+// maxTraceRequests bounds the lines one replay selects: its artifact (about 1.6 KiB a
 // request) stays readable (artifact.MaxArtifactBytes).
-const MaxTraceRequests = 200_000
+const maxTraceRequests = 200_000
 
 // maxTraceProblems bounds the problems a trace's error lists.
 const maxTraceProblems = 10
@@ -115,14 +115,14 @@ type traceRecord struct {
 	HashIDs      *[]int64 `json:"hash_ids"`
 }
 
-// TraceError lists what is wrong with a trace, each problem with its line number.
-type TraceError struct {
+// traceError lists what is wrong with a trace, each problem with its line number.
+type traceError struct {
 	Problems []string
 	// More is how many problems beyond those listed were found.
 	More int
 }
 
-func (e *TraceError) Error() string {
+func (e *traceError) Error() string {
 	msg := strings.Join(e.Problems, "; ")
 	if e.More > 0 {
 		msg += fmt.Sprintf("; and %d more", e.More)
@@ -131,7 +131,7 @@ func (e *TraceError) Error() string {
 }
 
 // ReadTrace reads a Mooncake-format trace from r in one pass, keeping the lines sel selects.
-// Every line is checked, selected or not, and every problem is reported (a TraceError) with
+// Every line is checked, selected or not, and every problem is reported (a traceError) with
 // its line number: a line that is not a JSON object, a missing or negative member, a
 // timestamp before the previous line's, hash ids that do not cover input_length at
 // blockTokens tokens a block.
@@ -175,7 +175,7 @@ type traceReader struct {
 	speedup     float64
 	prev, first float64
 	over        int
-	problems    TraceError
+	problems    traceError
 }
 
 // line checks line n, and keeps it when the selection does.
@@ -202,7 +202,7 @@ func (tr *traceReader) line(n int, text []byte) {
 		t.Skipped++
 		return
 	}
-	if len(t.lines) == MaxTraceRequests {
+	if len(t.lines) == maxTraceRequests {
 		tr.over++ // counted, not kept: the error says how many
 		return
 	}
@@ -216,7 +216,7 @@ func (tr *traceReader) line(n int, text []byte) {
 }
 
 // add notes a problem of a line; past maxTraceProblems it is only counted.
-func (e *TraceError) add(line int, format string, args ...any) {
+func (e *traceError) add(line int, format string, args ...any) {
 	if len(e.Problems) == maxTraceProblems {
 		e.More++
 		return
@@ -241,7 +241,7 @@ func (sel TraceSelection) speedup() (float64, error) {
 func (t *Trace) selected(sel TraceSelection, over int) error {
 	if over > 0 {
 		return fmt.Errorf("the selection holds %d lines; a replay takes at most %d (select fewer with trace_lines, trace_from_ms, trace_until_ms)",
-			len(t.lines)+over, MaxTraceRequests)
+			len(t.lines)+over, maxTraceRequests)
 	}
 	if len(t.lines) == 0 {
 		return fmt.Errorf("the trace's %d lines hold no request the selection keeps (from %d ms, until %d ms, first %d)",

@@ -62,7 +62,7 @@ not json
 {"timestamp": 30, "input_length": 100, "output_length": 1}
 `
 	_, err := ReadTrace(strings.NewReader(bad), TraceSelection{}, 512)
-	var te *TraceError
+	var te *traceError
 	if !errors.As(err, &te) {
 		t.Fatalf("err %v, want a TraceError", err)
 	}
@@ -122,7 +122,7 @@ func TestBlocksShareExactlyTheirIDs(t *testing.T) {
 	if string(long[:100]) != string(short) {
 		t.Errorf("a block's cut is not a prefix of a longer cut")
 	}
-	if _, err := b.AppendTracePrompt(nil, 0, []int64{1, 2}, 520, 9); !errors.Is(err, ErrContextTooSmall) {
+	if _, err := b.AppendTracePrompt(nil, 0, []int64{1, 2}, 520, 9); !errors.Is(err, errContextTooSmall) {
 		t.Errorf("a last block with no room for the instruction: %v", err)
 	}
 }
@@ -134,7 +134,7 @@ var update = flag.Bool("update", false, "rewrite the shipped trace from its gene
 func TestShippedTraceIsGenerated(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := GenerateTrace(&buf, ShippedTrace()); err != nil {
+	if err := generateTrace(&buf, shippedTrace()); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join("..", "..", "..", "..", "testdata", "traces", "agentic-300.jsonl")
@@ -175,11 +175,11 @@ func TestShippedTraceIsGenerated(t *testing.T) {
 func TestReadTraceRefusesTooManyLines(t *testing.T) {
 	t.Parallel()
 	line := `{"timestamp": 0, "input_length": 100, "output_length": 2, "hash_ids": [1]}` + "\n"
-	_, err := ReadTrace(strings.NewReader(strings.Repeat(line, MaxTraceRequests+3)), TraceSelection{}, 512)
+	_, err := ReadTrace(strings.NewReader(strings.Repeat(line, maxTraceRequests+3)), TraceSelection{}, 512)
 	if err == nil || !strings.Contains(err.Error(), "the selection holds 200003 lines; a replay takes at most 200000") {
 		t.Errorf("%v", err)
 	}
-	if tr, err := ReadTrace(strings.NewReader(strings.Repeat(line, MaxTraceRequests+3)), TraceSelection{First: 10}, 512); err != nil || tr.Len() != 10 {
+	if tr, err := ReadTrace(strings.NewReader(strings.Repeat(line, maxTraceRequests+3)), TraceSelection{First: 10}, 512); err != nil || tr.Len() != 10 {
 		t.Errorf("the first 10 of them: %v", err)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"strconv"
 )
 
-// TraceShape is what GenerateTrace draws: an agentic mix where most requests continue an
+// traceShape is what generateTrace draws: an agentic mix where most requests continue an
 // earlier conversation (its blocks, then new ones) and the rest start a new one.
-type TraceShape struct {
+type traceShape struct {
 	// Lines is the number of requests; MeanGapMs the mean gap between them (exponential).
 	Lines     int
 	MeanGapMs float64
@@ -28,10 +28,10 @@ type TraceShape struct {
 	Seed        uint64
 }
 
-// GenerateTrace writes a Mooncake-format trace of s to w, deterministic in s.Seed. Blocks
+// generateTrace writes a Mooncake-format trace of s to w, deterministic in s.Seed. Blocks
 // are numbered in order of first use, like Mooncake's, and a continued conversation reuses
 // every whole block of its previous prompt, so a prefix cache can serve exactly those.
-func GenerateTrace(w io.Writer, s TraceShape) error {
+func generateTrace(w io.Writer, s traceShape) error {
 	rng := rand.New(rand.NewPCG(s.Seed, 0x7472616365))
 	between := func(r [2]int) int { return r[0] + rng.IntN(r[1]-r[0]+1) }
 	type conversation struct {
@@ -90,10 +90,10 @@ func GenerateTrace(w io.Writer, s TraceShape) error {
 	return nil
 }
 
-// ShippedTrace is the shape of testdata/traces/agentic-300.jsonl: 300 requests over about a
+// shippedTrace is the shape of testdata/traces/agentic-300.jsonl: 300 requests over about a
 // minute, 16 conversations open, two in three requests continuing one.
-func ShippedTrace() TraceShape {
-	return TraceShape{Lines: 300, MeanGapMs: 200, Conversations: 16, Continue: 0.67,
+func shippedTrace() traceShape {
+	return traceShape{Lines: 300, MeanGapMs: 200, Conversations: 16, Continue: 0.67,
 		FirstTokens: [2]int{600, 3000}, TurnTokens: [2]int{100, 800}, OutputTokens: [2]int{8, 48},
 		MaxTokens: 12000, BlockTokens: DefaultTraceBlockTokens, Seed: 20261203}
 }
