@@ -66,6 +66,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	fmt.Fprintf(stdout, "refengine serving %s at %s\n", srv.Options().Model, srv.BaseURL())
+	if o := srv.Options(); o.RunCV > 0 {
+		fmt.Fprintf(stdout, "refengine run factor %.4f (run-cv %g)\n", srv.RunFactor(), o.RunCV)
+	}
 	<-ctx.Done()
 	srv.Close()
 	return nil

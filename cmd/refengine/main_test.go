@@ -66,7 +66,8 @@ func TestRunBadFlags(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel() // a wrongly accepted configuration returns at once instead of serving
 	for _, args := range [][]string{{"-itl", "-1ms"}, {"-tokenizer", "wordpiece"}, {"-nope"}, {"extra"},
-		{"-overflow", "drop"}, {"-faults", "bogus=1"}, {"-reasoning-field", "thoughts"}, {"-faults", "stall_after=3"}} {
+		{"-overflow", "drop"}, {"-faults", "bogus=1"}, {"-reasoning-field", "thoughts"}, {"-faults", "stall_after=3"},
+		{"-speed", "-1"}, {"-run-cv", "1.5"}, {"-drift", "-1"}, {"-cold-factor", "-2"}} {
 		args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 		if err := run(done, args, func(string) string { return "" }, io.Discard, io.Discard); err == nil {
 			t.Errorf("%q accepted", args)
@@ -82,7 +83,8 @@ func TestOptionsFlags(t *testing.T) {
 	err := fs.Parse([]string{"-prefix-cache", "-cache-block-tokens", "32", "-cache-capacity-blocks", "100",
 		"-think", "-reasoning-tokens", "5", "-reasoning-field", "reasoning", "-reject-thinking-controls",
 		"-overflow", "timeslice", "-max-batch", "8", "-tokens-per-chunk", "3", "-disable-tokenize",
-		"-faults", "stall_after=3,stall_for=2s,extra_words=4", "-extra-words", "1"})
+		"-faults", "stall_after=3,stall_for=2s,extra_words=4", "-extra-words", "1",
+		"-speed", "1.15", "-run-cv", "0.03", "-run-seed", "9", "-drift", "0.05", "-cold-requests", "20", "-cold-factor", "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,8 @@ func TestOptionsFlags(t *testing.T) {
 	if !o.PrefixCache || o.CacheBlockTokens != 32 || o.CacheCapacityBlocks != 100 || !o.ThinkByDefault ||
 		o.ReasoningTokens != 5 || o.ReasoningField != "reasoning" || !o.RejectThinkingControls ||
 		o.Overflow != "timeslice" || o.MaxBatch != 8 || o.TokensPerChunk != 3 || !o.DisableTokenize ||
-		o.Faults != wantFaults || o.Tokenizer == nil {
+		o.Faults != wantFaults || o.Tokenizer == nil || o.Speed != 1.15 || o.RunCV != 0.03 || o.RunSeed != 9 ||
+		o.Drift != 0.05 || o.ColdRequests != 20 || o.ColdFactor != 3 {
 		t.Errorf("options %+v", o)
 	}
 }

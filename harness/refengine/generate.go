@@ -75,7 +75,7 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 	}
 	// The prefill compute is booked now; like work already scheduled on a GPU, it is not
 	// given back if the client leaves.
-	computeDone, cached := s.bookPrefill(admitted, j)
+	computeDone, cached := s.bookPrefill(admitted, j, s.pace.at(tr.t.Index, admitted))
 	g.cached = cached
 	tr.set(func(t *RequestTrace) {
 		t.Admitted = admitted
@@ -84,8 +84,8 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 			t.ChunkTimes = make([]time.Time, 0, min(limit/g.per, 1<<12)+1)
 		}
 	})
-	steps := newStepper(&s.opts, &s.gate.running, tr.t.Index)
-	deadline := computeDone.Add(time.Duration(float64(s.opts.PrefillOverhead) * steps.factor))
+	steps := newStepper(&s.opts, s.pace, &s.gate.running, tr.t.Index)
+	deadline := computeDone.Add(time.Duration(float64(s.opts.PrefillOverhead) * steps.factor * s.pace.at(tr.t.Index, admitted)))
 	sleep := newSleeper(ctx, true)
 	defer sleep.close()
 

@@ -3,6 +3,7 @@ package refengine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -110,6 +111,21 @@ type Options struct {
 	TokensPerChunk int
 	// Seed seeds the jitter: the same seed gives request i the same step sequence.
 	Seed int64
+
+	// The engine's pace, for proofs of a verdict across runs: every prefill overhead,
+	// prefill compute and decode step takes Speed times as long (1.1: a build 10% slower;
+	// 0 is 1), times the start's run factor, drawn once per start from a normal
+	// distribution of mean 1 and relative standard deviation RunCV (seeded by RunSeed, or
+	// by the start's clock when 0; clamped to ±70%), as a real engine's speed moves between
+	// restarts; times (1 + Drift per minute since the start), as an engine that warms or
+	// ages; and for the first ColdRequests requests it receives, times ColdFactor, as a
+	// cold engine after it reported ready.
+	Speed        float64
+	RunCV        float64
+	RunSeed      int64
+	Drift        float64
+	ColdRequests int
+	ColdFactor   float64
 	// APIKey, when set, requires "Authorization: Bearer <APIKey>" on every /v1 request;
 	// others get 401 with an OpenAI-style JSON error.
 	APIKey string
@@ -208,6 +224,12 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ReasoningField == "" {
 		o.ReasoningField = ReasoningContentField
 	}
+	if o.Speed == 0 {
+		o.Speed = 1
+	}
+	if o.ColdFactor == 0 {
+		o.ColdFactor = 1
+	}
 	if o.MaxModelLen < 0 {
 		errs = append(errs, fmt.Errorf("MaxModelLen %d is negative", o.MaxModelLen))
 	}
@@ -228,6 +250,18 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BatchSlowdown < 0 {
 		errs = append(errs, fmt.Errorf("BatchSlowdown %g is negative", o.BatchSlowdown))
+	}
+	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
+		errs = append(errs, fmt.Errorf("Speed %g: want a positive factor", o.Speed))
+	}
+	if !(o.RunCV >= 0 && o.RunCV < 1) {
+		errs = append(errs, fmt.Errorf("RunCV %g: want a relative standard deviation in [0, 1)", o.RunCV))
+	}
+	if math.IsNaN(o.Drift) || o.Drift <= -1 || o.Drift > 10 {
+		errs = append(errs, fmt.Errorf("Drift %g per minute: want a relative change in (-1, 10]", o.Drift))
+	}
+	if o.ColdRequests < 0 || !(o.ColdFactor > 0) || math.IsInf(o.ColdFactor, 0) {
+		errs = append(errs, fmt.Errorf("ColdRequests %d, ColdFactor %g: want a count and a positive factor", o.ColdRequests, o.ColdFactor))
 	}
 	if o.MaxBatch < 0 {
 		errs = append(errs, fmt.Errorf("MaxBatch %d is negative", o.MaxBatch))

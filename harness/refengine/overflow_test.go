@@ -12,7 +12,7 @@ func TestStepperTimeslice(t *testing.T) {
 	t.Parallel()
 	var running atomic.Int64
 	o := Options{ITL: 10 * time.Millisecond, BatchSlowdown: 0.5, MaxBatch: 4}
-	st := newStepper(&o, &running, 0)
+	st := newStepper(&o, pace{run: 1}, &running, 0)
 	running.Store(8) // two slices: every other step, each of 4-sequence size
 	if d := st.next(); d != 2*25*time.Millisecond {
 		t.Errorf("8 running on 4: %v, want 2 steps of 25ms", d)

@@ -201,13 +201,15 @@ func (s *Server) CachedBlocks() int {
 	return s.cache.len()
 }
 
-// bookPrefill reserves the prefill compute of j on the shared lane, no earlier than at, and
-// returns when it completes and how many prompt tokens the prefix cache served. The cache is
+// bookPrefill reserves the prefill compute of j on the shared lane, no earlier than at, at
+// pace times its cost (the engine's pace), and returns when it completes and how many
+// prompt tokens the prefix cache served. The cache is
 // consulted when the prefill starts on the lane, so requests of a burst queued behind a
 // prefill see the blocks it computed; its blocks are cached as of its completion.
-func (s *Server) bookPrefill(at time.Time, j *job) (done time.Time, cached int) {
+func (s *Server) bookPrefill(at time.Time, j *job, pace float64) (done time.Time, cached int) {
+	rate := s.opts.PrefillRate / pace
 	if s.cache == nil {
-		return s.lane.reserve(at, prefillCompute(j.promptTokens, s.opts.PrefillRate)), 0
+		return s.lane.reserve(at, prefillCompute(j.promptTokens, rate)), 0
 	}
 	s.lane.mu.Lock()
 	defer s.lane.mu.Unlock()
@@ -219,7 +221,7 @@ func (s *Server) bookPrefill(at time.Time, j *job) (done time.Time, cached int) 
 		cached = s.cachedTokens(j, n)
 	}
 	done = at
-	if d := prefillCompute(j.promptTokens-cached, s.opts.PrefillRate); d > 0 {
+	if d := prefillCompute(j.promptTokens-cached, rate); d > 0 {
 		done = start.Add(d)
 		s.lane.free = done
 	}

@@ -112,10 +112,14 @@ type stepper struct {
 	slices   float64    // fractional steps owed while time-sliced
 	// factor scales the request's prefill overhead and each of its steps (RequestJitter).
 	factor float64
+	// pace scales them with the engine's speed when each is taken (Options.Speed, RunCV,
+	// Drift, ColdRequests); index is the request's arrival order.
+	pace  pace
+	index int
 }
 
-func newStepper(o *Options, running *atomic.Int64, index int) stepper {
-	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, batch: o.MaxBatch, running: running, factor: 1}
+func newStepper(o *Options, p pace, running *atomic.Int64, index int) stepper {
+	s := stepper{itl: o.ITL, slowdown: o.BatchSlowdown, jitter: o.ITLJitter, batch: o.MaxBatch, running: running, factor: 1, pace: p, index: index}
 	if s.jitter > 0 {
 		// Seeded per request index, so a request's steps do not depend on its neighbours.
 		s.rng = rand.New(rand.NewPCG(uint64(o.Seed), uint64(index)))
@@ -151,5 +155,5 @@ func (s *stepper) next() time.Duration {
 		j := s.rng.NormFloat64() * s.jitter
 		f *= 1 + min(maxJitter, max(-maxJitter, j))
 	}
-	return time.Duration(float64(s.itl) * f)
+	return time.Duration(float64(s.itl) * f * s.pace.at(s.index, time.Now()))
 }

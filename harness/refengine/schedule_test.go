@@ -88,14 +88,14 @@ func TestStepper(t *testing.T) {
 	var running atomic.Int64
 	running.Store(3)
 	o := Options{ITL: 10 * time.Millisecond, BatchSlowdown: 0.5}
-	st := newStepper(&o, &running, 0)
+	st := newStepper(&o, pace{run: 1}, &running, 0)
 	if d := st.next(); d != 20*time.Millisecond {
 		t.Errorf("step at 3 running = %v, want ITL*(1+0.5*2)", d)
 	}
 	running.Store(1)
 	o = Options{ITL: 10 * time.Millisecond, ITLJitter: 2, Seed: 42}
 	seq := func(index int) []time.Duration {
-		st := newStepper(&o, &running, index)
+		st := newStepper(&o, pace{run: 1}, &running, index)
 		out := make([]time.Duration, 200)
 		for i := range out {
 			out[i] = st.next()
@@ -168,8 +168,8 @@ func TestRequestJitterScalesAWholeRequest(t *testing.T) {
 	var sum, sq float64
 	const n = 4000
 	for i := range n {
-		s := newStepper(&o, &running, i)
-		if again := newStepper(&o, &running, i); again.factor != s.factor {
+		s := newStepper(&o, pace{run: 1}, &running, i)
+		if again := newStepper(&o, pace{run: 1}, &running, i); again.factor != s.factor {
 			t.Fatalf("request %d: factor %v then %v", i, s.factor, again.factor)
 		}
 		if step := s.next(); step != time.Duration(float64(time.Millisecond)*s.factor) {

@@ -25,6 +25,7 @@ type Server struct {
 	served  chan struct{} // closed when Serve returned
 	gate    gate
 	lane    lane
+	pace    pace
 	cache   *prefixCache // nil without Options.PrefixCache
 	seed    maphash.Seed // of the prefix-cache block keys
 	markers markerBook
@@ -63,6 +64,7 @@ func StartAt(addr string, opts Options) (*Server, error) {
 		served:  make(chan struct{}),
 		conns:   make(map[net.Conn]struct{}),
 	}
+	s.pace = newPace(&s.opts, s.started)
 	if opts.Overflow == OverflowQueue {
 		s.gate.max = opts.MaxBatch
 	}
