@@ -39,7 +39,7 @@ var layers = map[string][]string{
 		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
 	"internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
 	// Floor 5: the gate judges artifacts; it needs no runner.
-	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields"},
+	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields", "internal/stats"},
 	// Floor 6: what carries the gate's judgements.
 	"internal/runrecord":          {"harness/artifact", "harness/gate"},
 	"internal/checklog":           {"harness/gate"},

@@ -181,3 +181,18 @@ func TestClientKeptUpAndAnyCheck(t *testing.T) {
 		t.Errorf("Check of a held check: %q", got)
 	}
 }
+
+// HaveMeasuredAWarmEngine fails on a warm-up whose last requests were still slow.
+func TestHaveMeasuredAWarmEngine(t *testing.T) {
+	t.Parallel()
+	b := run()
+	b.Metrics.TPOT.P50 = artifact.F(5)
+	b.Extension = &artifact.Extension{Warmup: &artifact.Warmup{Requests: 32, LastRequests: 8, LastTPOTP50Ms: artifact.F(12)}}
+	if got := failureOf(t, b, HaveMeasuredAWarmEngine()); !strings.Contains(got, "the engine was still cold when the measured phase began") {
+		t.Errorf("a cold warm-up: %q", got)
+	}
+	b.Extension.Warmup.LastTPOTP50Ms = artifact.F(5.2)
+	if got := failureOf(t, b, HaveMeasuredAWarmEngine()); got != "" {
+		t.Errorf("a warm warm-up: %q", got)
+	}
+}

@@ -76,6 +76,78 @@ type Extension struct {
 	// far a request's cached tokens may lie from its expected range (RequestSpan's
 	// expected_cached_min and expected_cached_max).
 	CacheBlockTokens int `json:"cache_block_tokens"`
+	// Warmup is what the run sent before its measured phase, in no figure and no check but
+	// the engine's own accounting; null without a warm-up.
+	Warmup *Warmup `json:"warmup"`
+	// Blocks are the measured phase's blocks: it ran Repeats times, each block the
+	// scenario's requests with prompts of its own; null for an artifact written before
+	// blocks were recorded.
+	Blocks *Blocks `json:"blocks"`
+}
+
+// Warmup is what a run sent to warm the engine before its measured phase: requests like
+// its own at its own concurrency, none sharing a prefix with a measured prompt.
+type Warmup struct {
+	Requests   int   `json:"requests"`
+	Completed  int   `json:"completed"`
+	Failed     int   `json:"failed"`
+	DurationMs Float `json:"duration_ms"`
+	// TTFTMs and TPOTMs summarize its successes.
+	TTFTMs *Percentiles `json:"ttft_ms"`
+	TPOTMs *Percentiles `json:"tpot_ms"`
+	// LastRequests are its last successes by start, whose medians the cold-start check
+	// holds against the measured phase's.
+	LastRequests  int    `json:"last_requests"`
+	LastTTFTP50Ms *Float `json:"last_ttft_p50_ms"`
+	LastTPOTP50Ms *Float `json:"last_tpot_p50_ms"`
+	// PromptTokens and CompletionTokens are the usage its responses reported, which the
+	// engine's counters include; UsageReported counts the requests that reported both.
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	UsageReported    int `json:"usage_reported"`
+}
+
+// Blocks are the measured phase's repeated blocks. Block b holds request indices
+// b*RequestsPerBlock to (b+1)*RequestsPerBlock-1, every v1 key is over all of them, and
+// Figures gives each figure block by block and across the blocks.
+type Blocks struct {
+	Repeats          int     `json:"repeats"`
+	RequestsPerBlock int     `json:"requests_per_block"`
+	Blocks           []Block `json:"blocks"`
+	// Figures holds, for each metric key of BlockMetrics, its value in each block and its
+	// mean, sample standard deviation, coefficient of variation and 95% t-interval over
+	// the blocks (null with fewer than two blocks with a value).
+	Figures map[string]BlockFigures `json:"figures"`
+}
+
+// Block is one block of the measured phase.
+type Block struct {
+	Index int `json:"index"`
+	// StartOffsetMs is its start from the artifact's started_at_unix_ns; DurationMs from
+	// its first request's start to its last request's end.
+	StartOffsetMs Float `json:"start_offset_ms"`
+	DurationMs    Float `json:"duration_ms"`
+	Completed     int   `json:"completed"`
+	Failed        int   `json:"failed"`
+	// PromptNonce is the nonce of its prompts: no block finds another's in a prefix cache.
+	PromptNonce string `json:"prompt_nonce"`
+}
+
+// BlockFigures is one figure over a run's blocks.
+type BlockFigures struct {
+	// Values are the figure of each block, null where the block has none.
+	Values   []*Float `json:"values"`
+	Mean     *Float   `json:"mean"`
+	SD       *Float   `json:"sd"`
+	CV       *Float   `json:"cv"`
+	CI95Low  *Float   `json:"ci95_low"`
+	CI95High *Float   `json:"ci95_high"`
+}
+
+// BlockMetrics are the figures Blocks records block by block: the figures a gate compares
+// by default and those people read first.
+func BlockMetrics() []string {
+	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", "throughput_tok_s"}
 }
 
 // StructuredOutput is what the responses of a run that asked for a tool call or a JSON

@@ -150,7 +150,7 @@ func (r *run) shard(started time.Time) *artifact.Shard {
 	if !sh.sharded() {
 		return nil
 	}
-	out := &artifact.Shard{Index: sh.Index, Count: sh.Count, TotalRequests: r.sc.Requests,
+	out := &artifact.Shard{Index: sh.Index, Count: sh.Count, TotalRequests: len(r.plan),
 		TotalConcurrency: r.sc.Concurrency, Indices: r.indices}
 	if at := r.sc.StartAt; !at.IsZero() {
 		out.StartAt = new(at.UTC().Format(StartAtLayout))

@@ -83,15 +83,6 @@ func (b burst) execute(ctx context.Context) (started, finished time.Time) {
 	return started, time.Now()
 }
 
-// execute sends the run's requests (every one, or the shard's) as its pacer says, once
-// the scenario's StartAt has come, and returns the bounds of the request phase.
-func (r *run) execute(ctx context.Context) (started, finished time.Time) {
-	r.waitStart(ctx)
-	stop := r.progress.start(r.sc, len(r.indices))
-	defer stop()
-	return r.pacer.execute(ctx)
-}
-
 // waitStart holds the request phase until the scenario's StartAt, everything before it
 // (discovery, calibration, the plan) done, so that shards on several hosts start together.
 func (r *run) waitStart(ctx context.Context) {

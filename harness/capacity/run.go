@@ -33,7 +33,7 @@ func Run(ctx context.Context, target Target, sc Scenario) (*artifact.Benchmark, 
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
-	return r.measure(ctx, target), nil
+	return r.measure(ctx, target)
 }
 
 // newRun is the run of sc against target, its kind chosen and its client ready.
@@ -52,8 +52,7 @@ func newRun(sc Scenario, target Target) *run {
 }
 
 // prepare does everything before the first request: it discovers the model and the window,
-// has the kind plan every request, sizes the prompts, and has the kind prepare this
-// process's share and its pacer.
+// has the kind plan every request and sizes the prompts.
 func (r *run) prepare(ctx context.Context) error {
 	var err error
 	if r.caps, err = discover(ctx, r.client, &r.sc); err != nil {
@@ -73,11 +72,8 @@ func (r *run) prepare(ctx context.Context) error {
 		Nonce:         promptNonce(*sc),
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
+	r.nonce, r.base = r.prompts.Nonce, r.plan
 	r.calibrate(ctx)
-	if r.indices, r.pacer, err = r.kind.prepare(ctx, r); err != nil {
-		return err
-	}
-	r.outcomes = make([]outcome, len(r.indices))
 	return nil
 }
 
@@ -96,21 +92,26 @@ func (r *run) calibrate(ctx context.Context) {
 	}
 }
 
-// measure runs the request phase, with the engine's metrics scraped and the client's own
-// cost counted around it, and assembles the artifact. An interrupted run (Ctrl-C, a spec
-// timeout) still yields its artifact, marked incomplete; the requests it cut are failures
-// of type cancelled.
-func (r *run) measure(ctx context.Context, target Target) *artifact.Benchmark {
+// measure warms the engine, runs the measured phase's blocks, with the engine's metrics
+// scraped around both and the client's own cost counted around the blocks, and assembles
+// the artifact. An interrupted run (Ctrl-C, a spec timeout) still yields its artifact,
+// marked incomplete; the requests it cut are failures of type cancelled.
+func (r *run) measure(ctx context.Context, target Target) (*artifact.Benchmark, error) {
 	watch := r.watchEngine(ctx, target)
+	warmup := r.warm(ctx)
 	cpu, gcs := cpuTime(), gcCycles()
 	wait, waitKnown := cpuWait()
 	restore := quietCollector()
-	started, finished := r.execute(ctx)
-	r.started = started
+	started, finished, err := r.executeBlocks(ctx)
 	restore()
+	if err != nil {
+		watch()
+		return nil, err
+	}
 	gcs = gcCycles() - gcs
-	r.kind.finish(r)
+	r.gatherBlocks()
 	b := r.assemble(target, started, finished)
+	b.Extension.Warmup, b.Extension.Blocks = warmup, r.blockRecord(b)
 	var waited *time.Duration
 	if after, ok := cpuWait(); ok && waitKnown {
 		waited = new(after - wait)
@@ -120,7 +121,7 @@ func (r *run) measure(ctx context.Context, target Target) *artifact.Benchmark {
 	b.Extension.ClientOverhead.GCCycles = new(int(gcs))
 	b.Extension.EngineMetrics = watch()
 	b.Extension.Complete = ctx.Err() == nil
-	return b
+	return b, nil
 }
 
 // promptNonce is the run's prompt nonce (see workload.Prompts.Nonce): eight lowercase
@@ -238,8 +239,10 @@ type run struct {
 	caps        artifact.Capabilities
 	path        string
 	prompts     workload.Prompts
-	// plan is every request of the scenario, every shard's, by request index.
-	plan []planned
+	// plan is every request of the current block, every shard's, by request index, as
+	// the kind planned it from base (a session sets each turn's context as it is sent);
+	// once the blocks are gathered, of every block.
+	plan, base []planned
 	// indices are the request indices the run sends (all, or a shard's), concurrency its
 	// share of the streams, pacer when it sends them; outcomes[k] is request indices[k]'s.
 	indices     []int
@@ -252,6 +255,9 @@ type run struct {
 	expected []*cacheRange
 	// keepAnswers keeps each answer's text, which a session's next turn sends back.
 	keepAnswers bool
-	// started is when the request phase started.
+	// started is when the current block's requests started; blocks are the blocks run so
+	// far; nonce is the run's prompt nonce, of its first block.
 	started time.Time
+	blocks  []block
+	nonce   string
 }

@@ -161,6 +161,18 @@ type Scenario struct {
 	// Concurrency then caps the requests in flight.
 	RequestRate float64 `key:"request_rate" range:"[0,100000]" default:"0"`
 	Arrival     Arrival `key:"arrival" default:"poisson" zero:"default"`
+	// WarmupRequests are sent before the measured phase and kept out of every figure and
+	// check: requests of the scenario's planned sizes, words and max_tokens, in a closed
+	// loop at its concurrency, their prompts sharing no prefix with a measured one (a nonce
+	// of their own, no shared prefix). 0 sends none; the gate's cold-start check then holds
+	// the first measured requests against the rest. A sharded run splits them among its
+	// shards.
+	WarmupRequests int `key:"warmup_requests" range:"[0,10000]" default:"32"`
+	// Repeats runs the measured phase that many times, one block after another, each
+	// block the scenario's requests with prompts of its own (a nonce per block, so no block
+	// finds another's in a prefix cache). Every v1 figure is over all blocks' requests; the
+	// artifact's anvilbench.blocks gives each figure block by block and across them.
+	Repeats int `key:"repeats" range:"[0,100]" default:"1" zero:"default"`
 	// Progress, when set, receives a line every ProgressInterval (default 10 s) while the
 	// run lasts: requests done, failures, running p50s.
 	Progress         io.Writer

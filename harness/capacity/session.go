@@ -142,10 +142,10 @@ func (*sessionKind) finish(*run) {}
 func (k *sessionKind) record(r *run, b *artifact.Benchmark) {
 	x, s := b.Extension, r.sc.Sessions
 	for j := range x.Timeline {
-		i := x.Timeline[j].RequestIndex
+		i := r.local(x.Timeline[j].RequestIndex)
 		x.Timeline[j].Session, x.Timeline[j].Turn = new(i/s.Turns), new(i%s.Turns+1)
 	}
-	out := &artifact.Sessions{Sessions: len(k.sessions), Turns: s.Turns, TurnTokens: s.TurnTokens,
+	out := &artifact.Sessions{Sessions: len(k.sessions) * r.sc.Repeats, Turns: s.Turns, TurnTokens: s.TurnTokens,
 		ThinkTimeMs: artifact.Float(s.ThinkTime.Seconds() * 1000), ThinkDistribution: string(s.ThinkDistribution)}
 	if s.Rate > 0 {
 		out.SessionRate = artifact.F(s.Rate)

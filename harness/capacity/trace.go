@@ -144,7 +144,7 @@ func (k *traceKind) record(r *run, b *artifact.Benchmark) {
 	b.ContextTokens = nil
 	x := b.Extension
 	for j := range x.Timeline {
-		x.Timeline[j].TraceLine = new(k.trace.Request(x.Timeline[j].RequestIndex).Line)
+		x.Timeline[j].TraceLine = new(k.trace.Request(r.local(x.Timeline[j].RequestIndex)).Line)
 	}
 	t, tr := r.sc.Trace, k.trace
 	x.Trace = &artifact.TraceReplay{

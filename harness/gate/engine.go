@@ -55,6 +55,9 @@ func EngineToItself() Check {
 		}
 		own, why := ownTokens(a)
 		requests := len(a.RequestTimings) + len(a.Failures)
+		if w := a.Extension.Warmup; w != nil {
+			requests += w.Requests
+		}
 		compared := false
 		if why != "" && (m.PromptTokens != nil || m.GenerationTokens != nil) {
 			seen = append(seen, "tokens not compared: "+why)
@@ -72,6 +75,9 @@ func EngineToItself() Check {
 			excess := counted - float64(c.own)
 			allowed := ForeignTokenTolerance*float64(c.own) + float64(requests)
 			line := fmt.Sprintf("%s tokens: the engine counted %.0f, the run's %d responses reported %d", c.name, counted, requests, c.own)
+			if w := a.Extension.Warmup; w != nil {
+				line += fmt.Sprintf(" (%d of them its warm-up's)", w.Requests)
+			}
 			if excess > allowed {
 				extra = append(extra, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*ForeignTokenTolerance)))
 			} else {
@@ -98,11 +104,15 @@ func EngineToItself() Check {
 // tokens are usage totals.
 type tokens struct{ prompt, generated int }
 
-// ownTokens sums the usage the run's responses reported; why is set when some request's
-// usage is unknown (a failure without a response, an engine that reports none), so that
-// the engine's counters cannot be set against the run's.
+// ownTokens sums the usage the run's responses reported, its warm-up's included; why is
+// set when some request's usage is unknown (a failure without a response, an engine that
+// reports none), so that the engine's counters cannot be set against the run's.
 func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
-	unknown := 0
+	unknown, all := 0, len(a.RequestTimings)+len(a.Failures)
+	if w := a.Extension.Warmup; w != nil {
+		sum = tokens{prompt: w.PromptTokens, generated: w.CompletionTokens}
+		unknown, all = w.Requests-w.UsageReported, all+w.Requests
+	}
 	add := func(r *artifact.RequestTiming) {
 		if r == nil || r.PromptTokens == nil || r.OutputTokens == nil || r.OutputTokenSource != "usage" {
 			unknown++
@@ -118,7 +128,7 @@ func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
 		add(f.ResponseTiming.Row)
 	}
 	if unknown > 0 {
-		return sum, fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, len(a.RequestTimings)+len(a.Failures))
+		return sum, fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, all)
 	}
 	return sum, ""
 }

@@ -241,6 +241,7 @@ func (s Spec) Checks() []Check {
 		}),
 		ClientKeptUp(s.Client),
 		EngineToItself(),
+		StartedWarm(),
 		when(ValidToolCalls(), onlyFor("tool_call")),
 		when(ValidJSONAnswers(), onlyFor("json_schema")),
 		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {

@@ -55,7 +55,9 @@ const EmbeddedEngineName = "anvilbench-refengine"
 // and the shard and start instant of a sharded run. A scenario that asks for controlled
 // output without naming a policy gets the configured one (ANVIL_CONTROLLED_OUTPUT_POLICY),
 // as the scenarios of a scenarios file do: observe keeps a model that misses a word
-// measurable. Against the embedded engine an unnamed engine is EmbeddedEngineName.
+// measurable; one that sends no warm-up, or leaves its repeats open, gets the configured
+// ones (ANVIL_WARMUP_REQUESTS, ANVIL_REPEATS). Against the embedded engine an unnamed
+// engine is EmbeddedEngineName.
 func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	c := e.cfg.Configured().Scenario
 	sc.Model, sc.Engine, sc.GPU, sc.Tier = c.Model, c.Engine, c.GPU, c.Tier
@@ -65,6 +67,12 @@ func (e *Env) WithIdentity(sc capacity.Scenario) capacity.Scenario {
 	sc.Shard, sc.StartAt = c.Shard, c.StartAt
 	if sc.Policy == "" && sc.ResponseWords > 0 {
 		sc.Policy = c.Policy
+	}
+	if sc.WarmupRequests == 0 {
+		sc.WarmupRequests = c.WarmupRequests
+	}
+	if sc.Repeats == 0 {
+		sc.Repeats = c.Repeats
 	}
 	return e.named(sc)
 }

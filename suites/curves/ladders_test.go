@@ -15,9 +15,12 @@ import (
 
 // rung is one scenario of a ladder: a fixed workload of controlled output, strict unless
 // ANVIL_CONTROLLED_OUTPUT_POLICY says observe (WithIdentity fills the policy it leaves open),
-// so a model that misses a word now and then is still measured.
+// so a model that misses a word now and then is still measured. Each rung warms the engine
+// with one wave at its own concurrency: the engine is warm from the rungs before, and a
+// wave serves the batch size the rung is about to measure.
 func rung(requests, concurrency, context int) capacity.Scenario {
-	return capacity.Scenario{Requests: requests, Concurrency: concurrency, ContextTokens: context, MaxTokens: 64, ResponseWords: 32}
+	return capacity.Scenario{Requests: requests, Concurrency: concurrency, ContextTokens: context, MaxTokens: 64, ResponseWords: 32,
+		WarmupRequests: concurrency}
 }
 
 // expectAdherence holds a strict run to exactly the requested words; an observed run's

@@ -1,0 +1,247 @@
+package capacity
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/internal/stats"
+)
+
+// The measured phase runs in blocks: each block is the kind's requests again, prepared and
+// paced anew with a prompt nonce of its own, so a block is a run of the scenario and no
+// block finds another's prompts in a prefix cache. A warm-up comes first. Both are the
+// runner's, whatever the kind.
+
+// block is what one block of the measured phase left: its plan, its requests' outcomes
+// (request indices local to the block), what each could find cached, and its bounds.
+type block struct {
+	plan              []planned
+	indices           []int
+	outcomes          []outcome
+	expected          []*cacheRange
+	nonce             string
+	started, finished time.Time
+}
+
+// executeBlocks runs the scenario's blocks one after another, once its StartAt has come,
+// and returns the bounds of the measured phase.
+func (r *run) executeBlocks(ctx context.Context) (started, finished time.Time, err error) {
+	for j := range r.sc.Repeats {
+		if err := r.prepareBlock(ctx, j); err != nil {
+			return started, finished, err
+		}
+		if j == 0 {
+			r.waitStart(ctx)
+			defer r.progress.start(r.sc, r.sc.Repeats*len(r.indices))()
+		}
+		r.runBlock(ctx)
+	}
+	return r.blocks[0].started, r.blocks[len(r.blocks)-1].finished, nil
+}
+
+// prepareBlock has the kind prepare block j from its plan, its prompts under the block's
+// nonce.
+func (r *run) prepareBlock(ctx context.Context, j int) error {
+	r.prompts.Nonce = blockNonce(r.nonce, j)
+	r.plan, r.expected = slices.Clone(r.base), nil
+	var err error
+	r.indices, r.pacer, err = r.kind.prepare(ctx, r)
+	r.outcomes = make([]outcome, len(r.indices))
+	return err
+}
+
+// runBlock runs the prepared block and keeps what it left.
+func (r *run) runBlock(ctx context.Context) {
+	started, finished := r.pacer.execute(ctx)
+	r.started = started
+	r.kind.finish(r)
+	r.blocks = append(r.blocks, block{plan: r.plan, indices: r.indices, outcomes: r.outcomes, expected: r.expected,
+		nonce: r.prompts.Nonce, started: started, finished: finished})
+}
+
+// blockNonce is block j's prompt nonce: the run's for the first block (a run of one block
+// sends the prompts it always sent), then the run's with block letters after it.
+func blockNonce(nonce string, j int) string {
+	if j == 0 {
+		return nonce
+	}
+	var suffix []byte
+	for ; j > 0; j /= 26 {
+		suffix = append([]byte{byte('a' + j%26)}, suffix...)
+	}
+	return nonce + string(suffix)
+}
+
+// gatherBlocks makes the blocks' requests the run's: block j's request i is request
+// j*R + i of the artifact, R the scenario's requests, in block order.
+func (r *run) gatherBlocks() {
+	per := len(r.base)
+	var plan []planned
+	var indices []int
+	var outcomes []outcome
+	expected := make([]*cacheRange, per*len(r.blocks))
+	for j, bl := range r.blocks {
+		plan = append(plan, bl.plan...)
+		for k, o := range bl.outcomes {
+			indices = append(indices, j*per+bl.indices[k])
+			outcomes = append(outcomes, o.offset(j*per))
+		}
+		for i, x := range bl.expected {
+			expected[j*per+i] = x
+		}
+	}
+	r.plan, r.indices, r.outcomes, r.expected = plan, indices, outcomes, expected
+}
+
+// offset moves the outcome's request index by n, in its row or failure.
+func (o outcome) offset(n int) outcome {
+	if o.row != nil {
+		row := *o.row
+		row.RequestIndex += n
+		o.row = &row
+	}
+	if o.failure != nil {
+		f := *o.failure
+		f.RequestIndex += n
+		o.failure = &f
+	}
+	return o
+}
+
+// local is the index within its block of request i.
+func (r *run) local(i int) int { return i % len(r.base) }
+
+// blockRecord is the artifact's anvilbench.blocks: each block's bounds and each figure of
+// artifact.BlockMetrics block by block and across the blocks.
+func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
+	per := len(r.base)
+	out := &artifact.Blocks{Repeats: len(r.blocks), RequestsPerBlock: per, Figures: map[string]artifact.BlockFigures{}}
+	values := map[string][]*artifact.Float{}
+	for j, bl := range r.blocks {
+		rows := blockRows(b.RequestTimings, j*per, (j+1)*per)
+		out.Blocks = append(out.Blocks, artifact.Block{Index: j, PromptNonce: bl.nonce,
+			StartOffsetMs: artifact.Float(bl.started.Sub(r.blocks[0].started).Seconds() * 1000),
+			DurationMs:    artifact.Float(bl.finished.Sub(bl.started).Seconds() * 1000),
+			Completed:     len(rows), Failed: len(bl.outcomes) - len(rows)})
+		m := buildMetrics(rows, nil, bl.finished.Sub(bl.started).Seconds(), len(rows) == len(bl.outcomes))
+		for _, name := range artifact.BlockMetrics() {
+			var v *artifact.Float
+			if x, _, _ := m.Lookup(name); x != nil {
+				v = artifact.F(*x)
+			}
+			values[name] = append(values[name], v)
+		}
+	}
+	for name, v := range values {
+		out.Figures[name] = acrossBlocks(v)
+	}
+	return out
+}
+
+// blockRows are the rows of requests lo to hi-1.
+func blockRows(rows []artifact.RequestTiming, lo, hi int) []artifact.RequestTiming {
+	var out []artifact.RequestTiming
+	for _, row := range rows {
+		if row.RequestIndex >= lo && row.RequestIndex < hi {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// acrossBlocks summarizes a figure's block values: their mean, sample standard deviation,
+// coefficient of variation and 95% t-interval of the mean, over the blocks with a value.
+func acrossBlocks(values []*artifact.Float) artifact.BlockFigures {
+	f := artifact.BlockFigures{Values: values}
+	var xs []float64
+	for _, v := range values {
+		if v != nil {
+			xs = append(xs, float64(*v))
+		}
+	}
+	if len(xs) < 2 {
+		return f
+	}
+	mean, sd := stats.MeanSD(xs)
+	half := stats.TQuantile(0.975, float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
+	f.Mean, f.SD = artifact.F(mean), artifact.F(sd)
+	if mean != 0 {
+		f.CV = artifact.F(sd / mean)
+	}
+	f.CI95Low, f.CI95High = artifact.F(mean-half), artifact.F(mean+half)
+	return f
+}
+
+// warm sends the scenario's warm-up (WarmupRequests, a shard's share) in a closed loop at
+// its concurrency: prompts of its planned sizes under a nonce of their own and without the
+// shared prefix, so none shares a prefix with a measured prompt, and records what they
+// showed. Nothing of it reaches a figure.
+func (r *run) warm(ctx context.Context) *artifact.Warmup {
+	n := r.sc.WarmupRequests
+	if sh := r.sc.Shard; sh.sharded() {
+		n = (n + sh.Count - 1) / sh.Count
+	}
+	if n <= 0 {
+		return nil
+	}
+	measured := r.prompts
+	defer func() { r.prompts, r.progress = measured, progress{} }()
+	r.prompts.Nonce, r.prompts.SharedPrefix = "warmup"+measured.Nonce, ""
+	r.plan = r.base
+	r.indices, r.outcomes = make([]int, n), make([]outcome, n)
+	for w := range r.indices {
+		r.indices[w] = w % len(r.base)
+	}
+	units := requestUnits{r, func(dst []byte, r *run, i int) ([]byte, error) {
+		return r.prompts.AppendPrompt(dst, i, r.plan[i].context)
+	}}
+	started, finished := closedLoop{units: n, concurrency: min(r.concurrency, n), start: units.start}.execute(ctx)
+	return warmupRecord(r.outcomes, finished.Sub(started))
+}
+
+// lastWarmup is how many of the warm-up's last successes the cold-start check compares.
+const lastWarmup = 8
+
+// warmupRecord summarizes the warm-up's outcomes.
+func warmupRecord(outcomes []outcome, took time.Duration) *artifact.Warmup {
+	w := &artifact.Warmup{Requests: len(outcomes), DurationMs: artifact.Float(took.Seconds() * 1000)}
+	var ok []outcome
+	for _, o := range outcomes {
+		if o.row == nil {
+			w.Failed++
+			continue
+		}
+		ok = append(ok, o)
+		if p, c := o.row.PromptTokens, o.row.OutputTokens; p != nil && c != nil && o.row.OutputTokenSource == sourceUsage {
+			w.PromptTokens, w.CompletionTokens, w.UsageReported = w.PromptTokens+*p, w.CompletionTokens+*c, w.UsageReported+1
+		}
+	}
+	w.Completed = len(ok)
+	slices.SortFunc(ok, func(a, b outcome) int { return a.sent.Compare(b.sent) })
+	ttft, tpot := rowFigures(ok)
+	w.TTFTMs, w.TPOTMs = percentiles(ttft), percentiles(tpot)
+	last := ok[max(0, len(ok)-lastWarmup):]
+	w.LastRequests = len(last)
+	lastTTFT, lastTPOT := rowFigures(last)
+	if p := percentiles(lastTTFT); p != nil {
+		w.LastTTFTP50Ms = artifact.F(float64(p.P50))
+	}
+	if p := percentiles(lastTPOT); p != nil {
+		w.LastTPOTP50Ms = artifact.F(float64(p.P50))
+	}
+	return w
+}
+
+// rowFigures are the TTFT and TPOT of successful outcomes.
+func rowFigures(outcomes []outcome) (ttft, tpot []float64) {
+	for _, o := range outcomes {
+		ttft = append(ttft, float64(o.row.TTFTMs))
+		if o.row.TPOTMs != nil {
+			tpot = append(tpot, float64(*o.row.TPOTMs))
+		}
+	}
+	return ttft, tpot
+}
