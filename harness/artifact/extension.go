@@ -83,7 +83,43 @@ type Extension struct {
 	// scenario's requests with prompts of its own; null for an artifact written before
 	// blocks were recorded.
 	Blocks *Blocks `json:"blocks"`
+	// Interleaved says the run's blocks alternated with a baseline build's in one measured
+	// phase; null for a run of one engine.
+	Interleaved *Interleaved `json:"interleaved"`
 }
+
+// Interleaved is one engine's side of an interleaved A/B run: the endpoint under test and
+// a baseline build measured in alternating blocks (ABBA: the baseline, then the current,
+// then the current, then the baseline, ...), each block the same workload under a nonce of
+// its own, so what moves with time (drift, the host's other work, clocks) falls on both
+// alike and a linear drift cancels.
+type Interleaved struct {
+	// Role is "current" (the endpoint under test) or "baseline" (the baseline build).
+	Role string `json:"role"`
+	// Pairing names the A/B run, the same in both engines' artifacts.
+	Pairing string `json:"pairing"`
+	// Order is the sequence of the blocks, A the baseline and B the current: "ABBAAB...".
+	Order string `json:"order"`
+	// PartnerBaseURL and PartnerModel are the other engine's endpoint and model.
+	PartnerBaseURL string `json:"partner_base_url"`
+	PartnerModel   string `json:"partner_model"`
+	// Sequence is every block of both engines, in the order they ran.
+	Sequence []InterleavedBlock `json:"sequence"`
+}
+
+// InterleavedBlock is one block of an interleaved run.
+type InterleavedBlock struct {
+	Role             string `json:"role"`
+	Block            int    `json:"block"`
+	StartedAtUnixNs  int64  `json:"started_at_unix_ns"`
+	FinishedAtUnixNs int64  `json:"finished_at_unix_ns"`
+}
+
+// Roles of an interleaved run's engines.
+const (
+	RoleCurrent  = "current"
+	RoleBaseline = "baseline"
+)
 
 // Warmup is what a run sent to warm the engine before its measured phase: requests like
 // its own at its own concurrency, none sharing a prefix with a measured prompt.

@@ -14,7 +14,7 @@ import (
 // assemble builds the artifact from the outcomes, in request-index order.
 func (r *run) assemble(target Target, started, finished time.Time) *artifact.Benchmark {
 	clock := r.clock()
-	wall := finished.Sub(started).Seconds()
+	wall := r.busy().Seconds()
 	b := r.workload(target, started, finished, clock)
 	caps := r.collect(b)
 	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
@@ -85,7 +85,7 @@ func (r *run) workload(target Target, started, finished time.Time, clock artifac
 		Tier:                     optional(sc.Tier),
 		TimestampPrecision:       artifact.TimestampPrecision,
 		TimingMethodology:        methodology(clock.Source),
-		WallClockMs:              artifact.Float((finished.Sub(started)).Seconds() * 1000),
+		WallClockMs:              artifact.Float(r.busy().Seconds() * 1000),
 	}
 	if sc.ContextTokens > 0 {
 		b.ContextTokens = new(sc.ContextTokens)

@@ -111,6 +111,16 @@ func (o outcome) offset(n int) outcome {
 	return o
 }
 
+// busy is the time the run's blocks kept the engine busy: the measured phase's wall clock,
+// but for what ran between its blocks (an interleaved run's other engine).
+func (r *run) busy() time.Duration {
+	var d time.Duration
+	for _, bl := range r.blocks {
+		d += bl.finished.Sub(bl.started)
+	}
+	return d
+}
+
 // local is the index within its block of request i.
 func (r *run) local(i int) int { return i % len(r.base) }
 

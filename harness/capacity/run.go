@@ -97,31 +97,76 @@ func (r *run) calibrate(ctx context.Context) {
 // the artifact. An interrupted run (Ctrl-C, a spec timeout) still yields its artifact,
 // marked incomplete; the requests it cut are failures of type cancelled.
 func (r *run) measure(ctx context.Context, target Target) (*artifact.Benchmark, error) {
-	watch := r.watchEngine(ctx, target)
-	warmup := r.warm(ctx)
-	cpu, gcs := cpuTime(), gcCycles()
-	wait, waitKnown := cpuWait()
-	restore := quietCollector()
+	w := r.begin(ctx, target)
+	c := startCounting()
 	started, finished, err := r.executeBlocks(ctx)
-	restore()
+	cost := c.stop()
 	if err != nil {
-		watch()
+		w.watch()
 		return nil, err
 	}
-	gcs = gcCycles() - gcs
+	return r.finish(ctx, target, w, cost, started, finished), nil
+}
+
+// warmed is what a run's engine showed before its measured phase: the watch of its metrics
+// and its warm-up.
+type warmed struct {
+	watch  func() artifact.EngineMetrics
+	warmup *artifact.Warmup
+}
+
+// begin starts watching the engine's metrics and warms it.
+func (r *run) begin(ctx context.Context, target Target) warmed {
+	w := warmed{watch: r.watchEngine(ctx, target)}
+	w.warmup = r.warm(ctx)
+	return w
+}
+
+// counting is the client's own cost from its start: CPU, waits for a core, collections;
+// the collector stays quiet until stop.
+type counting struct {
+	cpu, wait time.Duration
+	waitKnown bool
+	gcs       uint32
+	restore   func()
+}
+
+// cost is the client's own cost over a measured phase.
+type cost struct {
+	cpu    time.Duration
+	waited *time.Duration
+	gcs    int
+}
+
+func startCounting() counting {
+	c := counting{cpu: cpuTime(), gcs: gcCycles()}
+	c.wait, c.waitKnown = cpuWait()
+	c.restore = quietCollector()
+	return c
+}
+
+func (c counting) stop() cost {
+	c.restore()
+	out := cost{cpu: cpuTime() - c.cpu, gcs: int(gcCycles() - c.gcs)}
+	if after, ok := cpuWait(); ok && c.waitKnown {
+		out.waited = new(after - c.wait)
+	}
+	return out
+}
+
+// finish gathers the blocks and assembles the artifact of the measured phase from started
+// to finished: its figures, its warm-up and blocks, the client's cost, the engine's
+// metrics.
+func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, started, finished time.Time) *artifact.Benchmark {
 	r.gatherBlocks()
 	b := r.assemble(target, started, finished)
-	b.Extension.Warmup, b.Extension.Blocks = warmup, r.blockRecord(b)
-	var waited *time.Duration
-	if after, ok := cpuWait(); ok && waitKnown {
-		waited = new(after - wait)
-	}
+	b.Extension.Warmup, b.Extension.Blocks = w.warmup, r.blockRecord(b)
 	stampsHeld := b.Extension.Clock.Source == ClockKernel && b.Extension.ITL.SharedReadGaps == 0
-	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), cpuTime()-cpu, waited, stampsHeld)
-	b.Extension.ClientOverhead.GCCycles = new(int(gcs))
-	b.Extension.EngineMetrics = watch()
+	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
+	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
+	b.Extension.EngineMetrics = w.watch()
 	b.Extension.Complete = ctx.Err() == nil
-	return b, nil
+	return b
 }
 
 // promptNonce is the run's prompt nonce (see workload.Prompts.Nonce): eight lowercase
