@@ -11,29 +11,37 @@ import (
 const DefaultRegressionGate = gate.DefaultBy
 
 // NotRegressFrom succeeds when the run's metric did not regress from a baseline artifact of
-// the same workload beyond noise, and the samples could have seen a change of the gate's
-// size (gate.NoRegression, compare.Regression):
+// the same workload beyond what varies between the two, and the comparison could have
+// seen a change of the gate's size (gate.NoRegression, compare.Regression): against the
+// baseline engine of an interleaved run (capacity.RunInterleaved), by its blocks;
+// against a stored run, counting the run-to-run spread at gate.Comparison's RunCV.
 //
 //	Expect(run).To(NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05))
 //
-// It fails with e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio
-// 1.081..1.112, p=2e-05, 32 vs 32 requests): worse than the 5.0% gate". It errors when
-// there is nothing to judge: no metric, a workload that is not comparable (naming the
-// differing fields, unless AllowMismatch), fewer than 5 requests either side,
-// and samples that cannot resolve a change of the gate's size (inconclusive: the message
-// gives the change they resolve and the requests each run would need), unless
-// OnInconclusive(gate.InconclusivePass).
+// It fails with e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the change
+// +7.1%..+12.6%, p=2e-05; 6 interleaved pairs against the baseline build, ...): worse than
+// the 5.0% gate". It errors when there is nothing to judge: no metric, a workload that is
+// not comparable (naming the differing fields, unless AllowMismatch), fewer than 5 requests
+// either side, and a comparison that cannot resolve a change of the gate's size
+// (inconclusive: the message gives the change it resolves and the pairs or history that
+// would resolve the gate's), unless OnInconclusive(gate.InconclusivePass).
 func NotRegressFrom(baseline *artifact.Benchmark) *RegressionMatcher {
-	return &RegressionMatcher{baseline: baseline, how: gate.Comparison{By: DefaultRegressionGate}}
+	return &RegressionMatcher{against: gate.Against{Baseline: baseline}, how: gate.Comparison{By: DefaultRegressionGate}}
+}
+
+// NotRegressFromHistory is NotRegressFrom against a history of earlier runs of the
+// scenario, whose spread it measures (see compare.DesignHistory).
+func NotRegressFromHistory(history []*artifact.Benchmark) *RegressionMatcher {
+	return &RegressionMatcher{against: gate.Against{History: history}, how: gate.Comparison{By: DefaultRegressionGate}}
 }
 
 // RegressionMatcher is the matcher NotRegressFrom builds; each method returns a configured
 // copy.
 type RegressionMatcher struct {
-	baseline *artifact.Benchmark
-	metric   string
-	how      gate.Comparison
-	matcher  *checkMatcher
+	against gate.Against
+	metric  string
+	how     gate.Comparison
+	matcher *checkMatcher
 }
 
 // On names the metrics key judged, e.g. "tpot_p50_ms" or "decode_tok_s_p50".
@@ -47,6 +55,23 @@ func (m *RegressionMatcher) On(metric string) *RegressionMatcher {
 func (m *RegressionMatcher) By(gateBy float64) *RegressionMatcher {
 	c := *m
 	c.how.By = gateBy
+	return &c
+}
+
+// RunCV sets the run-to-run spread counted between a run and one stored run, which no
+// history measured (gate_run_cv; compare.DefaultRunCV, 5%, when not called). Set it from
+// the engine's measured spread between restarts, never to what the gate needs.
+func (m *RegressionMatcher) RunCV(cv float64) *RegressionMatcher {
+	c := *m
+	c.how.RunCV = cv
+	return &c
+}
+
+// RestartCV sets what two engines measured side by side in an interleaved run do not share
+// (gate_restart_cv; compare.DefaultRestartCV, 0.5%, when not called).
+func (m *RegressionMatcher) RestartCV(cv float64) *RegressionMatcher {
+	c := *m
+	c.how.RestartCV = cv
 	return &c
 }
 
@@ -69,12 +94,12 @@ func (m *RegressionMatcher) OnInconclusive(p gate.InconclusivePolicy) *Regressio
 // judge is an error.
 func (m *RegressionMatcher) Match(actual any) (bool, error) {
 	switch {
-	case m.baseline == nil:
+	case m.against.Baseline == nil && len(m.against.History) == 0:
 		return false, errors.New("NotRegressFrom: no baseline artifact (got nil)")
 	case m.metric == "":
 		return false, errors.New(`NotRegressFrom: no metric; name one with .On("tpot_p50_ms")`)
 	}
-	m.matcher = named("NotRegressFrom", gate.NoRegression(m.baseline, m.metric, m.how))
+	m.matcher = named("NotRegressFrom", gate.NoRegression(m.against, m.metric, m.how))
 	return m.matcher.Match(actual)
 }
 

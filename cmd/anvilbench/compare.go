@@ -10,6 +10,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // compareFlags are the options of anvilbench compare.
@@ -18,6 +19,8 @@ type compareFlags struct {
 	by            float64
 	metrics       string
 	allowMismatch bool
+	runCV         float64
+	restartCV     float64
 }
 
 // runCompare parses the flags, reads both artifacts, prints the report and, when
@@ -30,8 +33,13 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 	fs.Float64Var(&f.by, "by", gate.DefaultBy, "gate: the smallest relative change that must be caught (0.05 is 5%)")
 	fs.StringVar(&f.metrics, "metrics", strings.Join(compare.DefaultMetrics(), ","), "comma-separated metrics to compare and gate")
 	fs.BoolVar(&f.allowMismatch, "allow-mismatch", false, "compare even when the workloads differ")
+	fs.Float64Var(&f.runCV, "run-cv", compare.DefaultRunCV, "the run-to-run spread counted between two sessions no history measured, as ANVIL_GATE_RUN_CV")
+	fs.Float64Var(&f.restartCV, "restart-cv", compare.DefaultRestartCV, "what two engines measured side by side do not share, as ANVIL_GATE_RESTART_CV")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD.json NEW.json\n\nExit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")
+		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD NEW.json\n\n"+
+			"OLD is one artifact, or a directory or glob of earlier runs of NEW's scenario (a history).\n"+
+			"The two artifacts of an interleaved run (NAME-baseline.json, NAME.json) are compared block by block.\n\n"+
+			"Exit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -39,7 +47,7 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 		return helpOr(err, exitUnjudged) // the flag package has printed the problem and the usage
 	}
 	if len(paths) != 2 {
-		fmt.Fprintf(stderr, "anvilbench compare: want OLD.json and NEW.json, got %d arguments %q\n", len(paths), paths)
+		fmt.Fprintf(stderr, "anvilbench compare: want OLD and NEW.json, got %d arguments %q\n", len(paths), paths)
 		return exitUnjudged
 	}
 	render, err := renderer(f.format)
@@ -52,9 +60,8 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 		fmt.Fprintf(stderr, "anvilbench compare: --metrics: %v\n", err)
 		return exitUnjudged
 	}
-	baseline, err := artifact.Read(paths[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "anvilbench compare: baseline: %v\n", err)
+	if err := checkCV(f.runCV, f.restartCV); err != nil {
+		fmt.Fprintf(stderr, "anvilbench compare: %v\n", err)
 		return exitUnjudged
 	}
 	current, err := artifact.Read(paths[1])
@@ -62,8 +69,14 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 		fmt.Fprintf(stderr, "anvilbench compare: current: %v\n", err)
 		return exitUnjudged
 	}
+	baseline, err := config.ReadBaseline(paths[0], config.ScenarioOf(current))
+	if err != nil {
+		fmt.Fprintf(stderr, "anvilbench compare: baseline: %v\n", err)
+		return exitUnjudged
+	}
 
-	report := compare.Compare(baseline, current, metrics, f.by, compare.Options{AllowMismatch: f.allowMismatch})
+	opts := compare.Options{AllowMismatch: f.allowMismatch, Metrics: tested(metrics), RunCV: f.runCV, RestartCV: f.restartCV, History: baseline.History}
+	report := compare.Compare(baseline.One, current, metrics, f.by, opts)
 	report.BaselineName, report.CurrentName = paths[0], paths[1]
 	out, err := render(report)
 	if err != nil {
@@ -81,6 +94,28 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 		}
 	}
 	return exitCode(report, stderr)
+}
+
+// checkCV refuses a spread that is not a fraction: 0 would claim that sessions never differ.
+func checkCV(runCV, restartCV float64) error {
+	if !(runCV > 0 && runCV < 1) {
+		return fmt.Errorf("-run-cv %v: want a coefficient of variation above 0 and below 1, e.g. 0.05", runCV)
+	}
+	if !(restartCV > 0 && restartCV < 1) {
+		return fmt.Errorf("-restart-cv %v: want a coefficient of variation above 0 and below 1, e.g. 0.005", restartCV)
+	}
+	return nil
+}
+
+// tested counts the metrics a regression test judges (the failed row is a count, not a test).
+func tested(metrics []string) int {
+	n := 0
+	for _, m := range metrics {
+		if m != "failed" {
+			n++
+		}
+	}
+	return n
 }
 
 // exitCode maps the report to the exit status, explaining any non-zero one on stderr.

@@ -10,6 +10,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
@@ -24,9 +26,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	budgets := fs.String("budgets", "", "budgets, as ANVIL_BUDGETS: tpot_p50_ms<=6, ttft_p95_ms<=1500@upper95")
 	budgetsFile := fs.String("budgets-file", "", "a budgets file, as ANVIL_BUDGETS_FILE")
-	baselinePath := fs.String("baseline", "", "the artifact the run must not regress from, as ANVIL_BASELINE")
+	baselinePath := fs.String("baseline", "", "the artifact, or a directory or glob of earlier runs, the run must not regress from, as ANVIL_BASELINE")
 	gateMetrics := fs.String("gate-metrics", strings.Join(gate.DefaultMetrics(), ","), "metrics judged against the baseline, as ANVIL_GATE_METRICS")
 	by := fs.Float64("by", gate.DefaultBy, "the relative change that counts as a regression, as ANVIL_GATE_BY")
+	runCV := fs.Float64("run-cv", compare.DefaultRunCV, "the run-to-run spread counted between two sessions no history measured, as ANVIL_GATE_RUN_CV")
+	restartCV := fs.Float64("restart-cv", compare.DefaultRestartCV, "what two engines measured side by side do not share, as ANVIL_GATE_RESTART_CV")
 	allowMismatch := fs.Bool("allow-mismatch", false, "judge against a baseline of another workload anyway")
 	inconclusive := fs.String("inconclusive", string(gate.DefaultOnInconclusive), "what a comparison that cannot resolve the gate's change comes to: fail or pass, as ANVIL_GATE_INCONCLUSIVE")
 	tolerance := fs.Float64("context-tolerance", gate.DefaultContextTolerance, "how far the counted prompt tokens may be from the plan")
@@ -57,9 +61,12 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	spec := gate.Spec{ContextTolerance: *tolerance, Client: gate.ClientBounds{MaxCPUPct: *maxCPU, MaxStartLagPct: *maxLag},
-		Comparison: gate.Comparison{By: *by, AllowMismatch: *allowMismatch, OnInconclusive: gate.InconclusivePolicy(*inconclusive)}}
+		Comparison: gate.Comparison{By: *by, AllowMismatch: *allowMismatch, OnInconclusive: gate.InconclusivePolicy(*inconclusive), RunCV: *runCV, RestartCV: *restartCV}}
 	if !spec.OnInconclusive.Valid() {
 		return fail("-inconclusive %q: want fail or pass", *inconclusive)
+	}
+	if err := checkCV(*runCV, *restartCV); err != nil {
+		return fail("%v", err)
 	}
 	if spec.Budgets, err = budget.Parse(*budgets); err != nil {
 		return fail("-budgets: %v", err)
@@ -77,10 +84,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *baselinePath != "" {
-		spec.BaselinePath = *baselinePath
-		if spec.Baseline, err = artifact.Read(*baselinePath); err != nil {
+		baseline, err := config.ReadBaseline(*baselinePath, config.ScenarioOf(run))
+		if err != nil {
 			return fail("-baseline: %v", err)
 		}
+		spec.BaselinePath, spec.Baseline, spec.History = *baselinePath, baseline.One, baseline.History
 	}
 
 	results := spec.Refusals(run.Requests)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,6 +55,18 @@ func TestCompareExitCodes(t *testing.T) {
 	})
 	otherWorkload := variant(t, dir, "other.json", func(b *artifact.Benchmark) { b.MaxTokens = 128 })
 	few := variant(t, dir, "few.json", func(b *artifact.Benchmark) { b.RequestTimings = b.RequestTimings[:4] })
+	otherScenario := variant(t, dir, "other-scenario.json", func(b *artifact.Benchmark) { b.Extension = &artifact.Extension{Scenario: "other"} })
+	// A history of four runs of one build, a few tenths of a percent apart.
+	history := filepath.Join(dir, "history")
+	os.Mkdir(history, 0o755)
+	for i, f := range []float64{1.000, 0.995, 1.004, 0.998} {
+		variant(t, history, fmt.Sprintf("run-%d.json", i), func(b *artifact.Benchmark) {
+			b.StartedAtUnixNs += int64(i) * 3600e9
+			for k := range b.RequestTimings {
+				b.RequestTimings[k].TPOTMs = artifact.F(f * float64(*b.RequestTimings[k].TPOTMs))
+			}
+		})
+	}
 	otherSchema := filepath.Join(dir, "other-schema.json")
 	os.WriteFile(otherSchema, []byte(`{"schema": "other/v1"}`), 0o644)
 
@@ -64,17 +77,30 @@ func TestCompareExitCodes(t *testing.T) {
 		stdout []string
 		stderr []string
 	}{
-		{"unchanged", []string{"compare", reference, reference}, 0,
+		// One run against one stored run counts 5% between their sessions (gate_run_cv): a 5%
+		// gate is out of its reach, whatever the runs' own requests say.
+		{"unchanged, one stored run", []string{"compare", reference, reference}, 5,
+			[]string{"tpot_p50_ms       5.98ms        5.98ms        +0.0%  inconclusive\n"},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 inconclusive: changed +0.0% (5.98ms -> 5.98ms, 95% CI of the change -12.7%..+14.5%, p=0.5); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves 30.2% at best, not the 5.0% gate: 2 interleaved pairs against the baseline build would"}},
+		{"unchanged, steady sessions", []string{"compare", "-run-cv", "0.001", reference, reference}, 0,
 			[]string{"metric            old           new           delta  verdict\n", "tpot_p50_ms       5.98ms        5.98ms        +0.0%  ok\n"}, nil},
-		{"slower", []string{"compare", reference, slower}, 1,
+		{"slower, one stored run", []string{"compare", reference, slower}, 5, []string{"tpot_p50_ms       5.98ms        7.18ms        +20.0%  inconclusive\n"}, nil},
+		{"slower, steady sessions", []string{"compare", "-run-cv", "0.001", reference, slower}, 1,
 			[]string{"tpot_p50_ms       5.98ms        7.18ms        +20.0%  regression\n"},
-			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the ratio 1.197..1.203, p=0.0011, 6 vs 6 requests): worse than the 5.0% gate\n"}},
-		{"slower, gated on TTFT only", []string{"compare", "--metrics", "ttft_p50_ms,ttft_p95_ms", reference, slower}, 0, []string{"ttft_p95_ms"}, nil},
-		{"slower, flags after the files", []string{"compare", reference, slower, "--by", "0.5", "--metrics=tpot_p50_ms"}, 0,
-			[]string{"tpot_p50_ms: tpot p50 changed +20.0% (5.98ms -> 7.18ms, 95% CI of the ratio 1.197..1.203, p=0.0011, 6 vs 6 requests): significant but within half the 50.0% gate\n"}, nil},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the change +19.6%..+20.5%, p<1e-16): worse than the 5.0% gate"}},
+		{"slower, gated on TTFT only", []string{"compare", "-run-cv", "0.001", "--metrics", "ttft_p50_ms,ttft_p95_ms", reference, slower}, 0, []string{"ttft_p95_ms"}, nil},
+		{"slower, flags after the files", []string{"compare", reference, slower, "--by", "0.5", "--metrics=tpot_p50_ms", "-run-cv=0.001"}, 0,
+			[]string{"tpot_p50_ms: tpot p50 changed +20.0% (5.98ms -> 7.18ms, 95% CI of the change +19.6%..+20.5%, p<1e-16): significant but within half the 50.0% gate"}, nil},
+		{"unchanged against a history", []string{"compare", "-metrics", "tpot_p50_ms", history, reference}, 0,
+			[]string{"tpot p50 changed +0.1% (5.98ms -> 5.98ms, 95% CI of the change -1.3%..+1.4%, p=0.43): not significant, no regression at the 5.0% gate (a change of 2.4% would have shown)", "one run against a history of 4 runs (4 at its latest level)"}, nil},
+		{"slower against a history (glob)", []string{"compare", "-metrics", "tpot_p50_ms", filepath.Join(history, "run-*.json"), slower}, 1,
+			nil, []string{"tpot p50 regressed 20.1% (5.98ms -> 7.18ms, 95% CI of the change +18.5%..+21.7%, p=1.4e-05): worse than the 5.0% gate"}},
+		{"a history of another scenario", []string{"compare", history, otherScenario}, 2, nil,
+			[]string{"anvilbench compare: baseline: no artifact of scenario other there"}},
+		{"bad run-cv", []string{"compare", "-run-cv", "0", reference, reference}, 2, nil, []string{"anvilbench compare: -run-cv 0: want a coefficient of variation above 0 and below 1"}},
 		{"not comparable", []string{"compare", reference, otherWorkload}, 2, []string{"workload differences:\n  max_tokens 512 vs 128\n"},
 			[]string{"the artifacts measured different workloads (pass --allow-mismatch to compare anyway):\n  max_tokens 512 vs 128\n"}},
-		{"allowed mismatch", []string{"compare", "--allow-mismatch", reference, otherWorkload}, 0, nil, nil},
+		{"allowed mismatch", []string{"compare", "-run-cv", "0.001", "--allow-mismatch", reference, otherWorkload}, 0, nil, nil},
 		{"insufficient samples", []string{"compare", "--metrics", "tpot_p50_ms", reference, few}, 2, nil,
 			[]string{"anvilbench compare: tpot_p50_ms: tpot p50: not comparable: 6 vs 4 requests with a figure (a comparison needs at least 5 on each side)\n"}},
 		{"missing file", []string{"compare", reference, filepath.Join(dir, "absent.json")}, 2, nil, []string{"anvilbench compare: current: read artifact ", "absent.json: open "}},
@@ -83,10 +109,10 @@ func TestCompareExitCodes(t *testing.T) {
 		{"bad metric", []string{"compare", "--metrics", "tpot_p50_ms,tpot_p42_ms", reference, reference}, 2, nil,
 			[]string{`anvilbench compare: --metrics: metric "tpot_p42_ms": want a mean or percentile key`}},
 		{"bad gate", []string{"compare", "--by", "fast", reference, reference}, 2, nil, []string{`invalid value "fast" for flag -by`}},
-		{"one file", []string{"compare", reference}, 2, nil, []string{"anvilbench compare: want OLD.json and NEW.json, got 1 arguments"}},
+		{"one file", []string{"compare", reference}, 2, nil, []string{"anvilbench compare: want OLD and NEW.json, got 1 arguments"}},
 		{"no command", nil, 2, nil, []string{"usage: anvilbench compare"}},
 		{"unknown command", []string{"diff"}, 2, nil, []string{`anvilbench: unknown command "diff"`}},
-		{"help", []string{"compare", "-h"}, 0, nil, []string{"usage: anvilbench compare [flags] OLD.json NEW.json", "-allow-mismatch"}},
+		{"help", []string{"compare", "-h"}, 0, nil, []string{"usage: anvilbench compare [flags] OLD NEW.json", "-allow-mismatch", "-run-cv"}},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := invoke("", c.args...)
@@ -112,7 +138,7 @@ func TestCompareExitCodes(t *testing.T) {
 
 func TestCompareFormats(t *testing.T) {
 	t.Parallel()
-	code, stdout, _ := invoke("", "compare", "--format", "json", reference, reference)
+	code, stdout, _ := invoke("", "compare", "-run-cv", "0.001", "--format", "json", reference, reference)
 	var doc struct {
 		Baseline, Outcome string
 		By                float64
@@ -124,7 +150,7 @@ func TestCompareFormats(t *testing.T) {
 	if doc.Outcome != "ok" || doc.By != 0.05 || doc.Baseline != reference || len(doc.Rows) != 8 || doc.Rows[7].Metric != "failed" {
 		t.Errorf("json: %+v", doc)
 	}
-	code, stdout, _ = invoke("", "compare", "--format=markdown", reference, reference)
+	code, stdout, _ = invoke("", "compare", "-run-cv", "0.001", "--format=markdown", reference, reference)
 	if code != 0 || !strings.HasPrefix(stdout, "### anvilbench compare: ok (gate 5.0%)\n") || !strings.Contains(stdout, "| tpot_p50_ms | 5.98ms | 5.98ms | +0.0% | ok |\n") {
 		t.Errorf("markdown, exit %d:\n%s", code, stdout)
 	}
@@ -134,10 +160,10 @@ func TestCompareAppendsTheStepSummary(t *testing.T) {
 	t.Parallel()
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	os.WriteFile(summary, []byte("earlier step\n"), 0o644)
-	if code, _, stderr := invoke(summary, "compare", reference, reference); code != 0 || stderr != "" {
+	if code, _, stderr := invoke(summary, "compare", "-run-cv", "0.001", reference, reference); code != 0 || stderr != "" {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if code, _, _ := invoke(summary, "compare", "--format", "json", "--metrics", "tpot_p50_ms", reference, reference); code != 0 {
+	if code, _, _ := invoke(summary, "compare", "-run-cv", "0.001", "--format", "json", "--metrics", "tpot_p50_ms", reference, reference); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	data, _ := os.ReadFile(summary)
@@ -146,7 +172,7 @@ func TestCompareAppendsTheStepSummary(t *testing.T) {
 		t.Errorf("summary:\n%s", text)
 	}
 	// An unwritable summary is reported but does not change the verdict.
-	code, _, stderr := invoke(filepath.Join(t.TempDir(), "no", "such", "dir", "summary.md"), "compare", reference, reference)
+	code, _, stderr := invoke(filepath.Join(t.TempDir(), "no", "such", "dir", "summary.md"), "compare", "-run-cv", "0.001", reference, reference)
 	if code != 0 || !strings.Contains(stderr, "anvilbench compare: GITHUB_STEP_SUMMARY: open ") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}

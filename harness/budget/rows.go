@@ -37,6 +37,29 @@ func RowValues(a *artifact.Benchmark, family string) ([]float64, error) {
 	return out, nil
 }
 
+// RowValuesIn is RowValues over the rows of request indices lo to hi-1: one block of a run
+// of several (artifact.Blocks).
+func RowValuesIn(a *artifact.Benchmark, family string, lo, hi int) ([]float64, error) {
+	if a == nil {
+		return nil, fmt.Errorf("family %q: no artifact", family)
+	}
+	get, ok := rowFields[family]
+	if !ok {
+		return nil, fmt.Errorf("family %q has no request_timings field", family)
+	}
+	var out []float64
+	for i := range a.RequestTimings {
+		r := &a.RequestTimings[i]
+		if r.RequestIndex < lo || r.RequestIndex >= hi {
+			continue
+		}
+		if v, ok := get(r); ok {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 var rowFields = map[string]func(*artifact.RequestTiming) (float64, bool){
 	"ttft":                        func(r *artifact.RequestTiming) (float64, bool) { return float64(r.TTFTMs), true },
 	"time_to_first_output":        func(r *artifact.RequestTiming) (float64, bool) { return float64(r.TimeToFirstOutputMs), true },

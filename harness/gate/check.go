@@ -26,12 +26,17 @@ type Result struct {
 	Resolution *Resolution `json:"resolution,omitempty"`
 }
 
-// Resolution is what a comparison's samples could resolve.
+// Resolution is what a comparison could resolve.
 type Resolution struct {
-	// Detectable is the smallest relative change the samples resolve; RequestsNeeded how
-	// many requests each run would need to resolve a change of the gate's size.
-	Detectable     float64 `json:"detectable"`
-	RequestsNeeded int     `json:"requests_needed"`
+	// Design is how it accounted for what varies between its sides (compare.Design).
+	Design string `json:"design"`
+	// Detectable is the smallest relative change it resolves; PairsNeeded and
+	// HistoryRunsNeeded what would resolve a change of the gate's size in its place:
+	// interleaved pairs against the baseline build, or a history of runs (0 where none
+	// can).
+	Detectable        float64 `json:"detectable"`
+	PairsNeeded       int     `json:"pairs_needed"`
+	HistoryRunsNeeded int     `json:"history_runs_needed"`
 }
 
 // Passed reports whether the check held (or did not apply).

@@ -79,23 +79,25 @@ func TestBudgetOutcomeComesFromWhatFailed(t *testing.T) {
 func TestRegressionOutcomes(t *testing.T) {
 	t.Parallel()
 	base := synthetic(60, 5, 0.05, 2)
-	how := Comparison{By: 0.05}
-	if r := NoRegression(base, "tpot_p50_ms", how).Judge(synthetic(60, 5.5, 0.05, 3)); r.Outcome != Regression {
+	how := Comparison{By: 0.05, RunCV: 0.001} // a spread between sessions measured to be tiny
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5.5, 0.05, 3)); r.Outcome != Regression || r.Resolution.Design != "stored run" {
 		t.Errorf("10%% slower: %+v", r)
 	}
-	if r := NoRegression(base, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass {
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass {
 		t.Errorf("unchanged: %+v", r)
 	}
-	noisy := synthetic(6, 5, 0.3, 5)
-	r := NoRegression(noisy, "tpot_p50_ms", how).Judge(synthetic(6, 5, 0.3, 6))
-	if r.Outcome != Inconclusive || r.Judged || !strings.Contains(r.Message, "requests in each run would") {
-		t.Errorf("6 noisy requests: %+v", r)
+	// At the default spread between sessions one run against one stored run resolves no
+	// 5% change: inconclusive, naming the interleaved pairs that would.
+	how.RunCV = 0
+	r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4))
+	if r.Outcome != Inconclusive || r.Judged || r.Resolution.PairsNeeded < 2 || !strings.Contains(r.Message, "interleaved pairs against the baseline build would") {
+		t.Errorf("one stored run: %+v", r)
 	}
 	how.OnInconclusive = InconclusivePass
-	if r := NoRegression(noisy, "tpot_p50_ms", how).Judge(synthetic(6, 5, 0.3, 6)); r.Outcome != Pass || !strings.Contains(r.Message, "inconclusive") {
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || !strings.Contains(r.Message, "inconclusive") {
 		t.Errorf("inconclusive allowed: %+v", r)
 	}
-	if r := NoRegression(synthetic(4, 5, 0.05, 7), "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
+	if r := NoRegression(Against{Baseline: synthetic(4, 5, 0.05, 7)}, "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
 		t.Errorf("a 4-request baseline: %+v", r)
 	}
 }

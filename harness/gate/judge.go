@@ -211,28 +211,46 @@ type Comparison struct {
 	// OnInconclusive is what a comparison that cannot resolve a change of By comes to;
 	// "" is DefaultOnInconclusive (fail).
 	OnInconclusive InconclusivePolicy `key:"gate_inconclusive" default:"fail"`
+	// RunCV is the run-to-run coefficient of variation of a figure between sessions of one
+	// build, counted when a comparison has no history to measure it (one run against one
+	// stored run); RestartCV the part of it two engines measured side by side in an
+	// interleaved run do not share. Never zero: a spread nothing measured is counted, not
+	// assumed away (compare.DefaultRunCV, compare.DefaultRestartCV).
+	RunCV     float64 `key:"gate_run_cv" range:"(0,1)" default:"0.05" zero:"default"`
+	RestartCV float64 `key:"gate_restart_cv" range:"(0,1)" default:"0.005" zero:"default"`
+}
+
+// Against is what a run is compared with: a stored run (an interleaved run's baseline
+// engine is one, and is compared by its blocks), or a history of earlier runs. Metrics is
+// how many metrics the gate judges, each at 1%/Metrics.
+type Against struct {
+	Baseline *artifact.Benchmark
+	History  []*artifact.Benchmark
+	Metrics  int
 }
 
 // NoRegression checks that the run's metric did not regress from the baseline beyond
-// noise (compare.Regression: worse by more than half the gate and significant), e.g.
-// "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio 1.081..1.112, p=2e-05,
-// 32 vs 32 requests): worse than the 5.0% gate". A comparison whose samples cannot resolve
-// a change of the gate's size is inconclusive, with the change they could resolve and the
-// requests that would resolve the gate's; too few requests on either side, or a baseline of
-// another workload, is not comparable.
-func NoRegression(baseline *artifact.Benchmark, metric string, how Comparison) Check {
+// what varies between them (compare.Regression: worse by more than half the gate and
+// significant, by the design the artifacts allow), e.g. "tpot p50 regressed 9.8% (5.00ms
+// -> 5.49ms, 95% CI of the change +7.1%..+12.6%, p=2e-05; 6 interleaved pairs against the
+// baseline build, ...): worse than the 5.0% gate". A comparison that cannot resolve a
+// change of the gate's size is inconclusive, with the change it could resolve and the
+// interleaved pairs or the history that would resolve the gate's; too little on either
+// side, or a baseline of another workload, is not comparable.
+func NoRegression(against Against, metric string, how Comparison) Check {
 	if how.By == 0 {
 		how.By = DefaultBy
 	}
 	name := fmt.Sprintf("does not regress %s by %.4g%% from the baseline", metric, 100*how.By)
 	return Check{Name: name, Kind: KindRegression, judge: func(a *artifact.Benchmark) Result {
-		if baseline == nil {
+		if against.Baseline == nil && len(against.History) == 0 {
 			return unjudged(RunFailed, "no baseline artifact")
 		}
-		v := compare.Regression(baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch})
+		v := compare.Regression(against.Baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch,
+			Metrics: against.Metrics, RunCV: how.RunCV, RestartCV: how.RestartCV, History: against.History})
 		r := regressionResult(v, how)
-		if v.RequestsNeeded > 0 {
-			r.Resolution = &Resolution{Detectable: v.Detectable, RequestsNeeded: v.RequestsNeeded}
+		if v.Outcome == compare.Inconclusive || v.Outcome == compare.Pass || v.Outcome == compare.Regressed {
+			r.Resolution = &Resolution{Design: string(v.Design), Detectable: v.Detectable, PairsNeeded: v.PairsNeeded, HistoryRunsNeeded: v.HistoryRunsNeeded}
 		}
 		return r
 	}}

@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -138,9 +140,14 @@ type Spec struct {
 	// Budgets must all hold.
 	Budgets []budget.Budget
 	// BaselinePath and Baseline are the artifact the run must not regress from; empty and
-	// nil without one.
+	// nil without one. History are earlier runs of the scenario to judge it against in its
+	// place (the run-to-run spread measured from them; BaselinePath then names the directory
+	// or pattern they came from). Interleaved says the run is measured interleaved with a
+	// baseline build, whose artifact of the run becomes Baseline once it ran.
 	BaselinePath string
 	Baseline     *artifact.Benchmark
+	History      []*artifact.Benchmark
+	Interleaved  bool
 	// Metrics are judged against the baseline (DefaultMetrics when nil), with Comparison's
 	// By, AllowMismatch and OnInconclusive.
 	Metrics MetricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
@@ -254,16 +261,32 @@ func (s Spec) Checks() []Check {
 	for _, b := range s.Budgets {
 		checks = append(checks, MeetBudget(b))
 	}
-	if s.BaselinePath == "" && s.Baseline == nil {
+	if !s.compares() {
 		return checks
 	}
 	if !s.AllowMismatch {
-		checks = append(checks, SameWorkload(s.Baseline))
+		checks = append(checks, SameWorkload(s.Reference()))
 	}
+	against := Against{Baseline: s.Baseline, History: s.History, Metrics: len(s.metrics())}
 	for _, m := range s.metrics() {
-		checks = append(checks, NoRegression(s.Baseline, m, s.Comparison))
+		checks = append(checks, NoRegression(against, m, s.Comparison))
 	}
 	return checks
+}
+
+// compares reports whether the spec judges the run against a baseline, a history or an
+// interleaved baseline build.
+func (s Spec) compares() bool {
+	return s.BaselinePath != "" || s.Baseline != nil || len(s.History) > 0 || s.Interleaved
+}
+
+// Reference is the run the workload is held to (SameWorkload): the baseline, else the
+// history's latest run; nil for an interleaved run before it ran.
+func (s Spec) Reference() *artifact.Benchmark {
+	if s.Baseline != nil || len(s.History) == 0 {
+		return s.Baseline
+	}
+	return slices.MaxFunc(s.History, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 }
 
 func (s Spec) metrics() MetricList {
@@ -325,12 +348,16 @@ func (s Spec) Refusals(requests int) []Result {
 				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})
 		}
 	}
+	if len(s.History) > 0 && len(s.History) < compare.MinHistory {
+		out = append(out, Result{Check: "runs the baseline's workload", Kind: KindComparable, Outcome: NotComparable,
+			Message: fmt.Sprintf("not comparable: baseline %s holds %d runs; a history needs at least %d to measure their spread", s.BaselinePath, len(s.History), compare.MinHistory)})
+	}
 	if s.Baseline == nil {
 		return out
 	}
 	for _, m := range s.metrics() {
 		if err := compare.Sufficient(s.Baseline, m); err != nil {
-			out = append(out, Result{Check: NoRegression(s.Baseline, m, s.Comparison).Name, Kind: KindComparable, Outcome: NotComparable,
+			out = append(out, Result{Check: NoRegression(Against{Baseline: s.Baseline}, m, s.Comparison).Name, Kind: KindComparable, Outcome: NotComparable,
 				Message: fmt.Sprintf("not comparable: baseline %s: %v", s.BaselinePath, err)})
 		}
 	}

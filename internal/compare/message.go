@@ -7,10 +7,15 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 )
 
-// Message is the verdict in one line, e.g.
-// "tpot p50 regressed 9.8% (5.00ms -> 5.49ms, 95% CI of the ratio 1.081..1.112, p=2e-05,
-// 32 vs 32 requests): worse than the 5.0% gate".
+// Message is the verdict in one line, e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms,
+// 95% CI of the change +7.1%..+12.6%, p=2e-05): worse than the 5.0% gate; 6 interleaved
+// pairs against the baseline build, what two engines side by side do not share counted at
+// 0.5% (gate_restart_cv)".
 func (v Verdict) Message() string {
+	return v.message() + v.baselineNote()
+}
+
+func (v Verdict) message() string {
 	name := budget.Describe(v.Metric)
 	gate := percent(v.By)
 	switch v.Outcome {
@@ -22,33 +27,79 @@ func (v Verdict) Message() string {
 	case NotComparable:
 		return fmt.Sprintf("%s: not comparable: %s", name, Explain(v.Differences))
 	case Insufficient:
+		if v.Err != nil {
+			return fmt.Sprintf("%s: not comparable: %v", name, v.Err)
+		}
 		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, minRows)
 	case Inconclusive:
-		return fmt.Sprintf("%s inconclusive: changed %s (%s): these samples resolve a change of %s at best, not the %s gate; about %d requests in each run would",
-			name, signedPercent(v.Ratio-1), v.figures(), percent(v.Detectable), gate, v.RequestsNeeded)
+		return fmt.Sprintf("%s inconclusive: changed %s (%s); %s%s resolves %s at best, not the %s gate: %s",
+			name, signedPercent(v.Ratio-1), v.figures(), v.Units, v.counted(), percent(v.Detectable), gate, v.resolvedBy())
 	case Regressed:
 		tail := "worse than the " + gate + " gate"
 		if v.Worse < v.By {
 			tail = "significant and more than half the " + gate + " gate"
 		}
-		return fmt.Sprintf("%s regressed %s (%s): %s", name, percent(v.Worse), v.figures(), tail)
+		return fmt.Sprintf("%s regressed %s (%s): %s; %s%s", name, percent(v.Worse), v.figures(), tail, v.Units, v.counted())
 	}
 	switch {
 	case v.Improved:
-		return fmt.Sprintf("%s improved %s (%s): better by more than half the %s gate", name, percent(-v.Worse), v.figures(), gate)
+		return fmt.Sprintf("%s improved %s (%s): better by more than half the %s gate; %s%s", name, percent(-v.Worse), v.figures(), gate, v.Units, v.counted())
 	case v.Significant:
-		return fmt.Sprintf("%s changed %s (%s): significant but within half the %s gate", name, signedPercent(v.Ratio-1), v.figures(), gate)
+		return fmt.Sprintf("%s changed %s (%s): significant but within half the %s gate; %s%s", name, signedPercent(v.Ratio-1), v.figures(), gate, v.Units, v.counted())
 	}
-	return fmt.Sprintf("%s changed %s (%s): not significant, no regression at the %s gate (a change of %s would have shown)",
-		name, signedPercent(v.Ratio-1), v.figures(), gate, percent(v.Detectable))
+	return fmt.Sprintf("%s changed %s (%s): not significant, no regression at the %s gate (a change of %s would have shown); %s%s",
+		name, signedPercent(v.Ratio-1), v.figures(), gate, percent(v.Detectable), v.Units, v.counted())
 }
 
-// figures is "5.00ms -> 5.49ms, 95% CI of the ratio 1.081..1.112, p=2e-05, 32 vs 32 requests".
+// counted is ", with <the spread counted at a default>", or "" when the design measured
+// every spread it counts.
+func (v Verdict) counted() string {
+	if v.Counted == "" {
+		return ""
+	}
+	return " (" + v.Counted + ")"
+}
+
+// resolvedBy says what would resolve a change of the gate's size: so many interleaved
+// pairs, or a history of so many runs, in place of this comparison.
+func (v Verdict) resolvedBy() string {
+	switch {
+	case v.PairsNeeded > 0 && v.HistoryRunsNeeded > 0:
+		return fmt.Sprintf("%d interleaved pairs against the baseline build, or a history of %d runs, would", v.PairsNeeded, v.HistoryRunsNeeded)
+	case v.PairsNeeded > 0 && v.Design == DesignInterleaved:
+		return fmt.Sprintf("%d interleaved pairs would", v.PairsNeeded)
+	case v.PairsNeeded > 0:
+		return fmt.Sprintf("%d interleaved pairs against the baseline build would (no history can: one run's own spread is wider than the gate)", v.PairsNeeded)
+	case v.HistoryRunsNeeded > 0:
+		return fmt.Sprintf("a history of %d runs would, or interleaved pairs against the baseline build", v.HistoryRunsNeeded)
+	case v.Design == DesignHistory:
+		return "no history can, one run's own spread being wider than the gate: interleave blocks against the baseline build (baseline_url)"
+	}
+	return "no number of runs or pairs would at this spread: gate a larger change, or steady the engine"
+}
+
+// baselineNote tells a history's own shift apart from this run's change.
+func (v Verdict) baselineNote() string {
+	if v.BaselineChangedAt == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the baseline already changed at run %d of %d (%s): judged against its level since", v.BaselineChangedAt, v.HistoryLength, signedPercent(v.BaselineChange))
+}
+
+// figures is "5.00ms -> 5.49ms, 95% CI of the change +7.1%..+12.6%, p=2e-05".
 func (v Verdict) figures() string {
 	unit := budget.Unit(v.Metric)
-	return fmt.Sprintf("%s -> %s, 95%% CI of the ratio %.3f..%.3f, p=%s, %d vs %d requests",
-		budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), v.RatioLow, v.RatioHigh,
-		strconv.FormatFloat(v.P, 'g', 2, 64), v.BaselineSamples, v.CurrentSamples)
+	return fmt.Sprintf("%s -> %s, 95%% CI of the change %s..%s, %s",
+		budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), signedPercent(v.RatioLow-1), signedPercent(v.RatioHigh-1),
+		pValue(v.P))
+}
+
+// pValue is "p=0.0041", or "p<1e-16" below what a double resolves next to 1.
+func pValue(p float64) string {
+	if p < 1e-16 {
+		return "p<1e-16"
+	}
+	return "p=" + strconv.FormatFloat(p, 'g', 2, 64)
 }
 
 // signedPercent is "+1.2%" or "-0.8%".

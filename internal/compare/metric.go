@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -105,4 +106,44 @@ func (s series) interval(baseline, current []float64, resamples int, seed int64)
 		lo, hi, _ = stats.BootstrapMeanRatio(baseline, current, resamples, seed)
 	}
 	return lo, hi
+}
+
+// blockFigures are the log of the metric's figure in each block of a, and each block's
+// midpoint in Unix ns, the whole run one block when it records none; a block without a
+// positive figure is left out.
+func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int64, err error) {
+	x := a.Extension
+	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) == 0 {
+		rows, err := s.samples(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := s.figure(a, rows, "a")
+		if err != nil || !(f > 0) {
+			return nil, nil, err
+		}
+		return []float64{math.Log(f)}, []int64{(a.StartedAtUnixNs + a.FinishedAtUnixNs) / 2}, nil
+	}
+	per := x.Blocks.RequestsPerBlock
+	for j, bl := range x.Blocks.Blocks {
+		f := 0.0
+		if s.family == "" {
+			if v := x.Blocks.Figures[throughput].Values; j < len(v) && v[j] != nil {
+				f = float64(*v[j])
+			}
+		} else {
+			rows, err := budget.RowValuesIn(a, s.family, j*per, (j+1)*per)
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(rows) > 0 {
+				f, _ = s.figure(nil, rows, "block")
+			}
+		}
+		if f > 0 {
+			logs = append(logs, math.Log(f))
+			mids = append(mids, a.StartedAtUnixNs+int64((float64(bl.StartOffsetMs)+float64(bl.DurationMs)/2)*1e6))
+		}
+	}
+	return logs, mids, nil
 }

@@ -10,12 +10,32 @@ import (
 
 // The fixed parameters of the regression rule.
 const (
-	// alpha is the one-sided significance level of the Mann–Whitney test.
+	// alpha is the one-sided level of a gate's regression tests over all its metrics: each
+	// of m gated metrics is tested at alpha/m (Bonferroni), so an unchanged engine fails a
+	// gate at most 1% of the time whatever it gates on.
 	alpha = 0.01
+	// power is the power at which Detectable is the smallest change resolved.
+	power = 0.8
 	// minRows is the fewest request_timings values either side must have.
 	minRows = 5
 	// defaultResamples is the bootstrap size when Options.Resamples is 0.
 	defaultResamples = 2000
+)
+
+// Defaults of the variance a comparison counts where nothing measured it (Options).
+const (
+	// DefaultRunCV is the run-to-run coefficient of variation of a figure between sessions
+	// of one build (restarts, placement, server age, clocks), counted when no history
+	// measured it (gate_run_cv): 5%, above the 2-3% the field reports for median decode
+	// speed and ITL of one build (vLLM PR #7062: p90 TTFT 3.4%, p95 4.7%; a GB10 decode CV
+	// of 2.4%) so that an unchanged engine is not failed on them, and below its tails (p99
+	// TTFT 17%), which a history should gate.
+	DefaultRunCV = 0.05
+	// DefaultRestartCV is the part of it two engines started together and measured side by
+	// side do not share, counted in an interleaved comparison (gate_restart_cv): 0.5%, from
+	// fresh restarts that agree within 1% (vLLM #42484) and interleaved groups within 0.5%
+	// (Rapid-MLX PR #1526).
+	DefaultRestartCV = 0.005
 )
 
 // Options adjust Regression.
@@ -23,11 +43,44 @@ type Options struct {
 	// AllowMismatch judges the metric even when Comparable reports differences (they are
 	// still listed in the verdict).
 	AllowMismatch bool
-	// Resamples is the bootstrap size; 0 means defaultResamples.
+	// Resamples is the bootstrap size of a comparison of one block with one block; 0 means
+	// the default (2000).
 	Resamples int
-	// Seed seeds the bootstrap, so a verdict is reproducible.
+	// Seed seeds the bootstrap and the change-point permutations, so a verdict is
+	// reproducible.
 	Seed int64
+	// Metrics is how many metrics the gate judges: each is tested at 1%/Metrics; 0 is 1.
+	Metrics int
+	// RunCV is the run-to-run coefficient of variation counted between two sessions when
+	// no history measured it; 0 is DefaultRunCV. RestartCV is the part an interleaved
+	// comparison counts; 0 is DefaultRestartCV.
+	RunCV, RestartCV float64
+	// History are earlier runs of the scenario (main's), in any order: when set, the run is
+	// judged against them (DesignHistory) and baseline may be nil.
+	History []*artifact.Benchmark
 }
+
+// Design is how a comparison accounts for what varies between its two sides: between
+// requests and blocks, which the runs measure, and between sessions (restarts, placement,
+// server age, clocks), which a history measures, an interleaved run cancels where the
+// engines share it, and otherwise counts at a default.
+type Design string
+
+// Designs.
+const (
+	// DesignStored compares a run with one stored run: the blocks (or, for one block on
+	// each side, the requests, by bootstrap) measure the spread within a session; the spread
+	// between the two sessions counts at Options.RunCV.
+	DesignStored Design = "stored run"
+	// DesignHistory compares a run with a history of runs: their spread is measured, within
+	// each level the change points of the history leave (a shift of main's own level is not
+	// a spread), and the run is judged against the latest level by a prediction interval.
+	DesignHistory Design = "history"
+	// DesignInterleaved compares the blocks of an interleaved run (RunInterleaved): a linear
+	// model of the blocks' figures in time with a term for the engine, so the time's drift is
+	// fitted out; what the two engines do not share counts at Options.RestartCV.
+	DesignInterleaved Design = "interleaved"
+)
 
 // Outcome is what a verdict concluded.
 type Outcome string
@@ -49,27 +102,42 @@ type Verdict struct {
 	Metric  string
 	By      float64 // the gate: the smallest relative change that must be caught
 	Outcome Outcome
+	// Design is how the comparison accounted for what varies between its sides.
+	Design Design
 	// HigherIsWorse is true for latencies, false for rates and throughput.
 	HigherIsWorse bool
-	// Baseline and Current are the metric's figures (see Regression); Ratio is
-	// Current/Baseline and RatioLow..RatioHigh its bootstrap 95% confidence interval.
+	// Baseline and Current are the metric's figures (see Regression); Ratio is the change
+	// the test estimates, as current over baseline, and RatioLow..RatioHigh its 95%
+	// interval.
 	Baseline, Current          float64
 	Ratio, RatioLow, RatioHigh float64
 	// Worse is the relative change in the bad direction: Ratio−1 for latencies, 1−Ratio for
 	// rates; negative for an improvement.
 	Worse float64
-	// P is the one-sided Mann–Whitney p-value that the current run is worse.
-	P float64
-	// BaselineSamples and CurrentSamples are the request_timings values compared.
+	// P is the one-sided p-value that the current run is worse, Alpha the level it is held
+	// to (1% over the gate's metrics), DF the test's degrees of freedom (+Inf when a
+	// default spread or a bootstrap sets it).
+	P, Alpha, DF float64
+	// BaselineSamples and CurrentSamples are the request_timings values compared; Units
+	// says what the test's units were: "1 vs 1 blocks", "6 interleaved pairs", "a history
+	// of 8 runs".
 	BaselineSamples, CurrentSamples int
-	// Significant is P < alpha with the interval excluding 1 on the worse side; Improved
-	// is the mirror image (significant the other way and better by more than By/2).
+	Units                           string
+	// Counted says which spread the test counted at a default instead of measuring it.
+	Counted string
+	// Significant is P < Alpha; Improved is the mirror image (significant the other way
+	// and better by more than By/2).
 	Significant, Improved bool
-	// Detectable is the smallest relative change these samples could have detected (see
-	// Regression); RequestsNeeded the requests each run would need to detect a change of
-	// By. Both are 0 when the rows were not compared.
-	Detectable     float64
-	RequestsNeeded int
+	// Detectable is the smallest relative change this comparison could have detected (at
+	// Alpha with 80% power); the needs say what would resolve a change of By when it
+	// cannot: the interleaved pairs, and the runs of a history (0 when no number of them
+	// can, their own spread being too wide), each in place of this comparison.
+	Detectable                       float64
+	PairsNeeded, HistoryRunsNeeded   int
+	BaselineChangedAt, HistoryLength int
+	// BaselineChange is the history's last level shift (its run BaselineChangedAt, 1-based
+	// in time order), as a relative change; 0 when it has none.
+	BaselineChange float64
 	// Rule is the rule applied, in one sentence.
 	Rule string
 	// Differences are the workload differences (set, and blocking, for NotComparable).
@@ -79,40 +147,29 @@ type Verdict struct {
 }
 
 // Regression judges whether metric got worse from baseline to current by a gate of by (0.05
-// is 5%), from the request_timings rows of both artifacts.
+// is 5%).
 //
 // The figures: for a percentile key (tpot_p50_ms) the nearest-rank percentile of the rows,
 // for a _mean key their mean, both equal to the artifact's own figure; for throughput_tok_s
-// the artifacts' scalars. The test samples are the rows' values of the metric's family (for
-// throughput each request's output_tokens / e2e seconds). Latencies are worse when higher,
-// decode_tok_s, effective_prefill_tok_s and throughput when lower.
+// the artifacts' scalars. Latencies are worse when higher, decode_tok_s,
+// effective_prefill_tok_s and throughput when lower.
 //
-// The rule: by is the smallest relative change that must be caught. The verdict is Regressed
-// when the change is worse than by/2 (Worse > by/2) and it is significant: the one-sided
-// Mann–Whitney test of the rows gives p < alpha (0.01) and the seeded bootstrap 95%
-// confidence interval of the ratio (of the percentile, or of the mean for means and
-// throughput) excludes 1 on the worse side. Noise alone rarely passes both tests, a real
-// change of by is usually more than by/2 in the estimate, and a significant change smaller
-// than by/2 is deliberately not a regression.
-//
-// A verdict that is not a regression is Pass (the metric held) only when the samples could
-// have seen a change of the gate's size: Detectable, the smallest relative change they
-// resolve, is at most by. Detectable is the change that the one-sided test at alpha would
-// call significant with 80% power, from the spread of the bootstrap ratios (their log's
-// standard error, taken from the width of the 95% interval): exp((z(1−alpha) + z(0.8))·se) − 1,
-// mirrored for rates. Otherwise the verdict is Inconclusive, and RequestsNeeded is how many
-// requests each run would need for Detectable to reach by, the spread per request
-// unchanged, with half as many again for the uncertainty of that spread.
+// The rule: by is the smallest relative change that must be caught. The change is judged on
+// the log of the figure, by the design the artifacts allow (see Design): interleaved when
+// the two are the engines of one interleaved run, a history when Options.History holds
+// earlier runs, else one stored run. The verdict is Regressed when the estimated change is
+// worse than by/2 and significant: one-sided p below 1% over the gate's metrics
+// (Options.Metrics). A verdict that is not a regression is Pass (the metric held) only when
+// the comparison could have seen a change of the gate's size, Detectable (the change its
+// test finds with 80% power) at most by; otherwise it is Inconclusive, with the interleaved
+// pairs or the history that would resolve it.
 //
 // Not a pass: NotComparable when Comparable reports differences (unless AllowMismatch),
-// Insufficient when either side has fewer than minRows values, Invalid for a bad metric, gate
-// or artifact (Err says which).
+// Insufficient when a side has too little to judge, Invalid for a bad metric, gate or
+// artifact (Err says which).
 func Regression(baseline, current *artifact.Benchmark, metric string, by float64, opts Options) Verdict {
-	v := Verdict{Metric: metric, By: by}
+	v := Verdict{Metric: metric, By: by, Alpha: alpha / float64(max(opts.Metrics, 1))}
 	fail := func(err error) Verdict { v.Outcome, v.Err = Invalid, err; return v }
-	if baseline == nil || current == nil {
-		return fail(fmt.Errorf("%s: a baseline and a current artifact are both needed", metric))
-	}
 	s, err := seriesOf(metric)
 	if err != nil {
 		return fail(err)
@@ -121,125 +178,115 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 	if !(by > 0) || math.IsInf(by, 1) {
 		return fail(fmt.Errorf("gate %v: want a relative change above 0, e.g. 0.05 for 5%%", by))
 	}
-	v.Rule = rule(s, by)
-	if v.Differences = Comparable(baseline, current); len(v.Differences) > 0 && !opts.AllowMismatch {
-		v.Outcome = NotComparable
-		return v
+	if current == nil || (baseline == nil && len(opts.History) == 0) {
+		return fail(fmt.Errorf("%s: a baseline and a current artifact are both needed", metric))
 	}
-	base, err := s.samples(baseline)
-	if err != nil {
-		return fail(err)
-	}
-	cur, err := s.samples(current)
-	if err != nil {
-		return fail(err)
-	}
-	v.BaselineSamples, v.CurrentSamples = len(base), len(cur)
-	if len(base) < minRows || len(cur) < minRows {
-		v.Outcome = Insufficient
-		return v
-	}
-	if v.Baseline, err = s.figure(baseline, base, "baseline"); err != nil {
-		return fail(err)
-	}
-	if v.Current, err = s.figure(current, cur, "current"); err != nil {
-		return fail(err)
-	}
-	if !(v.Baseline > 0) || !(v.Current > 0) || !positive(base) || !positive(cur) {
-		return fail(fmt.Errorf("%s: a ratio needs positive figures and rows (baseline %v, current %v)", s.name, v.Baseline, v.Current))
-	}
-	resamples := opts.Resamples
-	if resamples <= 0 {
-		resamples = defaultResamples
-	}
-	v.Ratio = v.Current / v.Baseline
-	v.RatioLow, v.RatioHigh = s.interval(base, cur, resamples, opts.Seed)
-	// The test asks whether current is stochastically worse: greater for latencies, smaller
-	// for rates. The opposite direction only labels improvements.
-	_, pUp := stats.MannWhitneyU(base, cur)
-	_, pDown := stats.MannWhitneyU(cur, base)
-	worseSide, betterSide := pUp, pDown
-	if !s.higherIsWorse {
-		worseSide, betterSide = pDown, pUp
-	}
-	v.P = worseSide
-	if s.higherIsWorse {
-		v.Worse = v.Ratio - 1
-		v.Significant = v.P < alpha && v.RatioLow > 1
-		v.Improved = betterSide < alpha && v.RatioHigh < 1 && -v.Worse > by/2
-	} else {
-		v.Worse = 1 - v.Ratio
-		v.Significant = v.P < alpha && v.RatioHigh < 1
-		v.Improved = betterSide < alpha && v.RatioLow > 1 && -v.Worse > by/2
-	}
-	se := logSE(v.RatioLow, v.RatioHigh)
-	v.Detectable = detectable(se, s.higherIsWorse)
-	v.RequestsNeeded = requestsNeeded(se, len(base), len(cur), by, s.higherIsWorse)
+	var c comparison
 	switch {
-	case v.Significant && v.Worse > by/2:
-		v.Outcome = Regressed
-	case v.Detectable > by:
-		v.Outcome = Inconclusive
+	case interleavedPair(baseline, current):
+		c, err = v.interleaved(s, baseline, current, opts)
+	case len(opts.History) > 0:
+		c, err = v.history(s, current, opts)
 	default:
-		v.Outcome = Pass
+		c, err = v.stored(s, baseline, current, opts)
 	}
+	if err != nil {
+		return fail(err)
+	}
+	if v.Outcome != "" {
+		return v
+	}
+	v.decide(c)
 	return v
 }
 
-// zPower is the standard normal quantile of the 80% power the detectable change is
-// defined at; zAlpha that of 1−alpha, the one-sided test's level; z95 that of the 97.5%
-// end of a two-sided 95% interval.
-const (
-	zPower = 0.8416212335729143
-	zAlpha = 2.3263478740408408
-	z95    = 1.959963984540054
-)
-
-// logSE is the standard error of the log ratio implied by a 95% interval lo..hi of the
-// ratio; 0 for a degenerate or missing interval.
-func logSE(lo, hi float64) float64 {
-	if !(lo > 0) || !(hi >= lo) || math.IsInf(hi, 1) {
-		return 0
-	}
-	return (math.Log(hi) - math.Log(lo)) / (2 * z95)
+// comparison is what a design measured: the change of the log figure, current less
+// baseline, its variance and degrees of freedom, and what would resolve a gate it cannot.
+type comparison struct {
+	d, variance, df float64
+	// needs gives, for a detectable change to reach, the interleaved pairs and history runs
+	// that would resolve it.
+	needs func(target float64) (pairs, runs int)
 }
 
-// detectable is the smallest relative change a comparison with log-ratio standard error se
-// detects at alpha with 80% power: higher for latencies, lower for rates.
-func detectable(se float64, higherIsWorse bool) float64 {
+// decide applies the rule to what the design measured.
+func (v *Verdict) decide(c comparison) {
+	se := math.Sqrt(c.variance)
+	worse := c.d
+	if !v.HigherIsWorse {
+		worse = -c.d
+	}
+	v.DF = c.df
+	v.Ratio = math.Exp(c.d)
+	half := stats.TQuantile(0.975, c.df) * se
+	v.RatioLow, v.RatioHigh = math.Exp(c.d-half), math.Exp(c.d+half)
+	v.Worse = math.Expm1(worse)
+	if !v.HigherIsWorse {
+		v.Worse = -math.Expm1(-worse)
+	}
+	v.P = 1
+	if se > 0 {
+		v.P = stats.TUpper(worse/se, c.df)
+	}
+	v.Significant = v.P < v.Alpha
+	v.Improved = se > 0 && stats.TUpper(-worse/se, c.df) < v.Alpha && -v.Worse > v.By/2
+	reach := (stats.TQuantile(1-v.Alpha, c.df) + stats.TQuantile(power, c.df)) * se
+	v.Detectable = changeOf(reach, v.HigherIsWorse)
+	switch {
+	case v.Significant && v.Worse > v.By/2:
+		v.Outcome = Regressed
+	case v.Detectable > v.By:
+		v.Outcome = Inconclusive
+		if c.needs != nil {
+			v.PairsNeeded, v.HistoryRunsNeeded = c.needs(logGate(v.By, v.HigherIsWorse))
+		}
+	default:
+		v.Outcome = Pass
+	}
+}
+
+// changeOf is the relative change in the bad direction of a log change of x.
+func changeOf(x float64, higherIsWorse bool) float64 {
 	if higherIsWorse {
-		return math.Expm1((zAlpha + zPower) * se)
+		return math.Expm1(x)
 	}
-	return -math.Expm1(-(zAlpha + zPower) * se)
+	return -math.Expm1(-x)
 }
 
-// requestsNeeded is the requests each of two runs needs for a change of by to be
-// detectable, given a comparison of nBase and nCur requests with log-ratio standard error
-// se: the variance per request, se²/(1/nBase + 1/nCur), is taken as fixed, and half as
-// many again are asked for, since that variance is itself estimated (from a few requests,
-// roughly: at the bare count the detectable change lands on either side of the gate).
-func requestsNeeded(se float64, nBase, nCur int, by float64, higherIsWorse bool) int {
-	if se == 0 || nBase == 0 || nCur == 0 {
-		return max(nBase, nCur)
+// logGate is the log change a gate of by is, in the bad direction.
+func logGate(by float64, higherIsWorse bool) float64 {
+	if higherIsWorse {
+		return math.Log1p(by)
 	}
-	perRequest := se * se / (1/float64(nBase) + 1/float64(nCur))
-	gate := math.Log1p(by)
-	if !higherIsWorse {
-		gate = -math.Log1p(-min(by, 0.999))
-	}
-	k := (zAlpha + zPower) / gate
-	return max(minRows, int(math.Ceil(1.5*2*perRequest*k*k)))
+	return -math.Log1p(-min(by, 0.999))
 }
 
-// rule states the rule applied to s at gate by.
-func rule(s series, by float64) string {
-	worse := "higher"
-	side := "lower bound above 1"
-	if !s.higherIsWorse {
-		worse, side = "lower", "upper bound below 1"
+// reaches reports whether a test of variance and df detects a log change of target at
+// level a with 80% power.
+func reaches(target, variance, df, a float64) bool {
+	return (stats.TQuantile(1-a, df)+stats.TQuantile(power, df))*math.Sqrt(variance) <= target
+}
+
+// welch is the Satterthwaite degrees of freedom of a sum of variances each with its own
+// degrees of freedom (+Inf for one taken as known).
+func welch(parts ...[2]float64) float64 {
+	sum, denom := 0.0, 0.0
+	for _, p := range parts {
+		sum += p[0]
+		if !math.IsInf(p[1], 1) && p[1] > 0 {
+			denom += p[0] * p[0] / p[1]
+		}
 	}
-	return fmt.Sprintf("%s regresses when it is more than %s (half the %s gate) %s than the baseline's and the change is significant: one-sided Mann-Whitney p < %g over the request_timings rows and a bootstrap 95%% CI of the ratio with its %s",
-		s.name, percent(by/2), percent(by), worse, alpha, side)
+	if denom == 0 {
+		return math.Inf(1)
+	}
+	return sum * sum / denom
+}
+
+// runVariance is the variance of the log figure between two sessions a spread of cv gives.
+func runVariance(cv float64) float64 {
+	l := math.Log1p(cv)
+	return l * l
 }
 
 // positive reports whether every value is finite and above 0, as a ratio needs.

@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
@@ -81,10 +83,14 @@ func (r Report) Outcome() Outcome {
 // Compare judges each of metrics (DefaultMetrics when empty) of current against baseline
 // with Regression at gate by, and the Failed row by the failed-requests rule: a regression
 // when the current run has failures and a larger share of failed requests than the
-// baseline.
+// baseline. With a history (Options.History) baseline may be nil: the history's latest
+// run then stands for it in the workload check and the failed row.
 func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64, opts Options) Report {
 	if len(metrics) == 0 {
 		metrics = DefaultMetrics()
+	}
+	if baseline == nil && len(opts.History) > 0 {
+		baseline = slices.MaxFunc(opts.History, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 	}
 	diffs := Comparable(baseline, current)
 	r := Report{By: by, Comparable: len(diffs) == 0, Differences: diffs}

@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
+// precise is a run-to-run spread an operator has measured to be tiny, so that a table of
+// one run against one stored run can show every verdict.
+var precise = Options{RunCV: 0.001}
+
 func TestCompareTable(t *testing.T) {
 	t.Parallel()
 	base, cur := synthetic(32, 5, 0.05, 1), synthetic(32, 5.5, 0.05, 2)
 	cur.Failed, cur.Requests = 2, 34
-	r := Compare(base, cur, nil, 0.05, Options{})
+	r := Compare(base, cur, nil, 0.05, precise)
 	if len(r.Rows) != len(DefaultMetrics()) || !r.Comparable || r.Outcome() != Regressed {
 		t.Fatalf("rows %d comparable %v outcome %s", len(r.Rows), r.Comparable, r.Outcome())
 	}
@@ -32,7 +36,7 @@ func TestCompareTable(t *testing.T) {
 		"metric            old           new           delta   verdict",
 		"tpot_p50_ms       4.91ms        5.47ms        +11.4%  regression",
 		"failed            0             2             +2      regression",
-		"tpot_p50_ms: tpot p50 regressed 11.4% (4.91ms -> 5.47ms, 95% CI of the ratio 1.073..1.163, p=2.9e-09, 32 vs 32 requests): worse than the 5.0% gate",
+		"tpot_p50_ms: tpot p50 regressed 11.4% (4.91ms -> 5.47ms, 95% CI of the change +7.0%..+15.9%, p=8.2e-08): worse than the 5.0% gate; one run against one stored run, one block each (the spread between their sessions counted at 0.1%, gate_run_cv)",
 		"failed: failed requests rose: 0 of 32 requests vs 2 of 34",
 	} {
 		if !strings.Contains(text, line+"\n") {
@@ -86,7 +90,7 @@ func TestCompareNotComparable(t *testing.T) {
 	if md := r.Markdown(); !strings.Contains(md, "workload differences:\n\n- max_tokens 64 vs 128\n") {
 		t.Errorf("markdown:\n%s", md)
 	}
-	r = Compare(base, cur, []string{"tpot_p50_ms", failedMetric}, 0.05, Options{AllowMismatch: true})
+	r = Compare(base, cur, []string{"tpot_p50_ms", failedMetric}, 0.05, Options{AllowMismatch: true, RunCV: 0.001})
 	if r.Outcome() != Pass || r.Comparable {
 		t.Errorf("allowed mismatch: %s %v", r.Outcome(), r.Rows)
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
@@ -89,11 +88,21 @@ type Config struct {
 	BudgetsFile string `env:"BUDGETS_FILE" use:"configured"`
 	// fileBudgets are BudgetsFile's budgets, read once by Load.
 	fileBudgets []budget.Budget
-	// Baseline (ANVIL_BASELINE) is a v1 artifact (ours or the original tool's) the configured
-	// scenario must not regress from; a relative path is taken from the module root.
+	// Baseline (ANVIL_BASELINE) is what the configured scenario must not regress from: a v1
+	// artifact (ours or the original tool's), or a directory or glob of earlier runs'
+	// artifacts of the scenario, a history whose spread the comparison measures; a relative
+	// path is taken from the module root.
 	Baseline string `env:"BASELINE" use:"configured"`
-	// baseline is Baseline's artifact, read once by Load.
-	baseline *artifact.Benchmark
+	// baseline is Baseline read once by Load.
+	baseline Baseline
+	// BaselineURL (ANVIL_BASELINE_URL) is a baseline build's endpoint, including /v1: every
+	// gated scenario then runs interleaved with it (capacity.RunInterleaved), its blocks in
+	// ABBA order, and is judged against it. BaselineModel (ANVIL_BASELINE_MODEL) is its
+	// model, empty the scenario's; BaselineAPIKey (ANVIL_BASELINE_API_KEY) its key, empty
+	// ANVIL_API_KEY.
+	BaselineURL    string        `env:"BASELINE_URL" use:"gated"`
+	BaselineModel  string        `env:"BASELINE_MODEL" use:"gated"`
+	BaselineAPIKey secret.Secret `env:"BASELINE_API_KEY" use:"gated"`
 	// BaselineDir (ANVIL_BASELINE_DIR) is the ANVIL_OUT_DIR of an earlier run: the report
 	// gives each scenario its change from the artifact at the same path there and draws
 	// that run's ladders beside this run's; a relative path is taken from the module root.
@@ -333,6 +342,10 @@ func Uses(configured, scenarios bool) []string {
 			if scenarios {
 				out = append(out, name)
 			}
+		case "gated":
+			if configured || scenarios {
+				out = append(out, name)
+			}
 		default:
 			out = append(out, name)
 		}
@@ -465,9 +478,15 @@ func (c *Config) complete(environ map[string]string) error {
 		}
 	}
 	if c.Baseline != "" {
-		if c.baseline, err = artifact.Read(c.Baseline); err != nil {
+		if c.baseline, err = ReadBaseline(c.Baseline, ConfiguredName); err != nil {
 			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
 		}
+		if c.BaselineURL != "" {
+			p = append(p, fmt.Sprintf("%sBASELINE and %sBASELINE_URL: %v", Prefix, Prefix, errBaselineAndURL))
+		}
+	}
+	if err := c.BaselineAPIKey.Validate(); err != nil {
+		p = append(p, fmt.Sprintf("%sBASELINE_API_KEY: %v", Prefix, err))
 	}
 	if c.BaselineDir != "" {
 		if info, err := os.Stat(c.BaselineDir); err != nil {

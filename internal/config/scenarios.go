@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
@@ -25,11 +24,38 @@ const maxScenariosFileBytes = 1 << 20
 
 // Keys of a scenarios file entry beside the workload and gate keys.
 const (
-	keyName     = "name"
-	keyLabels   = "labels"
-	keyBudgets  = "budgets"
-	keyBaseline = "baseline"
+	keyName          = "name"
+	keyLabels        = "labels"
+	keyBudgets       = "budgets"
+	keyBaseline      = "baseline"
+	keyBaselineURL   = "baseline_url"
+	keyBaselineModel = "baseline_model"
 )
+
+// scenarioName is the name an entry gives itself, "" when it gives none.
+func scenarioName(entry map[string]json.RawMessage) string {
+	var name string
+	_ = json.Unmarshal(entry[keyName], &name)
+	return name
+}
+
+// interleaveWith is the baseline build with key (baseline_url or baseline_model) set to
+// text, from in or, when in is nil, from the configuration's target.
+func interleaveWith(in *capacity.Interleaving, env Config, key, text string) *capacity.Interleaving {
+	out := capacity.Interleaving{Baseline: env.Target(""), Model: env.BaselineModel}
+	if env.BaselineAPIKey.IsSet() {
+		out.Baseline.APIKey = env.BaselineAPIKey
+	}
+	if in != nil {
+		out = *in
+	}
+	if key == keyBaselineURL {
+		out.Baseline.BaseURL = text
+	} else {
+		out.Model = text
+	}
+	return &out
+}
 
 // scenarioNamePattern keeps a name usable as a file name, a Ginkgo label and a JUnit name
 // without rewriting it.
@@ -119,8 +145,9 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 		add("%s: want an object of scenario keys, got %s", at, clipJSON(raw))
 		return GatedScenario{}, p
 	}
-	g := GatedScenario{Scenario: env.configured(), Spec: env.Gate}
-	g.Budgets, g.BaselinePath, g.Baseline = nil, "", nil // never inherited
+	g := GatedScenario{Scenario: env.configured(), Spec: env.Gate, Interleave: env.Interleaving()}
+	g.Budgets = nil // never inherited
+	var baseline Baseline
 	for _, key := range sortedKeys(entry) {
 		value := entry[key]
 		switch key {
@@ -152,17 +179,23 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 			}
 		case keyBaseline:
 			if err := json.Unmarshal(value, &g.BaselinePath); err != nil || g.BaselinePath == "" {
-				add("%s.baseline: want the path of a v1 artifact, got %s", at, clipJSON(value))
+				add("%s.baseline: want the path of a v1 artifact, or a directory or glob of earlier runs', got %s", at, clipJSON(value))
 				break
 			}
 			if !filepath.IsAbs(g.BaselinePath) {
 				g.BaselinePath = filepath.Join(dir, g.BaselinePath)
 			}
-			b, err := artifact.Read(g.BaselinePath)
-			if err != nil {
+			var err error
+			if baseline, err = ReadBaseline(g.BaselinePath, scenarioName(entry)); err != nil {
 				add("%s.baseline=%q: %v", at, g.BaselinePath, err)
 			}
-			g.Baseline = b
+		case keyBaselineURL, keyBaselineModel:
+			var text string
+			if err := json.Unmarshal(value, &text); err != nil || text == "" {
+				add("%s.%s: want a string, got %s", at, key, clipJSON(value))
+				break
+			}
+			g.Interleave = interleaveWith(g.Interleave, env, key, text)
 		default:
 			if err := setKey(&g, key, value); err != nil {
 				add("%s.%s: %v", at, key, err)
@@ -174,6 +207,16 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	name := func(field string) string { return at + "." + keyOf(field) }
 	g.Scenario.Name = g.Name
+	if _, set := entry[keyBaseline]; set {
+		if _, url := entry[keyBaselineURL]; url {
+			add("%s: %v", at, errBaselineAndURL)
+		}
+		g.Interleave = nil // its own earlier runs, not the environment's baseline build
+	}
+	if g.Interleave != nil {
+		p = append(p, render(g.Interleave.Baseline.Validate(), func(string) string { return at + "." + keyBaselineURL })...)
+	}
+	judgedAgainst(&g.Spec, g.BaselinePath, baseline, g.Interleave)
 	if _, set := entry["trace"]; set {
 		// A trace file moves with its scenarios file, as a baseline does.
 		if file := g.Scenario.Trace.File; file != "" && !filepath.IsAbs(file) {
@@ -226,7 +269,7 @@ func setKey(g *GatedScenario, key string, value json.RawMessage) error {
 
 // suggestKey names the known key closest to a misspelt one, when one is close.
 func suggestKey(key string) string {
-	known := append([]string{keyName, keyLabels, keyBudgets, keyBaseline}, fields.Keys(reflect.TypeFor[capacity.Scenario]())...)
+	known := append([]string{keyName, keyLabels, keyBudgets, keyBaseline, keyBaselineURL, keyBaselineModel}, fields.Keys(reflect.TypeFor[capacity.Scenario]())...)
 	known = append(known, fields.Keys(reflect.TypeFor[gate.Spec]())...)
 	if best := suggest.Nearest(key, known, 2); best != "" {
 		return fmt.Sprintf(" (did you mean %s?)", best)

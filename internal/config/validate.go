@@ -2,9 +2,11 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/internal/fields"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
@@ -26,6 +28,16 @@ func (c Config) Validate() error {
 		base = "http://127.0.0.1/v1"
 	}
 	p = append(p, render(c.Target(base).Validate(), variable)...)
+	if c.BaselineURL != "" {
+		for _, line := range render(c.Target(c.BaselineURL).Validate(), variable) {
+			if strings.HasPrefix(line, Prefix+"BASE_URL") {
+				p = append(p, Prefix+"BASELINE_URL"+strings.TrimPrefix(line, Prefix+"BASE_URL"))
+			}
+		}
+		if c.Shard != "" || c.Shards != 0 {
+			p = append(p, fmt.Sprintf("%sBASELINE_URL: an interleaved run is not sharded (its blocks alternate on one client); unset %sSHARD/%sSHARDS", Prefix, Prefix, Prefix))
+		}
+	}
 	if c.Timeout == 0 {
 		add("%sTIMEOUT=0s: out of range (want a duration in (0, 1h])", Prefix)
 	}
@@ -80,5 +92,19 @@ func (c Config) ParsedBudgets() []budget.Budget {
 	return append(b, c.fileBudgets...)
 }
 
-// BaselineArtifact is the artifact of ANVIL_BASELINE as Load read it; nil without one.
-func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baseline }
+// BaselineArtifact is the artifact of ANVIL_BASELINE as Load read it; nil without one, and
+// for a history.
+func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baseline.One }
+
+// Interleaving is the baseline build every gated scenario runs interleaved with
+// (ANVIL_BASELINE_URL, its model and key); nil without one.
+func (c Config) Interleaving() *capacity.Interleaving {
+	if c.BaselineURL == "" {
+		return nil
+	}
+	t := c.Target(c.BaselineURL)
+	if c.BaselineAPIKey.IsSet() {
+		t.APIKey = c.BaselineAPIKey
+	}
+	return &capacity.Interleaving{Baseline: t, Model: c.BaselineModel}
+}

@@ -16,6 +16,9 @@ type GatedScenario struct {
 	Scenario capacity.Scenario
 	// Spec judges its run: budgets, baseline, gated metrics, tolerances, client bounds.
 	gate.Spec
+	// Interleave is the baseline build the scenario runs interleaved with; nil for a run
+	// of the endpoint alone.
+	Interleave *capacity.Interleaving
 }
 
 // ConfiguredName names the configured scenario.
@@ -25,8 +28,10 @@ const ConfiguredName = "configured"
 // (ANVIL_BUDGETS and ANVIL_BUDGETS_FILE) and baseline. Load has validated it.
 func (c Config) Configured() GatedScenario {
 	spec := c.Gate
-	spec.Budgets, spec.BaselinePath, spec.Baseline = c.ParsedBudgets(), c.Baseline, c.baseline
-	return GatedScenario{Name: ConfiguredName, Scenario: c.configured(), Spec: spec}
+	spec.Budgets = c.ParsedBudgets()
+	interleave := c.Interleaving()
+	judgedAgainst(&spec, c.Baseline, c.baseline, interleave)
+	return GatedScenario{Name: ConfiguredName, Scenario: c.configured(), Spec: spec, Interleave: interleave}
 }
 
 // Scenarios are the scenarios of ANVIL_SCENARIOS_FILE as Load read and validated them;

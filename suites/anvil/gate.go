@@ -128,20 +128,29 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 	registry = append(registry, reg)
 	return Describe(title, Serial, Ordered, ContinueOnFailure, Label(container...), func() {
 		var run *artifact.Benchmark
+		judged := checks
 		BeforeAll(func(ctx SpecContext) {
 			env := Current()
 			into := dir
 			if into == "" {
 				into = env.Suite
 			}
+			if g.Interleave != nil {
+				var partner *artifact.Benchmark
+				run, partner = runInterleavedIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), *g.Interleave)
+				spec := g.Spec
+				spec.Baseline = partner
+				judged = spec.Checks()
+				return
+			}
 			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), func(run *artifact.Benchmark) {
-				if g.Baseline != nil && run.Extension != nil {
-					run.Extension.Baseline = artifact.NewBaselineRef(g.BaselinePath, g.Baseline)
+				if ref := g.Reference(); ref != nil && run.Extension != nil {
+					run.Extension.Baseline = artifact.NewBaselineRef(g.BaselinePath, ref)
 				}
 			})
 		}, NodeTimeout(time.Hour))
-		for _, c := range checks {
-			It(c.Name, Label(junit.KindLabelPrefix+string(c.Kind)), func() { expectCheck(c, run) })
+		for k, c := range checks {
+			It(c.Name, Label(junit.KindLabelPrefix+string(c.Kind)), func() { expectCheck(judged[k], run) })
 		}
 	})
 }

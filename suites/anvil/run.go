@@ -52,6 +52,43 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	return run
 }
 
+// RunInterleaved executes a scenario against target and a baseline build in one measured
+// phase, their blocks alternating in ABBA order (capacity.RunInterleaved), writes both
+// artifacts before anything is asserted, $ANVIL_OUT_DIR/<suite>/<spec>.json and
+// <spec>-baseline.json, checks their invariants, and returns them: the run, then the
+// baseline build's, which matchers.NotRegressFrom judges the run against by their blocks.
+func RunInterleaved(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving) (run, baseline *artifact.Benchmark) {
+	GinkgoHelper()
+	return runInterleavedIn(ctx, Current().Suite, spec, target, sc, with)
+}
+
+// runInterleavedIn is RunInterleaved with the artifacts written in $ANVIL_OUT_DIR/<dir>/.
+func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving) (run, baseline *artifact.Benchmark) {
+	GinkgoHelper()
+	sc.Name = spec
+	if sc.Progress == nil {
+		sc.Progress = progressWriter()
+		if sc.ProgressInterval == 0 {
+			sc.ProgressInterval = Current().cfg.ProgressInterval
+		}
+	}
+	run, baseline, err := capacity.RunInterleaved(ctx, target, sc, with)
+	if err != nil {
+		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
+	}
+	path := recordIn(dir, spec+BaselineSuffix, baseline)
+	if run.Extension != nil {
+		run.Extension.Baseline = artifact.NewBaselineRef(path, baseline)
+	}
+	recordIn(dir, spec, run)
+	AddReportEntry("summary", Summarize(run))
+	return run, baseline
+}
+
+// BaselineSuffix ends the name of an interleaved run's baseline build's artifact:
+// <spec>-baseline.json beside <spec>.json.
+const BaselineSuffix = "-baseline"
+
 // progressWriter is where a running scenario's progress lines go: the spec's GinkgoWriter,
 // which -v streams and JUnit keeps for a failed spec, and without -v the console as well,
 // so a long run is never silent.

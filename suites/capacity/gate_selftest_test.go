@@ -8,83 +8,94 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
 	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
-// The gate's own error rates, against private engines with seeded 5% decode jitter: an
-// unchanged engine must pass the baseline gate every time (a gate that flaps is worse than
-// none) and a 10% slower one must fail it every time.
-var _ = Describe("baseline gate self-test", Serial, Ordered, Label(anvil.LabelSelfTest, "gate-selftest"), func() {
+// The gate's own error rates, in the design a pull request is gated by: the build under
+// test interleaved with the baseline build (ABBA blocks), against private engines with
+// seeded 5% decode jitter. An unchanged build must pass every time (a gate that flaps is
+// worse than none) and a 10% slower one must fail every time.
+var _ = Describe("baseline gate self-test", Serial, Label(anvil.LabelSelfTest, "gate-selftest"), func() {
 	const itl = 5 * time.Millisecond
-	var baseline *artifact.Benchmark
-
-	measure := func(ctx SpecContext, name string, step time.Duration, seed int64) *artifact.Benchmark {
-		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: 10 * time.Millisecond, ITL: step, ITLJitter: 0.05, Seed: seed})
-		sc := strictWords(32, 8, 1000)
-		sc.ContextSeed = 7
-		return anvil.Run(ctx, name, target, sc)
+	ab := func(ctx SpecContext, name string, speed float64, seed int64) (run, baseline *artifact.Benchmark) {
+		_, base := anvil.PrivateEngine(refengine.Options{PrefillOverhead: 10 * time.Millisecond, ITL: itl, ITLJitter: 0.05, Seed: seed})
+		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: 10 * time.Millisecond, ITL: itl, ITLJitter: 0.05, Seed: seed + 1, Speed: speed})
+		sc := strictWords(16, 8, 1000)
+		sc.ContextSeed, sc.Repeats = 7, 4
+		return anvil.RunInterleaved(ctx, name, target, sc, capacity.Interleaving{Baseline: base})
 	}
-	gate := func() *RegressionMatcher { return NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05) }
-
-	BeforeAll(func(ctx SpecContext) {
-		baseline = measure(ctx, "gate-baseline", itl, 1)
-		Expect(baseline).To(HaveNoFailedRequests())
-	}, NodeTimeout(time.Minute))
+	gate := func(baseline *artifact.Benchmark) *RegressionMatcher {
+		return NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05)
+	}
 
 	for attempt := range 10 {
-		It(fmt.Sprintf("passes an unchanged engine (attempt %d of 10)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
-			run := measure(ctx, fmt.Sprintf("gate-unchanged-%d", attempt+1), itl, int64(100+attempt))
-			Expect(run).To(gate())
+		It(fmt.Sprintf("passes an unchanged build (attempt %d of 10)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
+			run, baseline := ab(ctx, fmt.Sprintf("gate-unchanged-%d", attempt+1), 1, int64(100+2*attempt))
+			Expect(run).To(gate(baseline))
 		})
 	}
 	for attempt := range 3 {
-		It(fmt.Sprintf("fails an engine 10%% slower per token (attempt %d of 3)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
-			run := measure(ctx, fmt.Sprintf("gate-slower-%d", attempt+1), itl*11/10, int64(200+attempt))
-			Expect(failuresOf(func() { Expect(run).To(gate()) })).To(ConsistOf(
-				MatchRegexp(`^tpot p50 regressed \d+\.\d% \(\d+\.\d\dms -> \d+\.\d\dms`)))
+		It(fmt.Sprintf("fails a build 10%% slower per token (attempt %d of 3)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
+			run, baseline := ab(ctx, fmt.Sprintf("gate-slower-%d", attempt+1), 1.1, int64(200+2*attempt))
+			Expect(failuresOf(func() { Expect(run).To(gate(baseline)) })).To(ConsistOf(
+				MatchRegexp(`^tpot p50 regressed \d+\.\d% \(\d+\.\d\dms -> \d+\.\d\dms, .*4 interleaved pairs against the baseline build`)))
 		})
 	}
 })
 
-// The third outcome: against a baseline of too few noisy requests an unchanged engine is
-// neither passed nor failed but inconclusive, with the change its samples could resolve and
-// the requests that would resolve the gate's; over those requests the same engine holds and
-// a 10% slower one regresses. Each request's speed varies by 10% as a whole (RequestJitter),
-// so a handful of requests cannot tell 5% apart. The load stays light (8 in flight, 50 ms
-// to the first token), so that the client's and the in-process engine's own timing does
-// not move the figures by the gate's half.
+// The third outcome: interleaved over too few pairs of a noisy engine, an unchanged build
+// is neither passed nor failed but inconclusive, with the change the pairs resolve and the
+// pairs that would resolve the gate's (from an 80% upper bound of the spread they saw);
+// over those pairs the same build holds and a 10% slower one regresses. Each request's
+// speed varies by 10% as a whole (RequestJitter), so three pairs of six requests cannot
+// tell 5% apart. One run against one stored run is
+// inconclusive however many requests it has: the spread between sessions is counted.
 var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label(anvil.LabelSelfTest, "gate-selftest"), func() {
 	const metric, by = "ttft_p50_ms", 0.05
 	var needed int
-	measure := func(ctx SpecContext, name string, overhead time.Duration, requests int, seed int64) *artifact.Benchmark {
-		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: overhead, ITL: time.Millisecond, RequestJitter: 0.1, Seed: seed})
-		sc := strictWords(8, requests, 1000)
-		sc.Requests, sc.Concurrency, sc.ContextSeed = requests, min(requests, 8), 7
-		return anvil.Run(ctx, name, target, sc)
+	ab := func(ctx SpecContext, name string, pairs int, speed float64, seed int64) (run, baseline *artifact.Benchmark) {
+		opts := refengine.Options{PrefillOverhead: 50 * time.Millisecond, ITL: time.Millisecond, RequestJitter: 0.1, Seed: seed}
+		_, base := anvil.PrivateEngine(opts)
+		opts.Seed, opts.Speed = seed+1, speed
+		_, target := anvil.PrivateEngine(opts)
+		sc := strictWords(6, 6, 1000)
+		sc.ResponseWords, sc.MaxTokens, sc.ContextSeed, sc.Repeats = 8, 16, 7, pairs
+		return anvil.RunInterleaved(ctx, name, target, sc, capacity.Interleaving{Baseline: base})
 	}
 
-	It("calls an unchanged engine inconclusive over 6 requests, naming what would resolve it", SpecTimeout(time.Minute), func(ctx SpecContext) {
-		baseline := measure(ctx, "gate-noisy-baseline", 50*time.Millisecond, 6, 1)
-		run := measure(ctx, "gate-noisy-unchanged", 50*time.Millisecond, 6, 2)
-		r := gate.NoRegression(baseline, metric, gate.Comparison{By: by}).Judge(run)
+	It("calls an unchanged build inconclusive over 3 pairs, naming the pairs that would resolve it", SpecTimeout(time.Minute), func(ctx SpecContext) {
+		run, baseline := ab(ctx, "gate-noisy-unchanged", 3, 1, 1)
+		r := gate.NoRegression(gate.Against{Baseline: baseline}, metric, gate.Comparison{By: by}).Judge(run)
 		Expect(r.Outcome).To(Equal(gate.Inconclusive), r.Message)
 		Expect(failuresOf(func() { Expect(run).To(NotRegressFrom(baseline).On(metric).By(by)) })).To(ConsistOf(
-			MatchRegexp(`^NotRegressFrom: ttft p50 inconclusive: .*: these samples resolve a change of \d+\.\d% at best, not the 5\.0% gate; about \d+ requests in each run would$`)))
-		needed = r.Resolution.RequestsNeeded
-		Expect(needed).To(BeNumerically(">", 6))
-		GinkgoWriter.Printf("detectable %.1f%%, %d requests needed\n", 100*r.Resolution.Detectable, needed)
+			MatchRegexp(`^NotRegressFrom: ttft p50 inconclusive: .*; 3 interleaved pairs against the baseline build \(.*gate_restart_cv\) resolves \d+\.\d% at best, not the 5\.0% gate: \d+ interleaved pairs would$`)))
+		needed = r.Resolution.PairsNeeded
+		Expect(needed).To(BeNumerically(">", 3))
+		GinkgoWriter.Printf("detectable %.1f%%, %d pairs needed\n", 100*r.Resolution.Detectable, needed)
 	})
 
-	It("holds the unchanged engine, and fails one 10% slower, over the requests it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {
-		// Half as many again: six requests estimate the spread roughly.
-		n := min(needed*3/2, 900)
-		baseline := measure(ctx, "gate-resolved-baseline", 50*time.Millisecond, n, 3)
-		Expect(measure(ctx, "gate-resolved-unchanged", 50*time.Millisecond, n, 4)).To(NotRegressFrom(baseline).On(metric).By(by))
-		slower := measure(ctx, "gate-resolved-slower", 55*time.Millisecond, n, 5)
+	It("holds the unchanged build, and fails one 10% slower, over the pairs it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {
+		pairs := min(needed, 80)
+		run, baseline := ab(ctx, "gate-resolved-unchanged", pairs, 1, 3)
+		Expect(run).To(NotRegressFrom(baseline).On(metric).By(by))
+		slower, baseline := ab(ctx, "gate-resolved-slower", pairs, 1.1, 5)
 		Expect(failuresOf(func() { Expect(slower).To(NotRegressFrom(baseline).On(metric).By(by)) })).To(ConsistOf(
 			MatchRegexp(`^ttft p50 regressed \d+\.\d% `)))
+	})
+
+	It("calls one run against one stored run inconclusive, naming interleaved pairs", SpecTimeout(time.Minute), func(ctx SpecContext) {
+		_, target := anvil.PrivateEngine(refengine.Options{PrefillOverhead: 50 * time.Millisecond, ITL: time.Millisecond, Seed: 9})
+		sc := strictWords(40, 8, 1000)
+		sc.ResponseWords, sc.MaxTokens, sc.ContextSeed = 8, 16, 7
+		baseline := anvil.Run(ctx, "gate-stored-baseline", target, sc)
+		run := anvil.Run(ctx, "gate-stored-unchanged", target, sc)
+		r := gate.NoRegression(gate.Against{Baseline: baseline}, metric, gate.Comparison{By: by}).Judge(run)
+		Expect(r.Outcome).To(Equal(gate.Inconclusive), r.Message)
+		Expect(r.Message).To(ContainSubstring("the spread between their sessions counted at 5.0%, gate_run_cv"))
+		Expect(r.Resolution.PairsNeeded).To(BeNumerically(">=", 2))
 	})
 })
