@@ -66,6 +66,46 @@ func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float
 	return values[rank-1], nil
 }
 
+// blockBound is the CI95 end of key's figure over the run's blocks (artifact.Blocks): the
+// t-interval of the mean of the block figures, which counts what varies between blocks of
+// one session as well as between requests. blocks is 0, and the bound unset, when the run
+// has fewer than two blocks with a figure.
+func blockBound(key string, bound Bound, a *artifact.Benchmark) (value float64, blocks int, err error) {
+	x := a.Extension
+	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) < 2 {
+		return 0, 0, nil
+	}
+	family, stat, _ := artifact.ParseMetricKey(key)
+	per := x.Blocks.RequestsPerBlock
+	var figures []float64
+	for j := range x.Blocks.Blocks {
+		rows, err := RowValuesIn(a, family, j*per, (j+1)*per)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", Describe(key), err)
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		f := stats.FMean(rows)
+		if stat != "mean" {
+			slices.Sort(rows)
+			if f, err = stats.Percentile(rows, PercentileOf(stat)); err != nil {
+				return 0, 0, fmt.Errorf("%s: block %d: %w", Describe(key), j, err)
+			}
+		}
+		figures = append(figures, f)
+	}
+	if len(figures) < 2 {
+		return 0, 0, nil
+	}
+	mean, sd := stats.MeanSD(figures)
+	half := stats.TQuantile((1+ciLevel)/2, float64(len(figures)-1)) * sd / math.Sqrt(float64(len(figures)))
+	if bound == Lower95 {
+		return mean - half, len(figures), nil
+	}
+	return mean + half, len(figures), nil
+}
+
 // ciMinSamples is the smallest n at which the bound of a q-th percentile exists: the upper
 // end needs pⁿ ≤ α/2 and the lower (1−p)ⁿ ≤ α/2, p = q/100 (see stats.PercentileCIRanks).
 // The closed form is refined against PercentileCIRanks itself, so the two never disagree.

@@ -142,6 +142,9 @@ type Verdict struct {
 	Point float64
 	// Required is the sample count the budget needed (DefaultMinSamples or its @min).
 	Required int
+	// Blocks is how many blocks a bound was taken over (a t-interval of their figures),
+	// 0 when it was taken over the requests of a run of one block.
+	Blocks int
 	// Pass reports the budget held. When Err is set there was nothing to judge; it wraps
 	// ErrInsufficientSamples when the figure stood on too few samples.
 	Pass bool
@@ -154,7 +157,8 @@ type Verdict struct {
 // requires (DefaultMinSamples unless @min says otherwise): ErrInsufficientSamples. With an
 // upper95 or lower95 option the figure judged is that end of the 95% confidence interval
 // (see Bound); an interval that does not exist at this sample size is
-// ErrInsufficientSamples too.
+// ErrInsufficientSamples too. A run of several blocks (repeats) takes the interval over its
+// blocks: a t-interval of the block figures, which counts what varies between blocks.
 func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	v := Verdict{Budget: b, Bound: Point}
 	if a == nil {
@@ -188,9 +192,15 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	if b.Bound != "" && b.Bound != Point {
 		v.Bound = b.Bound
 		var err error
-		if v.Value, err = boundOf(key, b.Bound, a, samples); err != nil {
+		if v.Value, v.Blocks, err = blockBound(key, b.Bound, a); err != nil {
 			v.Err = err
 			return v
+		}
+		if v.Blocks == 0 {
+			if v.Value, err = boundOf(key, b.Bound, a, samples); err != nil {
+				v.Err = err
+				return v
+			}
 		}
 	}
 	switch b.Op {
@@ -225,6 +235,10 @@ func (v Verdict) Message() string {
 	// "exceeds budget 0.00ms" for a limit of 0.001 would say nothing.
 	places := max(2, decimals(v.Budget.Limit))
 	format := func(x float64) string { return FormatPlaces(x, unit, places) }
+	if v.Bound != "" && v.Bound != Point && v.Blocks > 0 {
+		return fmt.Sprintf("%s %s over %d blocks %s %s %s over %d samples (point %s)", name, v.Bound.label(), v.Blocks, format(v.Value), relation,
+			format(v.Budget.Limit), v.Samples, format(v.Point))
+	}
 	if v.Bound != "" && v.Bound != Point {
 		return fmt.Sprintf("%s %s %s %s %s over %d samples (point %s)", name, v.Bound.label(), format(v.Value), relation,
 			format(v.Budget.Limit), v.Samples, format(v.Point))

@@ -219,3 +219,29 @@ func TestRowValues(t *testing.T) {
 		t.Errorf("unknown family: %v", err)
 	}
 }
+
+// A run of several blocks takes its bound over them: blocks that drift apart widen it past
+// what the requests alone would give, blocks that agree keep it narrow.
+func TestJudgeOnABoundOverBlocks(t *testing.T) {
+	t.Parallel()
+	blocked := func(order func(i int) int) *artifact.Benchmark {
+		a := tpotRun(40)
+		for i := range a.RequestTimings {
+			a.RequestTimings[i].RequestIndex = order(i)
+		}
+		a.Extension = &artifact.Extension{Blocks: &artifact.Blocks{Repeats: 4, RequestsPerBlock: 10, Blocks: make([]artifact.Block, 4)}}
+		return a
+	}
+	b, _ := Parse("tpot_p50_ms<=6.5@upper95")
+	// Value i in block i/10: block medians 5.20, 5.70, 6.20, 6.70; mean 5.95, SD 0.645,
+	// upper end 5.95 + t(.975, 3)·0.645/√4 = 6.98. Over the rows alone it was 6.30.
+	drifting := Judge(b[0], blocked(func(i int) int { return i }))
+	if want := "tpot p50 upper CI95 bound over 4 blocks 6.98ms exceeds budget 6.50ms over 40 samples (point 5.95ms)"; drifting.Err != nil || drifting.Pass || drifting.Message() != want {
+		t.Errorf("drifting blocks: %v %q, want %q", drifting.Err, drifting.Message(), want)
+	}
+	// Value i in block i%4: medians 5.80, 5.85, 5.90, 5.95, upper end 5.88 + 3.182·0.0645/2 = 5.98.
+	steady := Judge(b[0], blocked(func(i int) int { return (i%4)*10 + i/4 }))
+	if want := "tpot p50 upper CI95 bound over 4 blocks 5.98ms is within budget 6.50ms over 40 samples (point 5.95ms)"; steady.Err != nil || !steady.Pass || steady.Message() != want {
+		t.Errorf("steady blocks: %v %q, want %q", steady.Err, steady.Message(), want)
+	}
+}
