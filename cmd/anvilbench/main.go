@@ -1,16 +1,19 @@
 // Command anvilbench works with anvil-serving.benchmark/v1 artifacts outside the suites.
 //
-//	anvilbench compare [flags] OLD.json NEW.json
+//	anvilbench compare [flags] OLD NEW.json
+//	anvilbench history [flags] PATH...
 //	anvilbench gate-status [OUT_DIR or gate.json]
 //	anvilbench merge -o OUT.json SHARD.json...
 //	anvilbench judge [flags] ARTIFACT.json
 //	anvilbench report [flags] OUT_DIR
 //	anvilbench run [ginkgo flags] [PACKAGES]
 //
-// compare judges a current artifact against a baseline of the same workload and exits 0
+// compare judges a current artifact against a baseline of the same workload (one stored
+// run, a history of runs, or the baseline engine's side of an interleaved run) and exits 0
 // when no metric regressed, 1 when one did, 2 when the two cannot be compared or an input
 // is bad, and 5 when the samples cannot resolve a change of the gate's size (the reason on
-// stderr). See compare -h for the flags.
+// stderr). See compare -h for the flags. history prints each metric over earlier runs with
+// where its level changed, and with -current judges a run against them.
 //
 // gate-status reads the verdict of the run in ANVIL_OUT_DIR and exits with its code: 0
 // pass, 1 regression, 2 not comparable, 3 budget broken, 4 the run itself failed,
@@ -49,7 +52,8 @@ const (
 	exitUnjudged   = 2 // not comparable, insufficient samples, or bad input
 )
 
-const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
+const usage = `usage: anvilbench compare [flags] OLD NEW.json
+       anvilbench history [flags] PATH...
        anvilbench gate-status [OUT_DIR or gate.json]
        anvilbench merge -o OUT.json SHARD.json...
        anvilbench judge [flags] ARTIFACT.json
@@ -57,7 +61,9 @@ const usage = `usage: anvilbench compare [flags] OLD.json NEW.json
        anvilbench run [ginkgo flags] [PACKAGES]
 
 Commands:
-  compare      judge NEW.json against the baseline OLD.json metric by metric
+  compare      judge NEW.json against the baseline OLD (a run, or a directory or glob of
+               earlier runs) metric by metric
+  history      print each metric over earlier runs and where its level changed
   gate-status  print the verdict of the run in ANVIL_OUT_DIR and exit with its code
                (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,
                5 inconclusive, 6 invalid run)
@@ -78,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	switch args[0] {
 	case "compare":
 		return runCompare(args[1:], stdout, stderr, getenv)
+	case "history":
+		return runHistory(args[1:], stdout, stderr)
 	case "gate-status":
 		return runGateStatus(args[1:], stdout, stderr, getenv)
 	case "merge":

@@ -79,19 +79,7 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 			v.Differences = d
 		}
 	}
-	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
-	var levels []float64
-	for _, h := range runs {
-		rows, err := s.samples(h)
-		if err != nil || len(rows) < minRows || !positive(rows) {
-			continue
-		}
-		f, err := s.figure(h, rows, "history")
-		if err != nil || !(f > 0) {
-			continue
-		}
-		levels = append(levels, math.Log(f))
-	}
+	levels, _ := s.runFigures(runs)
 	v.HistoryLength = len(levels)
 	if len(levels) < MinHistory {
 		if v.Differences != nil && len(levels) == 0 {
@@ -116,7 +104,7 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 	if !(v.Current > 0) || !positive(cur) {
 		return comparison{}, fmt.Errorf("%s: a ratio needs positive figures and rows (current %v)", s.name, v.Current)
 	}
-	cps := stats.ChangePoints(levels, 2, changeAlpha, changePermutations, opts.Seed)
+	cps := changePoints(levels, opts.Seed)
 	segments := split(levels, cps)
 	latest := segments[len(segments)-1]
 	spread, df := pooled(segments)
@@ -131,6 +119,31 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 		needs: func(target float64) (int, int) {
 			return 0, runsFor(target, upper(spread, df), v.Alpha)
 		}}, nil
+}
+
+// runFigures are the logs of the metric's figure in each run with one, oldest first, and
+// those runs.
+func (s series) runFigures(runs []*artifact.Benchmark) (logs []float64, kept []*artifact.Benchmark) {
+	runs = slices.Clone(runs)
+	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
+	for _, h := range runs {
+		rows, err := s.samples(h)
+		if err != nil || len(rows) < minRows || !positive(rows) {
+			continue
+		}
+		f, err := s.figure(h, rows, "history")
+		if err != nil || !(f > 0) {
+			continue
+		}
+		logs, kept = append(logs, math.Log(f)), append(kept, h)
+	}
+	return logs, kept
+}
+
+// changePoints are where a history's level changes (the index of each new level's first
+// run), by E-divisive means; a level holds at least two runs.
+func changePoints(logs []float64, seed int64) []int {
+	return stats.ChangePoints(logs, 2, changeAlpha, changePermutations, seed)
 }
 
 // interleaved compares the blocks of an interleaved run: the engine's term of a linear

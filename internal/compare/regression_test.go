@@ -19,9 +19,8 @@ func TestAStoredRunCountsTheRunToRunSpread(t *testing.T) {
 	if v.Outcome != Inconclusive || v.Design != DesignStored || v.PairsNeeded < 2 || v.HistoryRunsNeeded != 0 || v.Detectable < 0.15 {
 		t.Fatalf("%s: detectable %.3f, pairs %d, runs %d", v.Message(), v.Detectable, v.PairsNeeded, v.HistoryRunsNeeded)
 	}
-	for _, want := range []string{"): the comparison (one run against one stored run, one block each) resolves a change of ",
-		"at best, not the 5.0% gate (the spread between their sessions counted at 5.0%, gate_run_cv); ",
-		"interleaved pairs against the baseline build would; no history can, one run's own spread being wider than the gate allows"} {
+	for _, want := range []string{"); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves ",
+		"% at best, not the 5.0% gate: 3 interleaved pairs against the baseline build would (no history can: one run's own spread is wider than the gate)"} {
 		if !strings.Contains(v.Message(), want) {
 			t.Errorf("message %q lacks %q", v.Message(), want)
 		}

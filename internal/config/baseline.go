@@ -23,50 +23,101 @@ type Baseline struct {
 }
 
 // ReadBaseline reads a baseline named by path for the scenario named scenario: a v1
-// artifact, or, when path is a directory or a glob, every artifact under it (recursively)
-// or matching it that the scenario wrote ("" matches artifacts anvilbench did not write),
-// oldest first: a history. The baseline engine's
-// artifacts of interleaved runs are left out: main's build measured beside another is not
-// a run of main's on its own.
+// artifact, or, when path is a directory or a glob, the artifacts of the scenario's earlier
+// runs there ("" matches artifacts anvilbench did not write), oldest first: a history (see
+// ReadRuns).
 func ReadBaseline(path, scenario string) (Baseline, error) {
-	var files []string
-	if strings.ContainsAny(path, "*?[") {
-		var err error
-		if files, err = filepath.Glob(path); err != nil {
-			return Baseline{}, fmt.Errorf("pattern: %w", err)
-		}
-	} else if info, err := os.Stat(path); err != nil {
-		return Baseline{}, err
-	} else if info.IsDir() {
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
-				files = append(files, p)
-			}
-			return err
-		})
+	if !strings.ContainsAny(path, "*?[") {
+		info, err := os.Stat(path)
 		if err != nil {
 			return Baseline{}, err
 		}
-	} else {
-		one, err := artifact.Read(path)
-		return Baseline{One: one}, err
+		if !info.IsDir() {
+			one, err := artifact.Read(path)
+			return Baseline{One: one}, err
+		}
+	}
+	runs, err := ReadRuns(path)
+	if err != nil {
+		return Baseline{}, err
 	}
 	var history []*artifact.Benchmark
-	for _, f := range files {
-		a, err := artifact.Read(f)
-		if err != nil || ScenarioOf(a) != scenario {
-			continue // not an artifact, or another scenario's
+	for _, a := range runs {
+		if ScenarioOf(a) == scenario {
+			history = append(history, a)
 		}
-		if a.Extension != nil && a.Extension.Interleaved != nil && a.Extension.Interleaved.Role == artifact.RoleBaseline {
-			continue
-		}
-		history = append(history, a)
 	}
 	if len(history) == 0 {
 		return Baseline{}, fmt.Errorf("no artifact of scenario %s there (a history is the artifacts earlier runs of it wrote)", scenario)
 	}
-	slices.SortStableFunc(history, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 	return Baseline{History: history}, nil
+}
+
+// ReadRuns reads the v1 artifacts each path names: a file, every .json file under a
+// directory (recursively), or the files a glob matches; files that are not artifacts are
+// passed over, and so are a sharded run's shards (their merge is the run), the baseline
+// engine's artifacts of interleaved runs (main's build measured beside another is not a run
+// of main's on its own) and copies of one run. They come oldest first.
+func ReadRuns(paths ...string) ([]*artifact.Benchmark, error) {
+	var files []string
+	for _, path := range paths {
+		found, err := filesOf(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		files = append(files, found...)
+	}
+	type key struct {
+		id    string
+		start int64
+		name  string
+	}
+	seen := map[key]bool{}
+	var runs []*artifact.Benchmark
+	for _, f := range files {
+		a, err := artifact.Read(f)
+		if err != nil {
+			continue
+		}
+		if x := a.Extension; x != nil && (x.Shard != nil || (x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline)) {
+			continue // a shard is part of a run (its merge is the run)
+		}
+		k := key{a.RunID, a.StartedAtUnixNs, ScenarioOf(a)}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		runs = append(runs, a)
+	}
+	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
+	return runs, nil
+}
+
+// filesOf is the file path names, the .json files under it when it is a directory, or
+// the files it matches when it is a glob.
+func filesOf(path string) ([]string, error) {
+	if strings.ContainsAny(path, "*?[") {
+		files, err := filepath.Glob(path)
+		if err != nil {
+			return nil, fmt.Errorf("pattern: %w", err)
+		}
+		return files, nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return err
+	})
+	return files, err
 }
 
 // ScenarioOf is the scenario an artifact measured: "" for one anvilbench did not write.

@@ -179,7 +179,7 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 			}
 		case keyBaseline:
 			if err := json.Unmarshal(value, &g.BaselinePath); err != nil || g.BaselinePath == "" {
-				add("%s.baseline: want the path of a v1 artifact, or a directory or glob of earlier runs', got %s", at, clipJSON(value))
+				add("%s.baseline: want the path of a v1 artifact, or a directory or glob of earlier runs, got %s", at, clipJSON(value))
 				break
 			}
 			if !filepath.IsAbs(g.BaselinePath) {

@@ -1,0 +1,63 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+)
+
+// Trend is one metric over a history of runs, oldest first, with the levels its change
+// points leave: what anvilbench history prints and the report draws.
+type Trend struct {
+	Metric string
+	Points []TrendPoint
+	// Shifts are the history's changes of level, oldest first.
+	Shifts []Shift
+}
+
+// TrendPoint is one run of a trend.
+type TrendPoint struct {
+	// Run is its place in the history, from 1; Artifact the run itself.
+	Run      int
+	Artifact *artifact.Benchmark
+	// Value is the metric's figure; Level the geometric mean of its level's runs.
+	Value, Level float64
+}
+
+// Shift is a change of a history's level.
+type Shift struct {
+	// AtRun is the first run of the new level (TrendPoint.Run).
+	AtRun int
+	// From and To are the two levels' figures; Change is To/From − 1.
+	From, To, Change float64
+}
+
+// TrendOf is metric over runs in time order, skipping runs without a figure, and the
+// change points E-divisive means finds in it (at 5%, seeded by seed): the same levels the
+// history design judges a run against.
+func TrendOf(runs []*artifact.Benchmark, metric string, seed int64) (Trend, error) {
+	s, err := seriesOf(metric)
+	if err != nil {
+		return Trend{}, err
+	}
+	logs, kept := s.runFigures(runs)
+	if len(logs) == 0 {
+		return Trend{}, fmt.Errorf("%s: no run has a figure", metric)
+	}
+	t := Trend{Metric: metric}
+	cps := changePoints(logs, seed)
+	from := 0
+	for k, seg := range split(logs, cps) {
+		level := math.Exp(mean(seg))
+		for j := range seg {
+			t.Points = append(t.Points, TrendPoint{Run: from + j + 1, Artifact: kept[from+j], Value: math.Exp(seg[j]), Level: level})
+		}
+		if k > 0 {
+			prev := t.Points[from-1].Level
+			t.Shifts = append(t.Shifts, Shift{AtRun: from + 1, From: prev, To: level, Change: level/prev - 1})
+		}
+		from += len(seg)
+	}
+	return t, nil
+}
