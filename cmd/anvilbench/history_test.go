@@ -59,9 +59,9 @@ func TestHistory(t *testing.T) {
 	}
 
 	for args, want := range map[string]string{
-		"history":                           "anvilbench history: want at least one PATH of earlier runs",
-		"history " + filepath.Join(dir, "x"): "anvilbench history: " + filepath.Join(dir, "x") + ": stat ",
-		"history -metrics tpot_p42_ms " + runs: `anvilbench history: --metrics: metric "tpot_p42_ms"`,
+		"history":                                    "anvilbench history: want at least one PATH of earlier runs",
+		"history " + filepath.Join(dir, "x"):         "anvilbench history: " + filepath.Join(dir, "x") + ": stat ",
+		"history -metrics tpot_p42_ms " + runs:       `anvilbench history: --metrics: metric "tpot_p42_ms"`,
 		"history -current " + reference + " " + runs: "anvilbench history: no run there of scenario ",
 	} {
 		if code, _, stderr := invoke("", strings.Fields(args)...); code != exitUnjudged || !strings.Contains(stderr, want) {
