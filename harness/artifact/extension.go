@@ -272,12 +272,38 @@ type TraceReplay struct {
 
 // BaselineRef names a gate's baseline and keeps the figures a report compares.
 type BaselineRef struct {
-	// Source is the baseline's file as configured; RunID and StartedAt are its own.
+	// Design is what the run was judged against: DesignStored (one stored run),
+	// DesignHistory (earlier runs) or DesignInterleaved (a baseline build run beside it).
+	Design string `json:"design"`
+	// Source is the baseline's file (a history's directory or pattern) as configured;
+	// RunID and StartedAt are its own (a history's latest run's).
 	Source    string `json:"source"`
 	RunID     string `json:"run_id"`
 	StartedAt string `json:"started_at"`
-	// Metrics are the baseline's values of BaselineMetrics that it records.
+	// Metrics are the baseline's values of BaselineMetrics that it records; for a
+	// history, the level of its latest runs (after its last change of level).
 	Metrics map[string]float64 `json:"metrics"`
+	// History are a history's runs, oldest first, with their figures and levels; null
+	// for another design.
+	History []HistoryRun `json:"history"`
+}
+
+// Designs of a comparison (BaselineRef.Design).
+const (
+	DesignStored      = "stored run"
+	DesignHistory     = "history"
+	DesignInterleaved = "interleaved"
+)
+
+// HistoryRun is one run of a history baseline.
+type HistoryRun struct {
+	RunID           string `json:"run_id"`
+	StartedAt       string `json:"started_at"`
+	StartedAtUnixNs int64  `json:"started_at_unix_ns"`
+	// Metrics are its values of BaselineMetrics; Levels the level of the history it
+	// belongs to at each (the geometric mean of the runs between two changes of level).
+	Metrics map[string]float64 `json:"metrics"`
+	Levels  map[string]float64 `json:"levels"`
 }
 
 // BaselineMetrics are the v1 metrics keys a BaselineRef keeps: the headline figures.
@@ -287,7 +313,7 @@ func BaselineMetrics() []string {
 
 // NewBaselineRef is the reference to baseline, read from source.
 func NewBaselineRef(source string, baseline *Benchmark) *BaselineRef {
-	ref := &BaselineRef{Source: source, RunID: baseline.RunID, StartedAt: baseline.StartedAt, Metrics: map[string]float64{}}
+	ref := &BaselineRef{Design: DesignStored, Source: source, RunID: baseline.RunID, StartedAt: baseline.StartedAt, Metrics: map[string]float64{}}
 	for _, key := range BaselineMetrics() {
 		if v, _, ok := baseline.Metrics.Lookup(key); ok && v != nil {
 			ref.Metrics[key] = *v

@@ -289,6 +289,19 @@ func (s Spec) Reference() *artifact.Benchmark {
 	return slices.MaxFunc(s.History, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 }
 
+// BaselineRef is what a run's artifact keeps of the spec's baseline for its report: the
+// stored run's figures, or a history's runs and levels; nil for an interleaved run (its
+// baseline build's artifact is the reference) and without a baseline.
+func (s Spec) BaselineRef() *artifact.BaselineRef {
+	switch {
+	case s.Baseline != nil:
+		return artifact.NewBaselineRef(s.BaselinePath, s.Baseline)
+	case len(s.History) > 0:
+		return compare.HistoryRef(s.BaselinePath, s.History)
+	}
+	return nil
+}
+
 func (s Spec) metrics() MetricList {
 	if s.Metrics == nil {
 		return DefaultMetrics()

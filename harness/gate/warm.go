@@ -26,7 +26,10 @@ const firstRequests = 8
 // makes an invalid run: its figures measured the start, not the engine.
 func StartedWarm() Check {
 	return Check{Name: "measured a warm engine", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
-		if a.Extension == nil || a.Metrics.TPOT.P50 == nil {
+		if a.Extension == nil {
+			return skipped("the artifact records no warm-up or timeline (not written by anvilbench)")
+		}
+		if a.Metrics.TPOT.P50 == nil {
 			return skipped("no measured decode to hold the engine's start against")
 		}
 		measured := float64(*a.Metrics.TPOT.P50)

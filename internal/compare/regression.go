@@ -71,15 +71,15 @@ const (
 	// DesignStored compares a run with one stored run: the blocks (or, for one block on
 	// each side, the requests, by bootstrap) measure the spread within a session; the spread
 	// between the two sessions counts at Options.RunCV.
-	DesignStored Design = "stored run"
+	DesignStored Design = artifact.DesignStored
 	// DesignHistory compares a run with a history of runs: their spread is measured, within
 	// each level the change points of the history leave (a shift of main's own level is not
 	// a spread), and the run is judged against the latest level by a prediction interval.
-	DesignHistory Design = "history"
+	DesignHistory Design = artifact.DesignHistory
 	// DesignInterleaved compares the blocks of an interleaved run (RunInterleaved): a linear
 	// model of the blocks' figures in time with a term for the engine, so the time's drift is
 	// fitted out; what the two engines do not share counts at Options.RestartCV.
-	DesignInterleaved Design = "interleaved"
+	DesignInterleaved Design = artifact.DesignInterleaved
 )
 
 // Outcome is what a verdict concluded.

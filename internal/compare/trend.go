@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
@@ -60,4 +62,34 @@ func TrendOf(runs []*artifact.Benchmark, metric string, seed int64) (Trend, erro
 		from += len(seg)
 	}
 	return t, nil
+}
+
+// HistoryRef is the reference to a history baseline read from source that a run's artifact
+// keeps: each run's headline figures and levels (TrendOf, seed 1), and as its figures the
+// levels of its latest runs.
+func HistoryRef(source string, runs []*artifact.Benchmark) *artifact.BaselineRef {
+	ref := &artifact.BaselineRef{Design: artifact.DesignHistory, Source: source, Metrics: map[string]float64{}}
+	runs = slices.Clone(runs)
+	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
+	index := map[*artifact.Benchmark]int{}
+	for i, a := range runs {
+		index[a] = i
+		ref.History = append(ref.History, artifact.HistoryRun{RunID: a.RunID, StartedAt: a.StartedAt, StartedAtUnixNs: a.StartedAtUnixNs,
+			Metrics: map[string]float64{}, Levels: map[string]float64{}})
+	}
+	for _, key := range artifact.BaselineMetrics() {
+		t, err := TrendOf(runs, key, 1)
+		if err != nil {
+			continue
+		}
+		for _, p := range t.Points {
+			h := &ref.History[index[p.Artifact]]
+			h.Metrics[key], h.Levels[key] = p.Value, p.Level
+		}
+		ref.Metrics[key] = t.Points[len(t.Points)-1].Level
+	}
+	if n := len(ref.History); n > 0 {
+		ref.RunID, ref.StartedAt = ref.History[n-1].RunID, ref.History[n-1].StartedAt
+	}
+	return ref
 }

@@ -78,3 +78,25 @@ func TestHistoryTellsTheBaselinesStepFromTheRuns(t *testing.T) {
 		t.Errorf("15%% above it: %s", slower.Message())
 	}
 }
+
+// The reference a run keeps of a history: every run with its figures and levels, oldest
+// first, and the latest level as the baseline's figure.
+func TestHistoryRef(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 7))
+	history := stepHistory(rng, 1.10)
+	shuffled := []*artifact.Benchmark{history[9], history[0], history[5], history[1], history[2], history[3], history[4], history[6], history[7], history[8]}
+	ref := HistoryRef("runs/", shuffled)
+	if ref.Design != artifact.DesignHistory || ref.Source != "runs/" || len(ref.History) != 10 {
+		t.Fatalf("%+v", ref)
+	}
+	for i, h := range ref.History {
+		if h.StartedAtUnixNs != history[i].StartedAtUnixNs {
+			t.Errorf("run %d out of order", i+1)
+		}
+	}
+	first, last := ref.History[0].Levels["tpot_p50_ms"], ref.History[9].Levels["tpot_p50_ms"]
+	if r := last / first; r < 1.05 || r > 1.15 || ref.Metrics["tpot_p50_ms"] != last || ref.History[6].Levels["tpot_p50_ms"] != last {
+		t.Errorf("levels %.3f then %.3f, figure %.3f", first, last, ref.Metrics["tpot_p50_ms"])
+	}
+}

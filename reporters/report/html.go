@@ -224,6 +224,19 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </tbody>
 </table>
 </div>
+{{- with .Blocks}}
+<h4>Blocks (the measured phase, repeated)</h4>
+<div class="table-wrap">
+<table class="blocks">
+<thead><tr><th>figure</th>{{range $.BlockNumbers}}<th>block {{.}}</th>{{end}}<th>mean</th><th>SD</th><th>CV</th><th>95% CI of the mean</th></tr></thead>
+<tbody>
+{{- range .}}
+<tr><td>{{.Name}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Mean}}</td><td class="num">{{.SD}}</td><td class="num">{{.CV}}</td><td class="num">{{.CI95}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 {{- with .Client}}
 <h4>The client's own overhead and timing clock</h4>
 <dl class="fields">

@@ -14,13 +14,22 @@ type KindChart struct {
 	SVG, Caption string
 }
 
-// kindCharts draws what the run's workload kind shows on its own.
-func kindCharts(v *RunView) []KindChart {
+// kindCharts draws what the run's workload kind shows on its own, its blocks (beside its
+// partner's of an interleaved run) and the history it was judged against.
+func kindCharts(v *RunView, partner *RunView) []KindChart {
 	x := v.B.Extension
 	if x == nil {
 		return nil
 	}
 	var out []KindChart
+	if x.Interleaved == nil || x.Interleaved.Role != artifact.RoleBaseline {
+		if c, ok := blockChart(v, partner); ok {
+			out = append(out, c)
+		}
+	}
+	if c, ok := trendChart(v); ok {
+		out = append(out, c)
+	}
 	if s := x.Sessions; s != nil {
 		if c, ok := turnChart(v, s); ok {
 			out = append(out, c)

@@ -83,6 +83,8 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 
 	for _, r := range m.Scenarios {
 		writeTurns(&b, r)
+		writeBlocks(&b, r)
+		writeHistory(&b, r)
 	}
 	var failed []*RunView
 	for _, r := range m.Scenarios {
@@ -126,6 +128,53 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, string(xmlSafe([]byte(b.String()))))
 	return err
+}
+
+// writeBlocks writes a run's blocks figure by figure: what moved between them.
+func writeBlocks(b *strings.Builder, r *RunView) {
+	rows := r.Blocks()
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: %d blocks\n\n", mdText(r.Name), len(r.BlockNumbers()))
+	head, align := []string{"figure"}, []string{"l"}
+	for _, n := range r.BlockNumbers() {
+		head, align = append(head, fmt.Sprintf("block %d", n)), append(align, "r")
+	}
+	mdRow(b, append(head, "mean", "SD", "CV", "95% CI of the mean")...)
+	mdAlign(b, append(align, "r", "r", "r", "r")...)
+	for _, row := range rows {
+		mdRow(b, mdTextAll(append(append([]string{row.Name}, row.Values...), row.Mean, row.SD, row.CV, row.CI95))...)
+	}
+}
+
+// writeHistory writes where a run sits against the history it was judged against.
+func writeHistory(b *strings.Builder, r *RunView) {
+	x := r.B.Extension
+	if x == nil || x.Baseline == nil || len(x.Baseline.History) == 0 {
+		return
+	}
+	h := x.Baseline.History
+	fmt.Fprintf(b, "\n### %s against a history of %d runs\n\n", mdText(r.Name), len(h))
+	mdRow(b, "figure", "earliest run", "latest level", "this run", "changes of level")
+	mdAlign(b, "l", "r", "r", "r", "l")
+	for _, key := range []string{"tpot_p50_ms", "ttft_p50_ms"} {
+		cur, _, ok := r.B.Metrics.Lookup(key)
+		if !ok || cur == nil {
+			continue
+		}
+		var changes []string
+		for i := 1; i < len(h); i++ {
+			if h[i].Levels[key] != h[i-1].Levels[key] {
+				changes = append(changes, fmt.Sprintf("run %d (%s)", i+1, signedPct(h[i].Levels[key]/h[i-1].Levels[key]-1)))
+			}
+		}
+		if len(changes) == 0 {
+			changes = []string{"none"}
+		}
+		mdRow(b, mdTextAll([]string{describeMetric(key), fmtMetric(h[0].Metrics[key], key), fmtMetric(h[len(h)-1].Levels[key], key),
+			fmtMetric(float64(*cur), key), strings.Join(changes, ", ")})...)
+	}
 }
 
 // writeStrayed names the runs whose answers were not what they asked for, passed under

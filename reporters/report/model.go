@@ -77,11 +77,12 @@ func Build(in Input) (*Model, error) {
 		m.Scenarios = append(m.Scenarios, v)
 		m.Baselined = m.Baselined || v.Baseline != ""
 	}
+	m.Scenarios = partnersTogether(m.Scenarios)
 	all := append(slices.Clone(m.Scenarios), m.SelfTests...)
 	uniqueIDs(all)
 	for _, v := range all {
 		v.Timeline, v.TimelineNote = timeline(v)
-		v.Charts = kindCharts(v)
+		v.Charts = kindCharts(v, partnerOf(v, all))
 	}
 	m.UnderTest = underTest(m.Scenarios)
 	for _, v := range m.Scenarios {
@@ -117,6 +118,24 @@ func Build(in Input) (*Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// partnersTogether moves the baseline build's run of an interleaved run right after the
+// run of the build under test, so the two read as a pair.
+func partnersTogether(runs []*RunView) []*RunView {
+	var out, partners []*RunView
+	for _, v := range runs {
+		if x := v.B.Extension; x != nil && x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline && partnerOf(v, runs) != nil {
+			partners = append(partners, v)
+			continue
+		}
+		out = append(out, v)
+	}
+	for _, p := range partners {
+		at := slices.Index(out, partnerOf(p, out)) + 1
+		out = slices.Insert(out, at, p)
+	}
+	return out
 }
 
 // curveOfSelfTest reports whether a knee search probed a private engine: its probes'

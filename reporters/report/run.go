@@ -56,6 +56,9 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 			v.Name = x.Scenario
 		}
 		v.SelfTest, v.Interrupted = x.SelfTest, !x.Complete
+		if x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline {
+			v.Name += " (baseline build)"
+		}
 	}
 	if v.Name == "" {
 		v.Name = "run"
@@ -81,7 +84,14 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 			}
 		}
 	case b.Extension != nil && b.Extension.Baseline != nil:
-		v.Baseline, base = b.Extension.Baseline.Source, b.Extension.Baseline.Metrics
+		ref := b.Extension.Baseline
+		v.Baseline, base = ref.Source, ref.Metrics
+		switch ref.Design {
+		case artifact.DesignHistory:
+			v.Baseline = fmt.Sprintf("the latest level of a history of %d runs, %s", len(ref.History), ref.Source)
+		case artifact.DesignInterleaved:
+			v.Baseline = "the baseline build run interleaved with it, " + ref.Source
+		}
 	}
 	v.Figures = figures(b, base)
 	for i, f := range b.Failures {
@@ -242,11 +252,39 @@ func (v *RunView) Details() []Field {
 				fmtNumber(100*float64(*hit), 1), orDash(b.PromptCacheMode), orDash(x.PromptNonce))})
 		}
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
+		items = append(items, phaseFields(x)...)
 	}
 	if v.Interrupted {
 		items = append(items, Field{"complete", "false: the run was interrupted" + cutInFlight(b)})
 	}
 	return items
+}
+
+// phaseFields describe the run's phases: its warm-up, its blocks and the engine it was
+// interleaved with.
+func phaseFields(x *artifact.Extension) []Field {
+	var out []Field
+	if w := x.Warmup; w != nil && w.Requests > 0 {
+		text := fmt.Sprintf("%s requests (%s failed) in %s, excluded from every figure", fmtInt(w.Requests), fmtInt(w.Failed), fmtMs(float64(w.DurationMs)))
+		if w.LastTPOTP50Ms != nil {
+			text += fmt.Sprintf("; its last %d: TPOT p50 %s", w.LastRequests, fmtMs(float64(*w.LastTPOTP50Ms)))
+		}
+		out = append(out, Field{"warm-up", text})
+	} else if x.Blocks != nil { // written by a harness that warms up: warmup_requests was 0
+		out = append(out, Field{"warm-up", "none (warmup_requests 0): the first requests met the engine as it was"})
+	}
+	if bl := x.Blocks; bl != nil && len(bl.Blocks) > 1 {
+		out = append(out, Field{"blocks", fmt.Sprintf("%d of %s requests, each with prompts of its own", len(bl.Blocks), fmtInt(bl.RequestsPerBlock))})
+	}
+	if in := x.Interleaved; in != nil {
+		other := "the baseline build"
+		if in.Role == artifact.RoleBaseline {
+			other = "the build under test"
+		}
+		out = append(out, Field{"interleaved", fmt.Sprintf("with %s at %s (model %s), blocks in the order %s (A the baseline build)",
+			other, orDash(in.PartnerBaseURL), orDash(in.PartnerModel), orDash(in.Order))})
+	}
+	return out
 }
 
 // cutInFlight says how many requests an interrupt cut, and what that leaves on the engine.

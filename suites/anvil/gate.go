@@ -144,8 +144,8 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 				return
 			}
 			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), func(run *artifact.Benchmark) {
-				if ref := g.Reference(); ref != nil && run.Extension != nil {
-					run.Extension.Baseline = artifact.NewBaselineRef(g.BaselinePath, ref)
+				if run.Extension != nil {
+					run.Extension.Baseline = g.Spec.BaselineRef()
 				}
 			})
 		}, NodeTimeout(time.Hour))

@@ -79,6 +79,7 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	path := recordIn(dir, spec+BaselineSuffix, baseline)
 	if run.Extension != nil {
 		run.Extension.Baseline = artifact.NewBaselineRef(path, baseline)
+		run.Extension.Baseline.Design = artifact.DesignInterleaved
 	}
 	recordIn(dir, spec, run)
 	AddReportEntry("summary", Summarize(run))
