@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
@@ -21,20 +22,7 @@ import (
 // back to mean_time_per_output_token_ms, then mean_inter_token_latency_ms: the same figure
 // under its older names. An unknown family is an error quoting it.
 func RowValues(a *artifact.Benchmark, family string) ([]float64, error) {
-	if a == nil {
-		return nil, fmt.Errorf("family %q: no artifact", family)
-	}
-	get, ok := rowFields[family]
-	if !ok {
-		return nil, fmt.Errorf("family %q has no request_timings field", family)
-	}
-	var out []float64
-	for i := range a.RequestTimings {
-		if v, ok := get(&a.RequestTimings[i]); ok {
-			out = append(out, v)
-		}
-	}
-	return out, nil
+	return RowValuesIn(a, family, math.MinInt, math.MaxInt)
 }
 
 // RowValuesIn is RowValues over the rows of request indices lo to hi-1: one block of a run

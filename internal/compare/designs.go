@@ -36,11 +36,7 @@ func (v *Verdict) stored(s series, baseline, current *artifact.Benchmark, opts O
 	if err != nil || v.Outcome != "" {
 		return comparison{}, err
 	}
-	bf, _, err := s.blockFigures(baseline)
-	if err != nil {
-		return comparison{}, err
-	}
-	cf, _, err := s.blockFigures(current)
+	bf, _, cf, _, err := s.bothBlocks(baseline, current)
 	if err != nil {
 		return comparison{}, err
 	}
@@ -157,11 +153,7 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 	if _, _, err := v.sides(s, baseline, current); err != nil || v.Outcome != "" {
 		return comparison{}, err
 	}
-	bf, bt, err := s.blockFigures(baseline)
-	if err != nil {
-		return comparison{}, err
-	}
-	cf, ct, err := s.blockFigures(current)
+	bf, bt, cf, ct, err := s.bothBlocks(baseline, current)
 	if err != nil {
 		return comparison{}, err
 	}
@@ -193,6 +185,15 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 		needs: func(target float64) (int, int) {
 			return pairsFor(target, upper(perBlock, df), runVariance(restartCV), v.Alpha), 0
 		}}, nil
+}
+
+// bothBlocks are the block figures and midpoints of both runs (series.blockFigures).
+func (s series) bothBlocks(baseline, current *artifact.Benchmark) (bf []float64, bt []int64, cf []float64, ct []int64, err error) {
+	if bf, bt, err = s.blockFigures(baseline); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cf, ct, err = s.blockFigures(current)
+	return bf, bt, cf, ct, err
 }
 
 // sameWorkload records the workload differences of two runs and, unless mismatches are

@@ -32,13 +32,7 @@ func Run(ctx context.Context, spec string, target capacity.Target, sc capacity.S
 // annotate (when not nil) has added to it what the run was judged against.
 func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, annotate func(*artifact.Benchmark)) *artifact.Benchmark {
 	GinkgoHelper()
-	sc.Name = spec
-	if sc.Progress == nil {
-		sc.Progress = progressWriter()
-		if sc.ProgressInterval == 0 {
-			sc.ProgressInterval = Current().cfg.ProgressInterval
-		}
-	}
+	sc = reporting(spec, sc)
 	run, err := capacity.Run(ctx, target, sc)
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
@@ -50,6 +44,19 @@ func runIn(ctx context.Context, dir, spec string, target capacity.Target, sc cap
 	// Shown on the console without -v too, notes included.
 	AddReportEntry("summary", Summarize(run))
 	return run
+}
+
+// reporting is sc named spec, its progress on the console (progressWriter) at the
+// configured interval unless it has its own.
+func reporting(spec string, sc capacity.Scenario) capacity.Scenario {
+	sc.Name = spec
+	if sc.Progress == nil {
+		sc.Progress = progressWriter()
+		if sc.ProgressInterval == 0 {
+			sc.ProgressInterval = Current().cfg.ProgressInterval
+		}
+	}
+	return sc
 }
 
 // RunInterleaved executes a scenario against target and a baseline build in one measured
@@ -65,13 +72,7 @@ func RunInterleaved(ctx context.Context, spec string, target capacity.Target, sc
 // runInterleavedIn is RunInterleaved with the artifacts written in $ANVIL_OUT_DIR/<dir>/.
 func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving) (run, baseline *artifact.Benchmark) {
 	GinkgoHelper()
-	sc.Name = spec
-	if sc.Progress == nil {
-		sc.Progress = progressWriter()
-		if sc.ProgressInterval == 0 {
-			sc.ProgressInterval = Current().cfg.ProgressInterval
-		}
-	}
+	sc = reporting(spec, sc)
 	run, baseline, err := capacity.RunInterleaved(ctx, target, sc, with)
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
