@@ -9,7 +9,8 @@ import "strings"
 // candidate. A candidate that word names in part, or whole with a part more, on a "_"
 // boundary (ANVIL_TRACE for ANVIL_TRACE_FILE, trace_file for trace) is nearer than any,
 // the shortest such one; unless word's part more ends a close candidate as well
-// (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT).
+// (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT), or a candidate of as many parts
+// is within two edits of it (ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL).
 func Nearest(word string, candidates []string, maxDistance int) string {
 	best, bestDistance := "", maxDistance+1
 	part, more := "", ""
@@ -35,10 +36,18 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 	switch {
 	case part != "" && more != "" && sameEnd != "" && strings.HasSuffix(sameEnd, more):
 		return sameEnd
+	case part != "" && more != "" && typo(word, best, bestDistance):
+		return best // ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL, not ANVIL_BASELINE
 	case part != "":
 		return part
 	}
 	return best
+}
+
+// typo reports whether c, at edit distance d from word, reads as word mistyped: two edits
+// at most, and as many "_" parts.
+func typo(word, c string, d int) bool {
+	return c != "" && d <= 2 && strings.Count(c, "_") == strings.Count(word, "_")
 }
 
 // distance is the Levenshtein distance between a and b, in bytes.

@@ -1,6 +1,7 @@
 package anvil
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -31,7 +32,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		found = checkEndpoint(ctx, cfg, baseURL)
 	}
 
-	var refusals []gate.Result
+	refusals := checkBaselineBuilds(ctx)
 	for _, reg := range registry {
 		if !reg.selected() {
 			continue
@@ -61,6 +62,35 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 	msg := "preflight: " + strings.Join(lines, "\n  ")
 	AddReportEntry(junit.CheckEntry, gate.Result{Check: "preflight", Kind: worst.Kind, Outcome: worst.Outcome, Message: msg}, ReportEntryVisibilityNever)
 	Fail(msg)
+}
+
+// checkBaselineBuilds runs the preflight of every baseline build the selected scenarios
+// interleave with, once each: an engine that is down, refuses the key or does not serve
+// the model is refused before any request, not found half-way through a run.
+func checkBaselineBuilds(ctx SpecContext) []gate.Result {
+	var out []gate.Result
+	checked := map[string]bool{}
+	for _, reg := range registry {
+		in := reg.g.Interleave
+		if !reg.selected() || in == nil {
+			continue
+		}
+		model := cmp.Or(in.Model, reg.g.Scenario.Model)
+		if key := in.Baseline.BaseURL + " " + model; checked[key] {
+			continue
+		} else {
+			checked[key] = true
+		}
+		ep, err := capacity.Preflight(ctx, in.Baseline, capacity.PreflightOptions{Model: model, Window: reg.g.Scenario.MaxContextTokens,
+			Legacy: reg.g.Scenario.API == capacity.APICompletions})
+		if err != nil {
+			out = append(out, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,
+				Message: fmt.Sprintf("scenario %s: the baseline build at %s (ANVIL_BASELINE_URL, baseline_url): %v", reg.g.Name, in.Baseline.BaseURL, err)})
+			continue
+		}
+		fmt.Fprintf(os.Stdout, "\nanvilbench preflight: the baseline build at %s serves %s\n", in.Baseline.BaseURL, ep.Model)
+	}
+	return out
 }
 
 // checkEndpoint runs the endpoint's preflight and records what it found in the run's

@@ -155,3 +155,29 @@ func suiteProcess(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
+
+// A baseline build that does not answer is refused before any request, naming it: not
+// found half-way through a run whose blocks alternate with it.
+func TestABaselineBuildThatDoesNotAnswerIsRefusedFirst(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleConfigured {
+		Bootstrap("baseline-build")
+		DescribeConfigured()
+		RunSpecs(t, "baseline-build")
+		return
+	}
+	dir := t.TempDir()
+	if out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_BASELINE_URL=http://127.0.0.1:9/v1", "ANVIL_REQUESTS=4",
+		"ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000").CombinedOutput(); err == nil {
+		t.Fatalf("the suite passed:\n%s", out)
+	}
+	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcome != gate.RunFailed || len(s.Failed) == 0 || !strings.Contains(s.Failed[0].Message, "scenario configured: the baseline build at http://127.0.0.1:9/v1 (ANVIL_BASELINE_URL, baseline_url): ") {
+		t.Errorf("verdict %s, failures %+v", s.Outcome, s.Failed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "capacity")); err == nil {
+		t.Error("a request was sent: the run wrote an artifact")
+	}
+}
