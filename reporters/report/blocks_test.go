@@ -37,7 +37,7 @@ func TestBlocksInterleavingAndHistoryAreShown(t *testing.T) {
 	withBlocks(cur, []float64{5, 5.5, 6, 6.5}, []float64{50, 51, 52, 53})
 	cur.Extension.Warmup = &artifact.Warmup{Requests: 32, DurationMs: 4100, LastRequests: 8, LastTPOTP50Ms: artifact.F(5.1)}
 	cur.Extension.Interleaved = &artifact.Interleaved{Role: artifact.RoleCurrent, Pairing: "p1", Order: "ABBAABBA", PartnerBaseURL: "http://main-build:8000/v1", PartnerModel: "m"}
-	base := synth(synthSpec{name: "configured", conc: 4, ctx: 2048, n: 40, ttftMs: 50, tpotMs: 6})
+	base := synth(synthSpec{name: "configured", url: "http://main-build:8000/v1", conc: 4, ctx: 2048, n: 40, ttftMs: 50, tpotMs: 6})
 	withBlocks(base, []float64{4.9, 5.4, 5.9, 6.4}, []float64{49, 50, 51, 52})
 	base.Extension.Interleaved = &artifact.Interleaved{Role: artifact.RoleBaseline, Pairing: "p1", Order: "ABBAABBA", PartnerBaseURL: endpointA, PartnerModel: "m"}
 	in.Runs = append(in.Runs, Run{Path: "capacity/configured-baseline.json", Benchmark: base})
@@ -61,6 +61,12 @@ func TestBlocksInterleavingAndHistoryAreShown(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(names, ","), "configured,configured (baseline build)") {
 		t.Errorf("scenarios %v", names)
+	}
+	// The baseline build is shown beside its partner, not counted as the endpoint under test.
+	for _, f := range m.UnderTest {
+		if (f.Label == "endpoint" && strings.Contains(f.Value, "main-build")) || (f.Label == "scenarios" && f.Value != "13") {
+			t.Errorf("under test: %s %s", f.Label, f.Value)
+		}
 	}
 	charts := svgs(t, page)
 	var blocks, trend string

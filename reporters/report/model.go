@@ -84,11 +84,11 @@ func Build(in Input) (*Model, error) {
 		v.Timeline, v.TimelineNote = timeline(v)
 		v.Charts = kindCharts(v, partnerOf(v, all))
 	}
-	m.UnderTest = underTest(m.Scenarios)
+	m.UnderTest = underTest(ownRuns(m.Scenarios))
 	for _, v := range m.Scenarios {
 		m.Endpoints = m.Endpoints || v.B.BaseURL != m.Scenarios[0].B.BaseURL
 	}
-	m.Verdict = verdictOf(in, m.Scenarios)
+	m.Verdict = verdictOf(in, ownRuns(m.Scenarios))
 
 	var err error
 	if m.Charts, err = comparableCharts(m.Scenarios, in.Baseline, in.Budgets); err != nil {
@@ -120,12 +120,24 @@ func Build(in Input) (*Model, error) {
 	return m, nil
 }
 
+// ownRuns are the runs of the endpoint under test: not the baseline build's runs of
+// interleaved ones, which the table shows beside them.
+func ownRuns(runs []*RunView) []*RunView {
+	return slices.DeleteFunc(slices.Clone(runs), baselineBuild)
+}
+
+// baselineBuild reports whether v is the baseline build's run of an interleaved run.
+func baselineBuild(v *RunView) bool {
+	x := v.B.Extension
+	return x != nil && x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline
+}
+
 // partnersTogether moves the baseline build's run of an interleaved run right after the
 // run of the build under test, so the two read as a pair.
 func partnersTogether(runs []*RunView) []*RunView {
 	var out, partners []*RunView
 	for _, v := range runs {
-		if x := v.B.Extension; x != nil && x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline && partnerOf(v, runs) != nil {
+		if baselineBuild(v) && partnerOf(v, runs) != nil {
 			partners = append(partners, v)
 			continue
 		}
