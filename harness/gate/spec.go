@@ -350,7 +350,8 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 
 // Refusals are what makes the spec unable to judge a run of requests requests, found
 // before any request is sent, each a failed Result: a baseline with fewer requests than a
-// comparison needs (NotComparable), and a budget whose figure needs more samples than the
+// comparison needs, or a history with fewer runs than a spread needs (NotComparable), and a
+// budget whose figure needs more samples than the
 // run can have (RunFailed: a configuration error).
 func (s Spec) Refusals(requests int) []Result {
 	var out []Result
@@ -360,6 +361,10 @@ func (s Spec) Refusals(requests int) []Result {
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
 				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})
 		}
+	}
+	if s.BaselinePath != "" && s.Baseline == nil && len(s.History) == 0 && !s.Interleaved {
+		out = append(out, Result{Check: "runs the baseline's workload", Kind: KindComparable, Outcome: NotComparable,
+			Message: fmt.Sprintf("not comparable: baseline %s holds no earlier run of this scenario; a history is the artifacts its earlier runs wrote", s.BaselinePath)})
 	}
 	if len(s.History) > 0 && len(s.History) < compare.MinHistory {
 		out = append(out, Result{Check: "runs the baseline's workload", Kind: KindComparable, Outcome: NotComparable,

@@ -37,24 +37,25 @@ func gated(baseline, current *artifact.Benchmark, history []*artifact.Benchmark)
 	return false
 }
 
-func designs() []design {
+// designs are the four designs measuring the engine e.
+func designs(e engine) []design {
 	return []design{
 		{"one block against one stored run (1 x 240 requests each)", func(rng *rand.Rand, slow float64) bool {
-			return gated(truth.run(rng, 1, 240, 1, 0), truth.run(rng, 1, 240, slow, 10), nil)
+			return gated(e.run(rng, 1, 240, 1, 0), e.run(rng, 1, 240, slow, 10), nil)
 		}},
 		{"repeats against one stored run (4 blocks x 60 each)", func(rng *rand.Rand, slow float64) bool {
-			return gated(truth.run(rng, 4, 60, 1, 0), truth.run(rng, 4, 60, slow, 10), nil)
+			return gated(e.run(rng, 4, 60, 1, 0), e.run(rng, 4, 60, slow, 10), nil)
 		}},
 		{"interleaved against the baseline build (4 pairs of 60-request blocks)", func(rng *rand.Rand, slow float64) bool {
-			base, cur := truth.interleaved(rng, 4, 60, slow, 0)
+			base, cur := e.interleaved(rng, 4, 60, slow, 0)
 			return gated(base, cur, nil)
 		}},
 		{"one run against a history of 8 runs of main (240 requests each)", func(rng *rand.Rand, slow float64) bool {
 			var history []*artifact.Benchmark
 			for k := range 8 {
-				history = append(history, truth.run(rng, 1, 240, 1, float64(k)))
+				history = append(history, e.run(rng, 1, 240, 1, float64(k)))
 			}
-			return gated(nil, truth.run(rng, 1, 240, slow, 9), history)
+			return gated(nil, e.run(rng, 1, 240, slow, 9), history)
 		}},
 	}
 }
@@ -93,7 +94,7 @@ func TestSimulationOfTheDesigns(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "| design | false regressions, unchanged (%d pairs) | change detected with 80%% power |\n|---|---:|---:|\n", trials)
 	found := map[string]float64{}
-	for k, d := range designs() {
+	for k, d := range designs(truth) {
 		fp := d.rate(trials, 1, uint64(100+k))
 		det := d.detected(trials, steps, uint64(200+k))
 		found[d.name] = det
@@ -105,7 +106,7 @@ func TestSimulationOfTheDesigns(t *testing.T) {
 		}
 	}
 	t.Logf("truth: run CV 3%%, restart CV 0.5%%, request CV 10%%, drift 2%%/min\n%s", table.String())
-	interleaved, stored := found[designs()[2].name], found[designs()[0].name]
+	interleaved, stored := found[designs(truth)[2].name], found[designs(truth)[0].name]
 	if interleaved == 0 || interleaved > 0.05 || (stored != 0 && stored <= interleaved) {
 		t.Errorf("an interleaved run detects %.0f%%, one stored run %.0f%%: want the interleaved run to resolve the 5%% gate", 100*interleaved, 100*stored)
 	}
@@ -116,4 +117,33 @@ func detectedText(d float64) string {
 		return "none of those tried"
 	}
 	return fmt.Sprintf("%.0f%%", 100*d)
+}
+
+// When the defaults are wrong: the false regressions of each design when the engine's
+// spread between sessions is above gate_run_cv (5%), or two engines side by side differ by
+// more than gate_restart_cv (0.5%). Only with -simulate: 1,000 A/A pairs a row.
+func TestSimulationWhenTheDefaultsAreWrong(t *testing.T) {
+	if !*simulate {
+		t.Skip("-simulate runs it")
+	}
+	var table strings.Builder
+	table.WriteString("| the engine | one block vs one stored run | repeats vs one stored run | interleaved | history of 8 |\n|---|---:|---:|---:|---:|\n")
+	for k, c := range []struct {
+		name string
+		e    engine
+	}{
+		{"run-to-run 3%, side by side 0.5% (the defaults hold)", truth},
+		{"run-to-run 5%", func() engine { e := truth; e.RunCV = 0.05; return e }()},
+		{"run-to-run 8%", func() engine { e := truth; e.RunCV = 0.08; return e }()},
+		{"side by side 1%", func() engine { e := truth; e.RestartCV = 0.01; return e }()},
+		{"side by side 2%", func() engine { e := truth; e.RestartCV = 0.02; return e }()},
+		{"drift 10% a minute", func() engine { e := truth; e.Drift = 0.10; return e }()},
+	} {
+		fmt.Fprintf(&table, "| %s |", c.name)
+		for j, d := range designs(c.e) {
+			fmt.Fprintf(&table, " %.1f%% |", 100*d.rate(1000, 1, uint64(1000+10*k+j)))
+		}
+		table.WriteString("\n")
+	}
+	t.Logf("false regressions of an unchanged engine, 1,000 pairs each:\n%s", table.String())
 }

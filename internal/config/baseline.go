@@ -27,30 +27,73 @@ type Baseline struct {
 // runs there ("" matches artifacts anvilbench did not write), oldest first: a history (see
 // ReadRuns).
 func ReadBaseline(path, scenario string) (Baseline, error) {
-	if !strings.ContainsAny(path, "*?[") {
-		info, err := os.Stat(path)
-		if err != nil {
-			return Baseline{}, err
-		}
-		if !info.IsDir() {
-			one, err := artifact.Read(path)
-			return Baseline{One: one}, err
-		}
-	}
-	runs, err := ReadRuns(path)
+	b, err := readBaselines(path)
 	if err != nil {
 		return Baseline{}, err
 	}
-	var history []*artifact.Benchmark
-	for _, a := range runs {
-		if ScenarioOf(a) == scenario {
-			history = append(history, a)
+	one := b.of(scenario, true)
+	if one.One == nil && len(one.History) == 0 {
+		return Baseline{}, fmt.Errorf("no artifact of scenario %s there%s (a history is the artifacts earlier runs of it wrote)", scenario, b.holding())
+	}
+	return one, nil
+}
+
+// baselines are what a baseline path holds: one artifact, or every run of a history.
+type baselines struct {
+	one  *artifact.Benchmark
+	runs []*artifact.Benchmark
+}
+
+// readBaselines reads path: one artifact, or every run under a directory or matching a glob.
+func readBaselines(path string) (baselines, error) {
+	if !strings.ContainsAny(path, "*?[") {
+		info, err := os.Stat(path)
+		if err != nil {
+			return baselines{}, err
+		}
+		if !info.IsDir() {
+			one, err := artifact.Read(path)
+			return baselines{one: one}, err
 		}
 	}
-	if len(history) == 0 {
-		return Baseline{}, fmt.Errorf("no artifact of scenario %s there (a history is the artifacts earlier runs of it wrote)", scenario)
+	runs, err := ReadRuns(path)
+	return baselines{runs: runs}, err
+}
+
+// of is the baseline of the scenario named name: a history's runs of it; or the one
+// artifact, when it is that scenario's or any is taken (the configured scenario takes any
+// artifact, ours or the original tool's).
+func (b baselines) of(name string, any bool) Baseline {
+	if b.one != nil {
+		if any || ScenarioOf(b.one) == name {
+			return Baseline{One: b.one}
+		}
+		return Baseline{}
 	}
-	return Baseline{History: history}, nil
+	var out Baseline
+	for _, a := range b.runs {
+		if ScenarioOf(a) == name {
+			out.History = append(out.History, a)
+		}
+	}
+	return out
+}
+
+// history reports whether b is a history (a directory or a glob), not one artifact.
+func (b baselines) history() bool { return b.one == nil }
+
+// holding is ", which holds runs of a, b" naming the scenarios a history holds, or "".
+func (b baselines) holding() string {
+	var names []string
+	for _, a := range b.runs {
+		if n := cmp.Or(ScenarioOf(a), "(not anvilbench's)"); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return ", which holds no artifact"
+	}
+	return ", which holds runs of " + strings.Join(names, ", ")
 }
 
 // ReadRuns reads the v1 artifacts each path names: a file, every .json file under a

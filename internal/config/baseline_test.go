@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 const referenceArtifact = "../../testdata/reference/benchmark-v1-example.json"
@@ -110,7 +111,7 @@ func TestTheBaselineVariables(t *testing.T) {
 		"ANVIL_BASELINE=" + dir + ",ANVIL_BASELINE_URL=http://127.0.0.1:9/v1": "ANVIL_BASELINE and ANVIL_BASELINE_URL: set one",
 		"ANVIL_BASELINE_URL=ftp://host/v1":                                    "ANVIL_BASELINE_URL",
 		"ANVIL_BASELINE_URL=http://127.0.0.1:9/v1,ANVIL_SHARD=0/2":            "ANVIL_BASELINE_URL: an interleaved run is not sharded",
-		"ANVIL_BASELINE=" + filepath.Join(dir, "none-*.json"):                 "no artifact of scenario configured there",
+		"ANVIL_BASELINE=" + filepath.Join(dir, "none-*.json"):                 "no artifact there",
 	} {
 		vars := map[string]string{}
 		for kv := range strings.SplitSeq(env, ",") {
@@ -160,5 +161,42 @@ func TestScenariosNameTheirBaselines(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v\nlacks %q", err, want)
 		}
+	}
+}
+
+// ANVIL_BASELINE as a history serves every gated scenario its own runs; one that has none
+// there is refused before any request. One artifact is the configured scenario's, and the
+// file scenario's that wrote it.
+func TestTheEnvironmentsBaselineServesEachScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range 3 {
+		writeRun(t, filepath.Join(dir, "main", fmt.Sprintf("run-%d", i), "short-chat.json"), fmt.Sprintf("run-%d", i), "short-chat", int64(i), nil)
+	}
+	path := filepath.Join(dir, "scenarios.json")
+	writeFile(t, path, `{"scenarios": [{"name": "short-chat", "requests": 12}, {"name": "agent", "requests": 12}]}`)
+	cfg, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_BASELINE": filepath.Join(dir, "main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Scenarios()
+	if len(s[0].History) != 3 || len(s[0].Refusals(12)) != 0 {
+		t.Errorf("short-chat: %d runs, refusals %+v", len(s[0].History), s[0].Refusals(12))
+	}
+	if r := s[1].Refusals(12); len(s[1].History) != 0 || len(r) != 1 || !strings.Contains(r[0].Message, "holds no earlier run of this scenario") {
+		t.Errorf("agent: %d runs, refusals %+v", len(s[1].History), r)
+	}
+	if r := cfg.Configured().Refusals(12); len(r) != 1 || r[0].Outcome != gate.NotComparable {
+		t.Errorf("configured: %+v", r)
+	}
+
+	one := filepath.Join(dir, "main", "run-1", "short-chat.json")
+	cfg, err = Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_BASELINE": one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = cfg.Scenarios()
+	if s[0].Baseline == nil || s[1].Baseline != nil || s[1].BaselinePath != "" || cfg.Configured().Baseline == nil {
+		t.Errorf("one artifact: short-chat %v, agent %v %q, configured %v", s[0].Baseline != nil, s[1].Baseline != nil, s[1].BaselinePath, cfg.Configured().Baseline != nil)
 	}
 }

@@ -88,13 +88,15 @@ type Config struct {
 	BudgetsFile string `env:"BUDGETS_FILE" use:"configured"`
 	// fileBudgets are BudgetsFile's budgets, read once by Load.
 	fileBudgets []budget.Budget
-	// Baseline (ANVIL_BASELINE) is what the configured scenario must not regress from: a v1
-	// artifact (ours or the original tool's), or a directory or glob of earlier runs'
-	// artifacts of the scenario, a history whose spread the comparison measures; a relative
+	// Baseline (ANVIL_BASELINE) is what the gated scenarios must not regress from: a v1
+	// artifact (ours or the original tool's), the configured scenario's and that of the
+	// scenario that wrote it, or a directory or glob of earlier runs' artifacts, each
+	// scenario's history its own runs there, whose spread the comparison measures; a
+	// scenario of ANVIL_SCENARIOS_FILE that names a baseline of its own keeps it. A relative
 	// path is taken from the module root.
-	Baseline string `env:"BASELINE" use:"configured"`
-	// baseline is Baseline read once by Load.
-	baseline Baseline
+	Baseline string `env:"BASELINE" use:"gated"`
+	// baselines are what Baseline holds, read once by Load.
+	baselines baselines
 	// BaselineURL (ANVIL_BASELINE_URL) is a baseline build's endpoint, including /v1: every
 	// gated scenario then runs interleaved with it (capacity.RunInterleaved), its blocks in
 	// ABBA order, and is judged against it. BaselineModel (ANVIL_BASELINE_MODEL) is its
@@ -478,8 +480,10 @@ func (c *Config) complete(environ map[string]string) error {
 		}
 	}
 	if c.Baseline != "" {
-		if c.baseline, err = ReadBaseline(c.Baseline, ConfiguredName); err != nil {
+		if c.baselines, err = readBaselines(c.Baseline); err != nil {
 			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
+		} else if c.baselines.history() && len(c.baselines.runs) == 0 {
+			p = append(p, fmt.Sprintf("%sBASELINE=%q: no artifact there (a history is the artifacts earlier runs wrote)", Prefix, c.Baseline))
 		}
 		if c.BaselineURL != "" {
 			p = append(p, fmt.Sprintf("%sBASELINE and %sBASELINE_URL: %v", Prefix, Prefix, errBaselineAndURL))

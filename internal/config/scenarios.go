@@ -207,11 +207,19 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	name := func(field string) string { return at + "." + keyOf(field) }
 	g.Scenario.Name = g.Name
-	if _, set := entry[keyBaseline]; set {
-		if _, url := entry[keyBaselineURL]; url {
-			add("%s: %v", at, errBaselineAndURL)
-		}
+	_, ownBaseline := entry[keyBaseline]
+	_, ownURL := entry[keyBaselineURL]
+	switch {
+	case ownBaseline && ownURL:
+		add("%s: %v", at, errBaselineAndURL)
+	case ownBaseline:
 		g.Interleave = nil // its own earlier runs, not the environment's baseline build
+	case !ownURL && env.Baseline != "":
+		// The environment's history, its runs of this scenario; or its one artifact, when
+		// this scenario wrote it.
+		if b := env.baselines.of(g.Name, false); env.baselines.history() || b.One != nil {
+			g.BaselinePath, baseline = env.Baseline, b
+		}
 	}
 	if g.Interleave != nil {
 		p = append(p, render(g.Interleave.Baseline.Validate(), func(string) string { return at + "." + keyBaselineURL })...)

@@ -94,7 +94,7 @@ func (c Config) ParsedBudgets() []budget.Budget {
 
 // BaselineArtifact is the artifact of ANVIL_BASELINE as Load read it; nil without one, and
 // for a history.
-func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baseline.One }
+func (c Config) BaselineArtifact() *artifact.Benchmark { return c.baselines.one }
 
 // Interleaving is the baseline build every gated scenario runs interleaved with
 // (ANVIL_BASELINE_URL, its model and key); nil without one.

@@ -30,7 +30,7 @@ func (c Config) Configured() GatedScenario {
 	spec := c.Gate
 	spec.Budgets = c.ParsedBudgets()
 	interleave := c.Interleaving()
-	judgedAgainst(&spec, c.Baseline, c.baseline, interleave)
+	judgedAgainst(&spec, c.Baseline, c.baselines.of(ConfiguredName, true), interleave)
 	return GatedScenario{Name: ConfiguredName, Scenario: c.configured(), Spec: spec, Interleave: interleave}
 }
 
