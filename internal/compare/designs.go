@@ -55,7 +55,7 @@ func (v *Verdict) stored(s series, baseline, current *artifact.Benchmark, opts O
 	v.Units = fmt.Sprintf("one run against one stored run, %s", blocks(len(bf), len(cf)))
 	v.Counted = fmt.Sprintf("the spread between their sessions counted at %s, gate_run_cv", percent(runCV))
 	v.Rule = v.rule("a t-test of the log figure over the two runs' blocks (one block each: over their requests, by bootstrap), the spread between two sessions counted at gate_run_cv")
-	return comparison{d: mean(cf) - mean(bf), variance: within + between, df: welch([2]float64{within, dfWithin}, [2]float64{between, math.Inf(1)}),
+	return comparison{d: mean(cf) - mean(bf), variance: within + between, df: welch([2]float64{within, dfWithin}, [2]float64{between, math.Inf(1)}), estimated: within, estimatedDF: dfWithin,
 		needs: func(target float64) (int, int) {
 			perBlock := upper(perBlock, dfWithin)
 			return pairsFor(target, perBlock, runVariance(restartCV), v.Alpha), runsFor(target, runVariance(runCV)+perBlock, v.Alpha)
@@ -181,7 +181,7 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 	v.Counted = fmt.Sprintf("what two engines side by side do not share counted at %s, gate_restart_cv", percent(restartCV))
 	v.Rule = v.rule("the engine's term of a linear model of the blocks' log figures in time (ABBA order: a linear drift cancels), what two engines side by side do not share counted at gate_restart_cv")
 	perBlock := thetaVar * float64(pairs) / 2
-	return comparison{d: theta, variance: thetaVar + restart, df: welch([2]float64{thetaVar, df}, [2]float64{restart, math.Inf(1)}),
+	return comparison{d: theta, variance: thetaVar + restart, df: welch([2]float64{thetaVar, df}, [2]float64{restart, math.Inf(1)}), estimated: thetaVar, estimatedDF: df,
 		needs: func(target float64) (int, int) {
 			return pairsFor(target, upper(perBlock, df), runVariance(restartCV), v.Alpha), 0
 		}}, nil

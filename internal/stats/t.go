@@ -41,3 +41,45 @@ func MeanSD(values []float64) (mean, sd float64) {
 	}
 	return mean, math.Sqrt(ss / (n - 1))
 }
+
+// Mixture is the distribution of Z/√(Share·Q/DF + 1 − Share) for a standard normal Z and
+// an independent chi-square Q on DF degrees of freedom: a change over the square root of a
+// variance of which the part Share was estimated on DF degrees of freedom and the rest is
+// known. Share 1 is Student's t, Share 0 the normal.
+type Mixture struct {
+	DF, Share float64
+	scale     []float64
+}
+
+// mixtureNodes is how many quantiles of Q the tail averages over.
+const mixtureNodes = 256
+
+// Upper is P(X > t): the normal tail averaged over quantiles of Q.
+func (m *Mixture) Upper(t float64) float64 {
+	if m.scale == nil {
+		chi := distuv.ChiSquared{K: m.DF}
+		for i := range mixtureNodes {
+			q := chi.Quantile((float64(i) + 0.5) / mixtureNodes)
+			m.scale = append(m.scale, math.Sqrt(m.Share*q/m.DF+1-m.Share))
+		}
+	}
+	sum := 0.0
+	for _, s := range m.scale {
+		sum += distuv.UnitNormal.Survival(t * s)
+	}
+	return sum / mixtureNodes
+}
+
+// Quantile is the t with P(X <= t) = p, by bisection.
+func (m *Mixture) Quantile(p float64) float64 {
+	lo, hi := -60.0, 60.0
+	for range 60 {
+		mid := (lo + hi) / 2
+		if 1-m.Upper(mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
