@@ -7,6 +7,8 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -338,5 +340,18 @@ func collectImports(t *testing.T, root, pkg string, seen map[string]bool) {
 		if strings.HasPrefix(imp, module+"/") {
 			collectImports(t, root, imp, seen)
 		}
+	}
+}
+
+// testdata/engine-repo is an engine team's module built against this one: a dependency
+// added here must reach its go.mod and go.sum too, or CI finds it late, in a clean copy.
+func TestTheEngineRepositoryModuleListsEveryDependency(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(moduleRoot(t), "testdata", "engine-repo")
+	cmd := exec.Command("go", "list", "-mod=readonly", "-deps", "-test", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("testdata/engine-repo does not build from its own go.mod and go.sum (run go mod tidy there): %v\n%s", err, out)
 	}
 }
