@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
 // Endpoint is what a preflight found of the endpoint under test.
@@ -55,15 +57,16 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	fail := func(err error) (Endpoint, error) { return ep, errors.New(san.clean(err.Error())) }
 
 	models, listErr := client.Models(ctx)
-	if err := refused(listErr); err != nil {
+	if err := refused(listErr, target.BaseURL); err != nil {
 		return fail(err)
 	}
+	hint := noV1(target.BaseURL, listErr)
 	for _, m := range models {
 		ep.Served = append(ep.Served, m.ID)
 	}
 	switch {
 	case opts.Model == "" && listErr != nil:
-		return fail(fmt.Errorf("no model to request: GET /models failed (%v); name one (ANVIL_MODEL)", listErr))
+		return fail(fmt.Errorf("no model to request: GET /models failed (%v)%s; name one (ANVIL_MODEL)", listErr, hint))
 	case opts.Model == "":
 		m, err := onlyModel(models)
 		if err != nil {
@@ -78,7 +81,7 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 			if listErr != nil {
 				listed = fmt.Sprintf("GET /models failed (%v)", listErr)
 			}
-			return fail(fmt.Errorf("model %q is not served: %s, and a one-token request for it was refused: %v", opts.Model, listed, err))
+			return fail(fmt.Errorf("model %q is not served: %s, and a one-token request for it was refused: %v%s%s", opts.Model, listed, err, hint, didYouMean(opts.Model, ep.Served)))
 		}
 		ep.Model, ep.Alias = opts.Model, true
 	}
@@ -100,16 +103,50 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	return ep, nil
 }
 
+// noV1 is a hint for a GET /models that found nothing (404) at a base URL not ending in
+// /v1, where OpenAI-compatible engines serve: else "".
+func noV1(base string, err error) string {
+	var se *stream.Error
+	if !errors.As(err, &se) || se.Status != http.StatusNotFound {
+		return ""
+	}
+	u, perr := url.Parse(base)
+	if perr != nil || strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
+		return ""
+	}
+	return fmt.Sprintf("; the base URL %s does not end in /v1, where OpenAI-compatible engines serve (ANVIL_BASE_URL=%s/v1?)",
+		base, strings.TrimRight(base, "/"))
+}
+
+// didYouMean names the served id model was probably meant to be: one that adds a tag to it
+// (Ollama's llama3.2:1b for llama3.2), else the nearest within a quarter of its length in
+// edits; "" when none is close.
+func didYouMean(model string, served []string) string {
+	m := ""
+	for _, id := range served {
+		if strings.HasPrefix(id, model+":") && (m == "" || len(id) < len(m)) {
+			m = id
+		}
+	}
+	if m == "" {
+		m = suggest.Nearest(model, served, max(2, len(model)/4))
+	}
+	if m == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", m)
+}
+
 // refused is the error of a GET /models that says no run can start: the endpoint cannot be
 // reached, or it refused the credentials. nil otherwise (an engine may not list models).
-func refused(err error) error {
+func refused(err error, base string) error {
 	var se *stream.Error
 	if err == nil || !errors.As(err, &se) {
 		return nil
 	}
 	switch {
 	case se.Kind == stream.KindConnect || se.Kind == stream.KindTimeout || se.Kind == stream.KindCancelled:
-		return fmt.Errorf("endpoint unreachable (GET /models: %v); is the engine running at the base URL?", err)
+		return fmt.Errorf("endpoint unreachable at %s (GET /models: %v); is the engine running there (ANVIL_BASE_URL)?", base, err)
 	case se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden:
 		return fmt.Errorf("the endpoint refused the credentials (GET /models: %v); check the API key (ANVIL_API_KEY)", err)
 	}

@@ -38,6 +38,18 @@ func TestPreflight(t *testing.T) {
 	if n := s.Requests() - before; n != 1 {
 		t.Errorf("the refused model took %d requests, want one probe", n)
 	}
+	_, err = Preflight(ctx, target, PreflightOptions{Model: "llama3:latst"})
+	if err == nil || !strings.HasSuffix(err.Error(), `; did you mean "llama3:latest"?`) {
+		t.Errorf("a misspelt model: %v", err)
+	}
+	// The base URL without /v1: named as such, whether a model is named or not.
+	root := Target{BaseURL: strings.TrimSuffix(s.BaseURL(), "/v1"), Timeout: 10 * time.Second}
+	for _, model := range []string{"", "llama3:latest"} {
+		_, err = Preflight(ctx, root, PreflightOptions{Model: model})
+		if want := "does not end in /v1, where OpenAI-compatible engines serve (ANVIL_BASE_URL=" + s.BaseURL() + "?)"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("model %q at a base URL without /v1: %v\nwant %s", model, err, want)
+		}
+	}
 	ep, err = Preflight(ctx, target, PreflightOptions{Model: "llama3:latest", Window: 8192})
 	if err != nil || ep.Window != 8192 || ep.WindowSource != WindowConfigured {
 		t.Errorf("a configured window: %+v %v", ep, err)
@@ -45,7 +57,7 @@ func TestPreflight(t *testing.T) {
 
 	addr := s.BaseURL()
 	s.Close()
-	if _, err := Preflight(ctx, Target{BaseURL: addr, Timeout: 2 * time.Second}, PreflightOptions{Model: "x"}); err == nil || !strings.Contains(err.Error(), "endpoint unreachable") {
+	if _, err := Preflight(ctx, Target{BaseURL: addr, Timeout: 2 * time.Second}, PreflightOptions{Model: "x"}); err == nil || !strings.Contains(err.Error(), "endpoint unreachable at "+addr+" ") {
 		t.Errorf("a closed port: %v", err)
 	}
 }

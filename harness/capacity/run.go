@@ -47,7 +47,7 @@ func newRun(sc Scenario, target Target) *run {
 		UserSpaceStamps: target.UserSpaceStamps,
 		TransmitStamps:  target.TransmitStamps,
 	})
-	return &run{sc: sc, kind: sc.kind(), client: client, san: newSanitizer(target), path: sc.request("").Path(),
+	return &run{sc: sc, kind: sc.kind(), client: client, baseURL: target.BaseURL, san: newSanitizer(target), path: sc.request("").Path(),
 		concurrency: sc.Shard.concurrency(sc.Concurrency)}
 }
 
@@ -55,7 +55,7 @@ func newRun(sc Scenario, target Target) *run {
 // has the kind plan every request and sizes the prompts.
 func (r *run) prepare(ctx context.Context) error {
 	var err error
-	if r.caps, err = discover(ctx, r.client, &r.sc); err != nil {
+	if r.caps, err = discover(ctx, r.client, r.baseURL, &r.sc); err != nil {
 		return errors.New(r.san.clean(err.Error()))
 	}
 	if r.plan, err = r.kind.plan(r); err != nil {
@@ -204,7 +204,7 @@ var promptNoncePattern = regexp.MustCompile(`^[a-z]{1,16}$`)
 // the model from GET /v1/models, the window from /v1/models, else from the engine's own
 // endpoints (llama.cpp, Ollama, SGLang), recording which answered. A server that cannot
 // list models is fine when neither is needed; one that cannot be reached is not.
-func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifact.Capabilities, error) {
+func discover(ctx context.Context, client *stream.Client, base string, sc *Scenario) (artifact.Capabilities, error) {
 	var caps artifact.Capabilities
 	if sc.MaxContextTokens > 0 {
 		caps.MaxContextTokens, caps.MaxContextSource = sc.MaxContextTokens, new(WindowConfigured)
@@ -214,7 +214,7 @@ func discover(ctx context.Context, client *stream.Client, sc *Scenario) (artifac
 	}
 	models, err := client.Models(ctx)
 	caps.ModelsEndpoint = new(err == nil)
-	if err := refused(err); err != nil {
+	if err := refused(err, base); err != nil {
 		// Every request would fail the same way: say so once, before sending any.
 		return caps, err
 	}
@@ -279,6 +279,7 @@ type run struct {
 	sc          Scenario
 	kind        kind
 	client      *stream.Client
+	baseURL     string // the endpoint's, named when it cannot be reached
 	san         sanitizer
 	calibration Calibration
 	caps        artifact.Capabilities

@@ -186,6 +186,10 @@ func TestConnectionRefused(t *testing.T) {
 	if kindOf(err) != KindConnect || res.Streamed {
 		t.Fatalf("err = %v (%s)", err, kindOf(err))
 	}
+	// Where it tried, once: "connect to 127.0.0.1:PORT: connection refused".
+	if host := strings.TrimPrefix(url, "http://"); !strings.Contains(err.Error(), "connect to "+host+": ") || strings.Contains(err.Error(), "connect: connect") {
+		t.Errorf("err = %q, want the address once and no repeated op", err)
+	}
 }
 
 func TestConnectionCutMidBody(t *testing.T) {

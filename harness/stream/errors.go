@@ -66,7 +66,12 @@ func classify(ctx context.Context, err error, during string, s *settings, events
 	var opErr *net.OpError
 	switch {
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s: connect: %v", during, opErr.Err), Err: err}
+		// opErr.Err is "connect: connection refused" already; the address says where.
+		to := ""
+		if opErr.Addr != nil {
+			to = " to " + opErr.Addr.String()
+		}
+		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s: connect%s: %v", during, to, rootCause(opErr.Err)), Err: err}
 	case errors.Is(err, bufio.ErrTooLong):
 		return &Error{Kind: KindEventTooLarge, Message: fmt.Sprintf("%s: an event exceeded %d bytes", during, s.maxEvent), Err: err}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
