@@ -102,6 +102,16 @@ func TestAdhereToControlledOutput(t *testing.T) {
 			t.Errorf("message %q lacks %q", got, want)
 		}
 	}
+	if strings.Contains(got, "observe") {
+		t.Errorf("two misses of six suggest observe: %q", got)
+	}
+	// Most answers miss: the model does not follow the instruction, and observe is named.
+	for _, i := range []int{0, 1, 3, 4} {
+		b.RequestTimings[i].ControlledOutput = b.RequestTimings[2].ControlledOutput
+	}
+	if got := failureOf(t, b, AdhereToControlledOutput()); !strings.Contains(got, "ANVIL_CONTROLLED_OUTPUT_POLICY=observe") {
+		t.Errorf("five misses of six do not name observe: %q", got)
+	}
 	b = run()
 	b.ResponseWords = 0
 	if got := failureOf(t, b, AdhereToControlledOutput()); !strings.Contains(got, "asked for no controlled output") {

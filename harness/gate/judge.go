@@ -73,6 +73,7 @@ func ControlledOutput() Check {
 			return unjudged(RunFailed, fmt.Sprintf("the run asked for no controlled output (response_words %d)", a.ResponseWords))
 		}
 		var misses []string
+		wrongWords := 0
 		check := func(index int, co *artifact.ControlledOutput) {
 			switch {
 			case co == nil:
@@ -80,6 +81,7 @@ func ControlledOutput() Check {
 			case !co.CaptureComplete:
 				misses = append(misses, fmt.Sprintf("request %d: capture truncated, adherence unobservable", index))
 			case co.ExactAdherence == nil || !*co.ExactAdherence:
+				wrongWords++
 				misses = append(misses, fmt.Sprintf("request %d: %d code words and %d other words", index, co.ObservedCodeWords, co.ObservedExtraWords))
 			}
 		}
@@ -100,7 +102,14 @@ func ControlledOutput() Check {
 			misses = append(misses, fmt.Sprintf("%d requests are in neither request_timings nor failures", a.Requests-len(observed)))
 		}
 		if len(misses) > 0 {
-			return found(RunFailed, fmt.Sprintf("%d of %d responses missed exactly %d code words:\n  %s", len(misses), a.Requests, a.ResponseWords, listMisses(misses)))
+			msg := fmt.Sprintf("%d of %d responses missed exactly %d code words:\n  %s", len(misses), a.Requests, a.ResponseWords, listMisses(misses))
+			if 2*wrongWords > a.Requests {
+				// Most answers, not a few: the model does not follow the instruction (a base
+				// model, random weights), which is no regression of the engine to hunt.
+				msg += "\n  most answers did not follow the instruction: if this model cannot, measure it with " +
+					"ANVIL_CONTROLLED_OUTPUT_POLICY=observe (the scenario key controlled_output_policy), which keeps their timings and records the words"
+			}
+			return found(RunFailed, msg)
 		}
 		return held(fmt.Sprintf("all %d responses gave exactly %d code words", a.Requests, a.ResponseWords))
 	}}
@@ -241,7 +250,9 @@ func NoRegression(against Against, metric string, how Comparison) Check {
 	if how.By == 0 {
 		how.By = DefaultBy
 	}
-	name := fmt.Sprintf("does not regress %s by %.4g%% from the baseline", metric, 100*how.By)
+	// The name states the rule compare.Regression applies, so a 3% change failing a 5% gate
+	// does not read as a contradiction.
+	name := fmt.Sprintf("does not regress %s from the baseline (fails a significant change over %.4g%%, resolves %.4g%%)", metric, 50*how.By, 100*how.By)
 	return Check{Name: name, Kind: KindRegression, judge: func(a *artifact.Benchmark) Result {
 		if against.Baseline == nil && len(against.History) == 0 {
 			return unjudged(RunFailed, "no baseline artifact")
