@@ -27,14 +27,18 @@ type compareFlags struct {
 // GITHUB_STEP_SUMMARY names a file, appends the markdown table to it.
 func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	var f compareFlags
+	g, ok := gateDefaults("compare", getenv, stderr)
+	if !ok {
+		return exitUnjudged
+	}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
-	fs.Float64Var(&f.by, "by", gate.DefaultBy, "gate: the smallest relative change that must be caught (0.05 is 5%)")
-	fs.StringVar(&f.metrics, "metrics", strings.Join(compare.DefaultMetrics(), ","), "comma-separated metrics to compare and gate")
-	fs.BoolVar(&f.allowMismatch, "allow-mismatch", false, "compare even when the workloads differ")
-	fs.Float64Var(&f.runCV, "run-cv", compare.DefaultRunCV, "the run-to-run spread counted between two sessions no history measured, as ANVIL_GATE_RUN_CV")
-	fs.Float64Var(&f.restartCV, "restart-cv", compare.DefaultRestartCV, "what two engines measured side by side do not share, as ANVIL_GATE_RESTART_CV")
+	fs.Float64Var(&f.by, "by", g.By, "the smallest relative change that must be resolved (0.05 is 5%); a significant change over half of it regresses (default ANVIL_GATE_BY)")
+	fs.StringVar(&f.metrics, "metrics", strings.Join(g.Metrics, ","), "comma-separated metrics to compare and gate (default ANVIL_GATE_METRICS, the gate's)")
+	fs.BoolVar(&f.allowMismatch, "allow-mismatch", g.AllowMismatch, "compare even when the workloads differ")
+	fs.Float64Var(&f.runCV, "run-cv", g.RunCV, "the run-to-run spread counted between two sessions no history measured (default ANVIL_GATE_RUN_CV)")
+	fs.Float64Var(&f.restartCV, "restart-cv", g.RestartCV, "what two engines measured side by side do not share (default ANVIL_GATE_RESTART_CV)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD NEW.json\n\n"+
 			"OLD is one artifact, or a directory or glob of earlier runs of NEW's scenario (a history).\n"+

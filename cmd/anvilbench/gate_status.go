@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
@@ -75,7 +76,7 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 	if s.Outcome != gate.Pass {
 		word = "FAIL (" + s.Outcome.Text() + ")"
 	}
-	fmt.Fprintf(stdout, "gate: %s, run %s: %s judged over %s, %d failed\n", word, s.RunID, count(s.Checks, "check"), count(len(s.Suites), "suite"), len(failures))
+	fmt.Fprintf(stdout, "gate: %s, run %s%s: %s judged over %s, %d failed\n", word, s.RunID, age(path, time.Now()), count(s.Checks, "check"), count(len(s.Suites), "suite"), len(failures))
 	for _, f := range failures {
 		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Outcome.Text(), f.Check, f.FirstLine())
 		printDetail(stdout, f.Message)
@@ -100,6 +101,24 @@ func printDetail(w io.Writer, message string) {
 			fmt.Fprintf(w, "      %s\n", line)
 		}
 	}
+}
+
+// age says when the verdict at path was written, so an old one read from another
+// directory is not taken for the run just made: " (written 13m ago, 05:47 UTC)".
+func age(path string, now time.Time) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	at := info.ModTime()
+	ago := now.Sub(at)
+	switch {
+	case ago < time.Minute:
+		return fmt.Sprintf(" (written %ds ago)", int(ago.Seconds()))
+	case ago < 24*time.Hour:
+		return fmt.Sprintf(" (written %s ago, %s UTC)", strings.TrimSuffix(ago.Truncate(time.Minute).String(), "0s"), at.UTC().Format("15:04"))
+	}
+	return fmt.Sprintf(" (written %s UTC, %s ago)", at.UTC().Format("2006-01-02 15:04"), count(int(ago.Hours()/24), "day"))
 }
 
 // count is n and noun, plural unless n is 1.

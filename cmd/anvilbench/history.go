@@ -10,7 +10,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/compare"
 	"github.com/anvilbench/anvilbench/internal/config"
 )
@@ -18,12 +17,16 @@ import (
 // runHistory prints each metric of each scenario over the runs PATHS hold, oldest first,
 // with the levels its change points leave; with -current, judges that run against the
 // history as a gate would, and exits as compare does.
-func runHistory(args []string, stdout, stderr io.Writer) int {
+func runHistory(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	g, ok := gateDefaults("history", getenv, stderr)
+	if !ok {
+		return exitUnjudged
+	}
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	metrics := fs.String("metrics", strings.Join(gate.DefaultMetrics(), ","), "comma-separated metrics to print (and judge with -current)")
+	metrics := fs.String("metrics", strings.Join(g.Metrics, ","), "comma-separated metrics to print (and judge with -current) (default ANVIL_GATE_METRICS)")
 	current := fs.String("current", "", "a run to judge against the history of its scenario")
-	by := fs.Float64("by", gate.DefaultBy, "with -current, the smallest relative change that must be caught (0.05 is 5%)")
+	by := fs.Float64("by", g.By, "with -current, the smallest relative change that must be resolved; a significant change over half of it regresses (default ANVIL_GATE_BY)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench history [flags] PATH...\n\n"+
 			"Prints each metric over the runs the PATHs hold (artifacts, directories of them, globs), oldest first\n"+

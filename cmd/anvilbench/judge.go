@@ -10,7 +10,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/compare"
 	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
@@ -20,19 +19,23 @@ import (
 // it cannot judge), then requests, controlled output, context, the client, budgets, and
 // with a baseline comparability and regression. It prints each check, writes gate.json to
 // -o and exits with the gate's code.
-func runJudge(args []string, stdout, stderr io.Writer) int {
+func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	failed := gate.RunFailed.ExitCode()
+	g, ok := gateDefaults("judge", getenv, stderr)
+	if !ok {
+		return failed
+	}
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	budgets := fs.String("budgets", "", "budgets, as ANVIL_BUDGETS: tpot_p50_ms<=6, ttft_p95_ms<=1500@upper95")
 	budgetsFile := fs.String("budgets-file", "", "a budgets file, as ANVIL_BUDGETS_FILE")
 	baselinePath := fs.String("baseline", "", "the artifact, or a directory or glob of earlier runs, the run must not regress from, as ANVIL_BASELINE")
-	gateMetrics := fs.String("gate-metrics", strings.Join(gate.DefaultMetrics(), ","), "metrics judged against the baseline, as ANVIL_GATE_METRICS")
-	by := fs.Float64("by", gate.DefaultBy, "the relative change that counts as a regression, as ANVIL_GATE_BY")
-	runCV := fs.Float64("run-cv", compare.DefaultRunCV, "the run-to-run spread counted between two sessions no history measured, as ANVIL_GATE_RUN_CV")
-	restartCV := fs.Float64("restart-cv", compare.DefaultRestartCV, "what two engines measured side by side do not share, as ANVIL_GATE_RESTART_CV")
-	allowMismatch := fs.Bool("allow-mismatch", false, "judge against a baseline of another workload anyway")
-	inconclusive := fs.String("inconclusive", string(gate.DefaultOnInconclusive), "what a comparison that cannot resolve the gate's change comes to: fail or pass, as ANVIL_GATE_INCONCLUSIVE")
+	gateMetrics := fs.String("gate-metrics", strings.Join(g.Metrics, ","), "metrics judged against the baseline (default ANVIL_GATE_METRICS)")
+	by := fs.Float64("by", g.By, "the smallest relative change that must be resolved; a significant change over half of it regresses (default ANVIL_GATE_BY)")
+	runCV := fs.Float64("run-cv", g.RunCV, "the run-to-run spread counted between two sessions no history measured (default ANVIL_GATE_RUN_CV)")
+	restartCV := fs.Float64("restart-cv", g.RestartCV, "what two engines measured side by side do not share (default ANVIL_GATE_RESTART_CV)")
+	allowMismatch := fs.Bool("allow-mismatch", g.AllowMismatch, "judge against a baseline of another workload anyway")
+	inconclusive := fs.String("inconclusive", string(g.OnInconclusive), "what a comparison that cannot resolve the gate's change comes to: fail or pass (default ANVIL_GATE_INCONCLUSIVE)")
 	tolerance := fs.Float64("context-tolerance", gate.DefaultContextTolerance, "how far the counted prompt tokens may be from the plan")
 	maxCPU := fs.Float64("max-client-cpu-pct", gate.DefaultMaxClientCPUPct, "the CPU the client may want, in percent of its cores, as ANVIL_MAX_CLIENT_CPU_PCT")
 	maxLag := fs.Float64("max-start-lag-pct", gate.DefaultMaxStartLagPct, "the share of the requests' time they may wait on the client to start, as ANVIL_MAX_START_LAG_PCT")
@@ -91,7 +94,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		spec.BaselinePath, spec.Baseline, spec.History = *baselinePath, baseline.One, baseline.History
 	}
 
-	results := spec.Refusals(run.Requests)
+	blocks := 1
+	if x := run.Extension; x != nil && x.Blocks != nil {
+		blocks = len(x.Blocks.Blocks)
+	}
+	results := spec.Refusals(run.Requests, blocks)
 	if len(results) == 0 {
 		for _, c := range spec.Checks() {
 			results = append(results, c.Judge(run))

@@ -30,7 +30,8 @@
 // receives to that group. Ginkgo's CLI does not pass a signal on to the running suite, so
 // where one process is signalled (a pod's PID 1, a CI runner, kill PID) run the suites
 // under anvilbench run, as a built binary: go run would keep the signal itself. It exits
-// with Ginkgo's code.
+// with the run's verdict code when the verdict failed (as k6 exits on a broken threshold),
+// else with Ginkgo's.
 package main
 
 import (
@@ -39,6 +40,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 func main() {
@@ -71,8 +75,9 @@ Commands:
   judge        gate an artifact (a merged one) on budgets and a baseline, with
                gate-status's exit codes
   report       write OUT_DIR/report.html and report.md from its artifacts
-  run          run the pinned ginkgo CLI (or $ANVIL_GINKGO) with these arguments and
-               pass every SIGINT and SIGTERM to it and the suite it runs
+  run          run the pinned ginkgo CLI (or $ANVIL_GINKGO) with these arguments,
+               pass every SIGINT and SIGTERM to it and the suite it runs, and exit
+               with the run's verdict code when it failed, else with ginkgo's
 `
 
 // run is the whole command with its environment passed in, so tests can drive it.
@@ -85,13 +90,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case "compare":
 		return runCompare(args[1:], stdout, stderr, getenv)
 	case "history":
-		return runHistory(args[1:], stdout, stderr)
+		return runHistory(args[1:], stdout, stderr, getenv)
 	case "gate-status":
 		return runGateStatus(args[1:], stdout, stderr, getenv)
 	case "merge":
 		return runMerge(args[1:], stdout, stderr)
 	case "judge":
-		return runJudge(args[1:], stdout, stderr)
+		return runJudge(args[1:], stdout, stderr, getenv)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
 	case "run":
@@ -103,6 +108,28 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	fmt.Fprintf(stderr, "anvilbench: unknown command %q\n%s", args[0], usage)
 	return exitUnjudged
+}
+
+// anvilEnviron is every ANVIL_* variable getenv sets, as config.Load reads them.
+func anvilEnviron(getenv func(string) string) map[string]string {
+	environ := map[string]string{}
+	for _, v := range config.Variables() {
+		if value := getenv(v[0]); value != "" {
+			environ[v[0]] = value
+		}
+	}
+	return environ
+}
+
+// gateDefaults is the gate the ANVIL_* variables describe, for the flags of the tools
+// that judge outside the suites: the rule they apply is then the suites' own.
+func gateDefaults(tool string, getenv func(string) string, stderr io.Writer) (gate.Spec, bool) {
+	g, err := config.GateOf(anvilEnviron(getenv))
+	if err != nil {
+		fmt.Fprintf(stderr, "anvilbench %s: %v\n", tool, err)
+		return g, false
+	}
+	return g, true
 }
 
 // isHelp reports whether arg asks for help, as the flag package reads -h.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/gate"
@@ -80,13 +81,15 @@ func TestCompareExitCodes(t *testing.T) {
 		// One run against one stored run counts 5% between their sessions (gate_run_cv): a 5%
 		// gate is out of its reach, whatever the runs' own requests say.
 		{"unchanged, one stored run", []string{"compare", reference, reference}, 5,
-			[]string{"tpot_p50_ms       5.98ms        5.98ms        +0.0%  inconclusive\n"},
-			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 inconclusive: changed +0.0% (5.98ms -> 5.98ms, 95% CI of the change -12.7%..+14.5%, p=0.5); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves 30.2% at best, not the 5.0% gate: 2 interleaved pairs against the baseline build would"}},
+			[]string{"tpot_p50_ms  5.98ms      5.98ms      +0.0%  inconclusive\n"},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 inconclusive: changed +0.0% (5.98ms -> 5.98ms, 95% CI of the change -12.7%..+14.5%, p=0.5); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves 26.6% at best, not the 5.0% gate: 2 interleaved pairs against the baseline build would"}},
 		{"unchanged, steady sessions", []string{"compare", "-run-cv", "0.001", reference, reference}, 0,
-			[]string{"metric            old           new           delta  verdict\n", "tpot_p50_ms       5.98ms        5.98ms        +0.0%  ok\n"}, nil},
-		{"slower, one stored run", []string{"compare", reference, slower}, 5, []string{"tpot_p50_ms       5.98ms        7.18ms        +20.0%  inconclusive\n"}, nil},
+			[]string{"metric       old         new         delta  verdict\n", "tpot_p50_ms  5.98ms      5.98ms      +0.0%  ok\n"}, nil},
+		// The gate's two metrics, each at 0.5%: 20% slower is a regression even counting 5%
+		// between the sessions (CI of the change +4.8%..+37.4%).
+		{"slower, one stored run", []string{"compare", reference, slower}, 1, []string{"tpot_p50_ms  5.98ms      7.18ms      +20.0%  regression\n"}, nil},
 		{"slower, steady sessions", []string{"compare", "-run-cv", "0.001", reference, slower}, 1,
-			[]string{"tpot_p50_ms       5.98ms        7.18ms        +20.0%  regression\n"},
+			[]string{"tpot_p50_ms  5.98ms      7.18ms      +20.0%  regression\n"},
 			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the change +19.6%..+20.5%, p<1e-16): worse than the 5.0% gate"}},
 		{"slower, gated on TTFT only", []string{"compare", "-run-cv", "0.001", "--metrics", "ttft_p50_ms,ttft_p95_ms", reference, slower}, 0, []string{"ttft_p95_ms"}, nil},
 		{"slower, flags after the files", []string{"compare", reference, slower, "--by", "0.5", "--metrics=tpot_p50_ms", "-run-cv=0.001"}, 0,
@@ -147,8 +150,21 @@ func TestCompareFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}
-	if doc.Outcome != "ok" || doc.By != 0.05 || doc.Baseline != reference || len(doc.Rows) != 8 || doc.Rows[7].Metric != "failed" {
+	// By default the gate's own metrics.
+	if doc.Outcome != "ok" || doc.By != 0.05 || doc.Baseline != reference || len(doc.Rows) != 2 || doc.Rows[0].Metric != "tpot_p50_ms" || doc.Rows[1].Metric != "ttft_p50_ms" {
 		t.Errorf("json: %+v", doc)
+	}
+	// ANVIL_GATE_* set the defaults, as they set the suites' gate: one rule everywhere.
+	var out, errOut strings.Builder
+	env := map[string]string{"ANVIL_GATE_METRICS": "tpot_p50_ms,failed", "ANVIL_GATE_BY": "0.1", "ANVIL_GATE_RUN_CV": "0.001"}
+	code = run([]string{"compare", "--format", "json", reference, reference}, &out, &errOut, func(k string) string { return env[k] })
+	doc.Rows = nil
+	if err := json.Unmarshal([]byte(out.String()), &doc); err != nil || code != 0 || doc.By != 0.1 || len(doc.Rows) != 2 || doc.Rows[1].Metric != "failed" {
+		t.Errorf("compare under ANVIL_GATE_*: exit %d, %v, %+v %s", code, err, doc, errOut.String())
+	}
+	env["ANVIL_GATE_BY"] = "fast"
+	if code := run([]string{"compare", reference, reference}, io.Discard, &errOut, func(k string) string { return env[k] }); code != exitUnjudged || !strings.Contains(errOut.String(), "ANVIL_GATE_BY") {
+		t.Errorf("a bad ANVIL_GATE_BY: exit %d, %s", code, errOut.String())
 	}
 	code, stdout, _ = invoke("", "compare", "-run-cv", "0.001", "--format=markdown", reference, reference)
 	if code != 0 || !strings.HasPrefix(stdout, "### anvilbench compare: ok (gate 5.0%)\n") || !strings.Contains(stdout, "| tpot_p50_ms | 5.98ms | 5.98ms | +0.0% | ok |\n") {
@@ -168,7 +184,7 @@ func TestCompareAppendsTheStepSummary(t *testing.T) {
 	}
 	data, _ := os.ReadFile(summary)
 	text := string(data)
-	if !strings.HasPrefix(text, "earlier step\n### anvilbench compare: ok (gate 5.0%)\n") || strings.Count(text, "### anvilbench compare") != 2 || !strings.Contains(text, "| failed | 0 | 0 | +0 | ok |") {
+	if !strings.HasPrefix(text, "earlier step\n### anvilbench compare: ok (gate 5.0%)\n") || strings.Count(text, "### anvilbench compare") != 2 || !strings.Contains(text, "| ttft_p50_ms | 11872.23ms | 11872.23ms | +0.0% | ok |") {
 		t.Errorf("summary:\n%s", text)
 	}
 	// An unwritable summary is reported but does not change the verdict.
@@ -276,5 +292,24 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 	if code, stdout, _ := invoke("", "--help"); code != exitOK || !strings.Contains(stdout, "anvilbench run [ginkgo flags]") {
 		t.Errorf("--help: exit %d, %q", code, stdout)
+	}
+}
+
+// gate-status says how old the verdict it read is, so an old PASS is not taken for the
+// run just made.
+func TestGateStatusSaysTheVerdictsAge(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "gate.json")
+	os.WriteFile(path, []byte("{}"), 0o644)
+	written := time.Date(2026, 12, 6, 5, 47, 10, 0, time.UTC)
+	os.Chtimes(path, written, written)
+	for after, want := range map[time.Duration]string{
+		20 * time.Second:               " (written 20s ago)",
+		13*time.Minute + 5*time.Second: " (written 13m ago, 05:47 UTC)",
+		26 * time.Hour:                 " (written 2026-12-06 05:47 UTC, 1 day ago)",
+	} {
+		if got := age(path, written.Add(after)); got != want {
+			t.Errorf("%v after: %q, want %q", after, got, want)
+		}
 	}
 }

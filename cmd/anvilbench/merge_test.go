@@ -74,14 +74,14 @@ func TestJudge(t *testing.T) {
 	// One run against one stored run counts the spread between their sessions at 5%
 	// (gate_run_cv): a 5% change is out of reach, and the verdict says what would resolve it.
 	code, stdout, stderr := invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-o", dir, reference)
-	if code != 5 || !strings.Contains(stdout, "[regression] does not regress ttft_p50_ms by 5% from the baseline: INCONCLUSIVE: ttft p50 inconclusive") ||
+	if code != 5 || !strings.Contains(stdout, "[regression] does not regress ttft_p50_ms from the baseline (fails a significant change over 2.5%, resolves 5%): INCONCLUSIVE: ttft p50 inconclusive") ||
 		!strings.Contains(stdout, "2 interleaved pairs against the baseline build would") {
 		t.Errorf("judge of the reference against itself exited %d:\n%s%s", code, stdout, stderr)
 	}
 	// Sessions taken to be steady, the reference's six requests resolve a 5% change against
 	// themselves: the comparison held.
 	code, stdout, stderr = invoke("", "judge", "-run-cv", "0.001", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-o", dir, reference)
-	if code != exitOK || !strings.Contains(stdout, "[regression] does not regress ttft_p50_ms by 5% from the baseline: pass") {
+	if code != exitOK || !strings.Contains(stdout, "[regression] does not regress ttft_p50_ms from the baseline (fails a significant change over 2.5%, resolves 5%): pass") {
 		t.Errorf("judge with -run-cv 0.001 exited %d:\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = invoke("", "judge", "-context-tolerance", "0.06", "-budgets", "ttft_p50_ms<=100000", "-baseline", reference, "-inconclusive", "pass", "-o", dir, reference)

@@ -8,6 +8,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+
+	"github.com/anvilbench/anvilbench/internal/config"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // ginkgoPackage is the Ginkgo CLI that anvilbench run builds: the version the current
@@ -21,7 +24,7 @@ const ginkgoPackage = "github.com/onsi/ginkgo/v2/ginkgo"
 // (onsi/ginkgo#720); Ctrl-C works only because a terminal signals the whole foreground
 // group. A Kubernetes pod's PID 1, a CI runner or kill(1) signals one process: when that
 // process is this one, the running suite gets the signal as on Ctrl-C, stops its scenario
-// and writes its artifacts.
+// and writes its artifacts. It exits with the run's verdict when that failed (withVerdict).
 func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
@@ -53,14 +56,46 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	// No stdin: from a terminal, a group other than the foreground one that read it would
 	// be stopped (SIGTTIN) and the run would hang.
+	verdict := verdictPath(getenv)
+	before, _ := os.Stat(verdict)
 	cmd := exec.Command(ginkgo, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	code, _, err := relay(cmd, signals, stderr)
+	code, signalled, err := relay(cmd, signals, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
 		return exitUnjudged
 	}
-	return code
+	if signalled != nil {
+		return code
+	}
+	return withVerdict(code, verdict, before, stderr)
+}
+
+// verdictPath is where the suites write the run's verdict: gate.json in the output
+// directory the configuration resolves, as they resolve it.
+func verdictPath(getenv func(string) string) string {
+	cfg, _ := config.Load(anvilEnviron(getenv))
+	return filepath.Join(cfg.Run().OutDir, runrecord.SummaryFile)
+}
+
+// withVerdict is the exit code of a run whose Ginkgo CLI exited with code: the verdict's
+// when the suites wrote one at path during the run (before is what was there when it
+// started) and it failed, else Ginkgo's. The specs can all pass while the verdict fails
+// (a budget no spec used); a CI step or a pod then fails without a gate-status after it.
+func withVerdict(code int, path string, before os.FileInfo, stderr io.Writer) int {
+	info, err := os.Stat(path)
+	if err != nil || before != nil && info.ModTime().Equal(before.ModTime()) && info.Size() == before.Size() {
+		return code
+	}
+	s, err := runrecord.ReadSummary(path)
+	if err != nil || s.ExitCode == exitOK {
+		return code
+	}
+	if code == exitOK {
+		fmt.Fprintf(stderr, "anvilbench run: the specs passed, but the run's verdict is FAIL (%s) in %s: exit %d (anvilbench gate-status says why)\n",
+			s.Outcome.Text(), path, s.ExitCode)
+	}
+	return s.ExitCode
 }
 
 // relay runs cmd as the leader of a new process group, passes every signal from signals to

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // The test binary also plays the processes of a run, chosen by ANVIL_TEST_ROLE: anvilbench
@@ -143,4 +146,29 @@ func invokeEnv(env map[string]string, args ...string) (code int, stdout, stderr 
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut, func(k string) string { return env[k] })
 	return code, out.String(), errOut.String()
+}
+
+// The specs can all pass while the run's verdict fails (a budget no spec used): run exits
+// with the verdict's code, and a verdict left from an earlier run is not this run's.
+func TestRunExitsWithTheVerdictsCode(t *testing.T) {
+	t.Parallel()
+	out, staged := t.TempDir(), t.TempDir()
+	if _, err := runrecord.Update(staged, "run-test", func(s *gate.Summary) {
+		s.FinishSuite("engine", 3, []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 5ms exceeds 1ms"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writes := filepath.Join(dir, "writes-verdict")
+	os.WriteFile(writes, []byte(fmt.Sprintf("#!/bin/sh\ncp %q %q\nexit 0\n", filepath.Join(staged, runrecord.SummaryFile), out)), 0o755)
+	code, _, stderr := invokeEnv(map[string]string{"ANVIL_GINKGO": writes, "ANVIL_OUT_DIR": out}, "run", "-r")
+	if want := gate.BudgetBroken.ExitCode(); code != want || !strings.Contains(stderr, "the run's verdict is FAIL (budget broken)") {
+		t.Errorf("specs passed, verdict budget broken: exit %d, want %d; stderr %q", code, want, stderr)
+	}
+	// The same verdict, already there before this run started: Ginkgo's code stands.
+	passes := filepath.Join(dir, "passes")
+	os.WriteFile(passes, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	if code, _, stderr := invokeEnv(map[string]string{"ANVIL_GINKGO": passes, "ANVIL_OUT_DIR": out}, "run", "-r"); code != exitOK {
+		t.Errorf("an earlier run's verdict decided this run's exit: %d (%s)", code, stderr)
+	}
 }

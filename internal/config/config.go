@@ -637,3 +637,19 @@ func ModuleRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// GateOf is the gate the ANVIL_GATE_* and other gate.Spec variables of environ describe
+// (gate.DefaultSpec where unset), read as Load reads them; the error lists each variable
+// that does not decode or is out of range. The tools that judge outside the suites
+// (compare, judge, history) take their defaults from it, so one rule judges everywhere.
+func GateOf(environ map[string]string) (gate.Spec, error) {
+	g := gate.DefaultSpec()
+	problems := decodeVariables(&g, environ)
+	if len(problems) > 0 {
+		return gate.DefaultSpec(), problems
+	}
+	if err := g.Validate(); err != nil {
+		return gate.DefaultSpec(), fmt.Errorf("the gate's variables: %w", err)
+	}
+	return g, nil
+}
