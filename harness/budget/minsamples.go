@@ -41,3 +41,22 @@ func (b Budget) RequiredSamples() int {
 	}
 	return DefaultMinSamples(b.Metric)
 }
+
+// BoundSamples is how many samples one block must hold for b's bound to exist when it is
+// the CI95 end of a percentile (a p95's upper bound needs 72, a p99's 299): 0 when b
+// judges no percentile bound. With two blocks or more the bound is taken over the blocks
+// instead, and this does not apply.
+func (b Budget) BoundSamples() int {
+	if b.Bound == "" || b.Bound == Point {
+		return 0
+	}
+	_, stat, ok := artifact.ParseMetricKey(b.Metric)
+	if !ok {
+		return 0
+	}
+	q := PercentileOf(stat)
+	if q == 0 {
+		return 0
+	}
+	return ciMinSamples(q, b.Bound)
+}

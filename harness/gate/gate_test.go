@@ -107,7 +107,7 @@ func TestRefusalsBeforeAnyRequest(t *testing.T) {
 	b, _ := budget.Parse("tpot_p99_ms<=9, tpot_p50_ms<=9")
 	s := DefaultSpec()
 	s.Budgets, s.Baseline, s.BaselinePath = b, synthetic(4, 5, 0.05, 8), "base.json"
-	got := s.Refusals(60)
+	got := s.Refusals(60, 1)
 	if len(got) != 3 {
 		t.Fatalf("refusals %+v, want the p99 budget and both gated metrics", got)
 	}
@@ -118,6 +118,19 @@ func TestRefusalsBeforeAnyRequest(t *testing.T) {
 		if r.Outcome != NotComparable || !strings.Contains(r.Message, "the baseline has 4 requests with a figure") {
 			t.Errorf("4-request baseline: %+v", r)
 		}
+	}
+	// An upper bound of a p95 needs 72 samples in one block; over blocks it is theirs.
+	b, _ = budget.Parse("ttft_p95_ms<=4000@upper95")
+	s = DefaultSpec()
+	s.Budgets = b
+	if got := s.Refusals(60, 1); len(got) != 1 || !strings.Contains(got[0].Message, "needs 72 samples for its upper95 but the scenario sends 60 requests in one block") {
+		t.Errorf("a p95 bound over 60 requests: %+v", got)
+	}
+	if got := s.Refusals(72, 1); len(got) != 0 {
+		t.Errorf("a p95 bound over 72 requests: %+v", got)
+	}
+	if got := s.Refusals(60, 3); len(got) != 0 {
+		t.Errorf("a p95 bound over 3 blocks: %+v", got)
 	}
 }
 
@@ -134,7 +147,7 @@ func TestChecksOfASpec(t *testing.T) {
 		"was measured by a client that kept up", "had the engine to itself", "measured a warm engine", "made one valid call of its tool", "answers with valid JSON of its schema",
 		"serves from its prefix cache what the workload shares",
 		"meets the budget tpot_p50_ms<=6", "runs the baseline's workload",
-		"does not regress tpot_p50_ms by 5% from the baseline", "does not regress ttft_p50_ms by 5% from the baseline"}
+		"does not regress tpot_p50_ms from the baseline (fails a significant change over 2.5%, resolves 5%)", "does not regress ttft_p50_ms from the baseline (fails a significant change over 2.5%, resolves 5%)"}
 	if !slices.Equal(names, want) {
 		t.Errorf("checks %q\nwant %q", names, want)
 	}

@@ -293,13 +293,17 @@ func (s Spec) Reference() *artifact.Benchmark {
 // stored run's figures, or a history's runs and levels; nil for an interleaved run (its
 // baseline build's artifact is the reference) and without a baseline.
 func (s Spec) BaselineRef() *artifact.BaselineRef {
+	var ref *artifact.BaselineRef
 	switch {
 	case s.Baseline != nil:
-		return artifact.NewBaselineRef(s.BaselinePath, s.Baseline)
+		ref = artifact.NewBaselineRef(s.BaselinePath, s.Baseline)
 	case len(s.History) > 0:
-		return compare.HistoryRef(s.BaselinePath, s.History)
+		ref = compare.HistoryRef(s.BaselinePath, s.History)
+	default:
+		return nil
 	}
-	return nil
+	ref.GateBy = cmp.Or(s.By, DefaultBy)
+	return ref
 }
 
 func (s Spec) metrics() MetricList {
@@ -348,18 +352,23 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 	return c
 }
 
-// Refusals are what makes the spec unable to judge a run of requests requests, found
-// before any request is sent, each a failed Result: a baseline with fewer requests than a
-// comparison needs, or a history with fewer runs than a spread needs (NotComparable), and a
-// budget whose figure needs more samples than the
-// run can have (RunFailed: a configuration error).
-func (s Spec) Refusals(requests int) []Result {
+// Refusals are what makes the spec unable to judge a run of requests requests in blocks
+// blocks, found before any request is sent, each a failed Result: a baseline with fewer
+// requests than a comparison needs, or a history with fewer runs than a spread needs
+// (NotComparable), and a budget whose figure, or whose percentile bound in one block,
+// needs more samples than the run can have (RunFailed: a configuration error).
+func (s Spec) Refusals(requests, blocks int) []Result {
 	var out []Result
 	for _, b := range s.Budgets {
 		need := b.RequiredSamples()
-		if requests > 0 && need > requests {
+		switch bound := b.BoundSamples(); {
+		case requests > 0 && need > requests:
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
 				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})
+		case requests > 0 && blocks < 2 && bound > requests:
+			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
+				Message: fmt.Sprintf("budget %s needs %d samples for its %s but the scenario sends %d requests in one block: send %d or more, judge the point figure (no @%s), or run repeats of 2 or more (the bound is then over the blocks)",
+					b, bound, b.Bound, requests, bound, b.Bound)})
 		}
 	}
 	if s.BaselinePath != "" && s.Baseline == nil && len(s.History) == 0 && !s.Interleaved {

@@ -180,13 +180,13 @@ func TestTheEnvironmentsBaselineServesEachScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := cfg.Scenarios()
-	if len(s[0].History) != 3 || len(s[0].Refusals(12)) != 0 {
-		t.Errorf("short-chat: %d runs, refusals %+v", len(s[0].History), s[0].Refusals(12))
+	if len(s[0].History) != 3 || len(s[0].Refusals(12, 1)) != 0 {
+		t.Errorf("short-chat: %d runs, refusals %+v", len(s[0].History), s[0].Refusals(12, 1))
 	}
-	if r := s[1].Refusals(12); len(s[1].History) != 0 || len(r) != 1 || !strings.Contains(r[0].Message, "holds no earlier run of this scenario") {
+	if r := s[1].Refusals(12, 1); len(s[1].History) != 0 || len(r) != 1 || !strings.Contains(r[0].Message, "holds no earlier run of this scenario") {
 		t.Errorf("agent: %d runs, refusals %+v", len(s[1].History), r)
 	}
-	if r := cfg.Configured().Refusals(12); len(r) != 1 || r[0].Outcome != gate.NotComparable {
+	if r := cfg.Configured().Refusals(12, 1); len(r) != 1 || r[0].Outcome != gate.NotComparable {
 		t.Errorf("configured: %+v", r)
 	}
 

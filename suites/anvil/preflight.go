@@ -37,7 +37,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		if !reg.selected() {
 			continue
 		}
-		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount()) {
+		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount(), reg.g.Scenario.Repeats) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message
 			refusals = append(refusals, res)
 		}
