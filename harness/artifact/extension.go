@@ -286,6 +286,10 @@ type BaselineRef struct {
 	// History are a history's runs, oldest first, with their figures and levels; null
 	// for another design.
 	History []HistoryRun `json:"history"`
+	// GateBy is the change the gate had to resolve (ANVIL_GATE_BY); a change worse than
+	// half of it, significant, is a regression, and the report marks what is worse by
+	// more than half of it. 0 when no gate compared.
+	GateBy float64 `json:"gate_by"`
 }
 
 // Designs of a comparison (BaselineRef.Design).

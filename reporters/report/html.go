@@ -128,7 +128,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </table>
 </div>
 {{- if .Baselined}}
-<p class="note">Deltas are from each scenario's baseline (its gate's baseline artifact, or the artifact at the same path of the baseline run); red is worse by more than 2%.</p>
+<p class="note">Deltas are from each scenario's baseline (its gate's baseline artifact, or the artifact at the same path of the baseline run); red is worse by more than half its gate (2.5% at the default 5%), the size a significant change must pass to regress.</p>
 {{- end}}
 {{- end}}
 </section>

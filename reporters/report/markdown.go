@@ -76,7 +76,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 			mdRow(&b, cells...)
 		}
 		if m.Baselined {
-			b.WriteString("\nIn parentheses: the change from the scenario's baseline; bold is worse by more than 2%.\n")
+			b.WriteString("\nIn parentheses: the change from the scenario's baseline; bold is worse by more than half its gate (2.5% at the default 5%), the size a significant change must pass to regress.\n")
 		}
 		writeStrayed(&b, m.Scenarios)
 	}
@@ -248,7 +248,7 @@ func mdTextAll(ss []string) []string {
 }
 
 var mdReplacer = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"&", `\&`, "<", `\<`, ">", `\>`, // backslash escapes: plain Markdown, read as written in the file too
 	"|", `\|`, `\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"#", `\#`, "~", `\~`, "!", `\!`, "$", `\$`,
 	"\r\n", " ", "\n", " ", "\r", " ",

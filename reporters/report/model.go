@@ -233,18 +233,21 @@ var headline = []struct {
 	key    string
 	higher bool // a higher value is worse
 }{
-	{"ttft_p50_ms", true}, {"tpot_p50_ms", true}, {"tpot_p95_ms", true}, {"e2e_p50_ms", true}, {"throughput_tok_s", false},
+	{"ttft_p50_ms", true}, {"ttft_p95_ms", true}, {"tpot_p50_ms", true}, {"tpot_p95_ms", true}, {"e2e_p50_ms", true}, {"throughput_tok_s", false},
 }
 
 // Figure is one figure of the scenarios table and its change from the baseline.
 type Figure struct {
 	Text string
 	// Delta is the relative change from the baseline ("+3.2%"), empty without one;
-	// DeltaClass is "worse", "better" or "same" (within 2%), DeltaTitle the two values.
+	// DeltaClass is "worse", "better" or "same" (within the regression rule's threshold,
+	// half the gate's change), DeltaTitle the two values.
 	Delta, DeltaClass, DeltaTitle string
 }
 
-func figures(b *artifact.Benchmark, base map[string]float64) []Figure {
+// figures are the headline figures of b, each with its change from base; a change beyond
+// threshold (a fraction) is worse or better, as the gate's rule reads a change.
+func figures(b *artifact.Benchmark, base map[string]float64, threshold float64) []Figure {
 	out := make([]Figure, len(headline))
 	for i, h := range headline {
 		v, _, _ := b.Metrics.Lookup(h.key)
@@ -256,7 +259,7 @@ func figures(b *artifact.Benchmark, base map[string]float64) []Figure {
 			d := (*v - bv) / bv
 			f.Delta = signedPct(d)
 			switch {
-			case math.Abs(d) <= 0.02:
+			case math.Abs(d) <= threshold:
 				f.DeltaClass = "same"
 			case (d > 0) == h.higher:
 				f.DeltaClass = "worse"

@@ -30,7 +30,7 @@ func TestTheVerdictComesFirst(t *testing.T) {
 		}
 	}
 	first, _, _ := strings.Cut(md, "\n")
-	if want := "# ❌ FAIL (budget broken): configured scenario meets the budget tpot\\_p95\\_ms&lt;=5: tpot p95 6.12ms exceeds budget 5.00ms over 40 samples"; first != want {
+	if want := "# ❌ FAIL (budget broken): configured scenario meets the budget tpot\\_p95\\_ms\\<=5: tpot p95 6.12ms exceeds budget 5.00ms over 40 samples"; first != want {
 		t.Errorf("report.md's first line\n%s\nwant\n%s", first, want)
 	}
 	if !strings.Contains(page, "<title>FAIL: nightly</title>") {
@@ -56,7 +56,7 @@ func TestTheVerdictOfEachGateOutcome(t *testing.T) {
 		{"budgets judged without a gate", func(in *Input) {
 			in.Gate = nil
 			in.Budgets, _ = budget.Parse("tpot_p50_ms<=5.5")
-		}, "# ❌ FAIL (budget broken): configured meets the budget tpot\\_p50\\_ms&lt;=5.5: tpot p50 "},
+		}, "# ❌ FAIL (budget broken): configured meets the budget tpot\\_p50\\_ms\\<=5.5: tpot p50 "},
 		{"nothing gated", func(in *Input) { in.Gate = nil }, "# ➖ NOT GATED: 12 scenarios measured, not judged"},
 		{"nothing judged", func(in *Input) {
 			in.Gate = &gate.Summary{RunID: "run-fixture", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished}}}
@@ -129,11 +129,21 @@ func TestBaselineDeltas(t *testing.T) {
 		t.Fatalf("baseline %q", configured.Baseline)
 	}
 	// tpot p50 6.06 ms against 5 ms: +21.2%, worse; ttft p50 52 ms against 50: +4.0%
-	tpot := configured.Figures[1]
+	tpot := configured.Figures[2]
 	if tpot.Delta != "+21.2%" || tpot.DeltaClass != "worse" {
 		t.Errorf("tpot p50 delta %q (%s), want +21.2%% worse", tpot.Delta, tpot.DeltaClass)
 	}
-	if e2e := configured.Figures[3]; e2e.Delta != "" {
+	// ttft p50 +8.0%: worse than half the default 5% gate; within half a 20% gate, the
+	// regression rule's own threshold, the same.
+	if ttft := configured.Figures[0]; ttft.Delta != "+8.0%" || ttft.DeltaClass != "worse" {
+		t.Errorf("ttft p50 delta %q (%s) at the default gate, want +8.0%% worse", ttft.Delta, ttft.DeltaClass)
+	}
+	wide := fixture()
+	wide.Runs[0].Benchmark.Extension.Baseline.GateBy = 0.20
+	if m, _, _ := render(t, wide); m.Scenarios[0].Figures[0].DeltaClass != "same" {
+		t.Errorf("ttft p50 +8.0%% under a 20%% gate: %s, want same", m.Scenarios[0].Figures[0].DeltaClass)
+	}
+	if e2e := configured.Figures[4]; e2e.Delta != "" {
 		t.Errorf("e2e p50 has a delta %q without a baseline figure", e2e.Delta)
 	}
 	if !strings.Contains(page, `<span class="delta worse" title="tpot p50: 6.06 ms now, 5.00 ms in the baseline">&#43;21.2% vs baseline</span>`) {
@@ -147,7 +157,7 @@ func TestBaselineDeltas(t *testing.T) {
 	base := synth(synthSpec{name: "configured", conc: 4, ctx: 2048, n: 40, ttftMs: 50, tpotMs: 6.06 / 1.02})
 	in.Baseline = []Run{{Path: "capacity/configured.json", Benchmark: base}}
 	m, _, _ = render(t, in)
-	if got := m.Scenarios[0].Figures[1]; got.Delta != "+1.0%" || got.DeltaClass != "same" || !strings.HasPrefix(m.Scenarios[0].Baseline, "the baseline run's") {
+	if got := m.Scenarios[0].Figures[2]; got.Delta != "+1.0%" || got.DeltaClass != "same" || !strings.HasPrefix(m.Scenarios[0].Baseline, "the baseline run's") {
 		t.Errorf("against the baseline run: %+v, %q", got, m.Scenarios[0].Baseline)
 	}
 }
@@ -328,8 +338,8 @@ func TestHostileArtifactStringsAreEscaped(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("report.html contains raw %q", bad)
 		}
-		if strings.Contains(md, bad) {
-			t.Errorf("report.md contains raw %q", bad)
+		if strings.Contains(strings.ReplaceAll(md, `\<`, "&lt;"), bad) {
+			t.Errorf("report.md contains raw %q, not backslash-escaped", bad)
 		}
 	}
 	for _, tag := range regexp.MustCompile(`<[a-zA-Z][^>]*>`).FindAllString(page, -1) {
@@ -485,7 +495,7 @@ func TestFormatting(t *testing.T) {
 		{fmtRate(167.2), "167.2 tok/s"}, {fmtRate(12345.6), "12,346 tok/s"}, {fmtTokens(64000), "64,000 tok"},
 		{fmtInt(-1234567), "-1,234,567"}, {signedPct(0.212), "+21.2%"}, {signedPct(-0.004), "−0.4%"},
 		{stem("context-32k"), "context-Nk"}, {stem("knee-c10"), "knee-cN"},
-		{mdText("a|b_c*<x>\n"), `a\|b\_c\*&lt;x&gt; `},
+		{mdText("a|b_c*<x> & 5ms -> 6ms\n"), `a\|b\_c\*\<x\> \& 5ms -\> 6ms `},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -93,7 +93,11 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 			v.Baseline = "the baseline build run interleaved with it, " + ref.Source
 		}
 	}
-	v.Figures = figures(b, base)
+	by := gate.DefaultBy
+	if b.Extension != nil && b.Extension.Baseline != nil && b.Extension.Baseline.GateBy > 0 {
+		by = b.Extension.Baseline.GateBy
+	}
+	v.Figures = figures(b, base, by/2)
 	for i, f := range b.Failures {
 		if i == MaxFailuresHTML {
 			v.FailuresMore = len(b.Failures) - i
@@ -323,8 +327,14 @@ func (v *RunView) Client() []Field {
 	if o.GCCycles != nil {
 		items = append(items, Field{"GC cycles in the request phase", strconv.Itoa(*o.GCCycles)})
 	}
-	if o.Bottleneck {
-		items = append(items, Field{"client bottleneck", "yes: " + o.Reason})
+	// The gate's own words, so the report and the check "was measured by a client that
+	// kept up" never disagree.
+	switch kept := gate.ClientKeptUp(gate.ClientBounds{}).Judge(v.B); {
+	case kept.Skipped != "":
+	case kept.Passed():
+		items = append(items, Field{"client kept up", "yes: " + kept.Message})
+	default:
+		items = append(items, Field{"client kept up", "no (" + kept.Outcome.Text() + "): " + kept.Message})
 	}
 	return items
 }
