@@ -611,6 +611,11 @@ type Capabilities struct {
 	StreamUsage          *bool `json:"stream_usage"`
 	ReasoningStream      *bool `json:"reasoning_stream"`
 	CachedTokensReported *bool `json:"cached_tokens_reported"`
+	// EngineVersion is the version the engine stated (Ollama's /api/version, vLLM's
+	// /version, llama.cpp's /props build_info, SGLang's /server_info), verbatim, and
+	// EngineVersionSource where; both null when none stated one.
+	EngineVersion       *string `json:"engine_version"`
+	EngineVersionSource *string `json:"engine_version_source"`
 }
 
 // RequestSpan places one request on the run's clock.

@@ -58,6 +58,14 @@ func (r *run) prepare(ctx context.Context) error {
 	if r.caps, err = discover(ctx, r.client, r.baseURL, &r.sc); err != nil {
 		return errors.New(r.san.clean(err.Error()))
 	}
+	// The build measured, as the engine states it: a baseline's and the change's runs are
+	// told apart without anyone typing a version.
+	if v, err := r.client.EngineVersion(ctx); err == nil {
+		r.caps.EngineVersion, r.caps.EngineVersionSource = new(v.Version), new(v.Source)
+		if r.sc.Engine == "" {
+			r.sc.Engine = v.Engine
+		}
+	}
 	if r.plan, err = r.kind.plan(r); err != nil {
 		return err
 	}

@@ -193,10 +193,20 @@ func underTest(runs []*RunView) []Field {
 		field("endpoint", func(b *artifact.Benchmark) string { return b.BaseURL }),
 		field("model", func(b *artifact.Benchmark) string { return b.Model }),
 		field("engine", func(b *artifact.Benchmark) string { return deref(b.Engine) }),
+		field("engine version", engineVersion),
 		field("gpu", func(b *artifact.Benchmark) string { return deref(b.GPU) }),
 		{"period", period},
 		{"scenarios", fmtInt(len(runs))},
 	}
+}
+
+// engineVersion is the version the engine stated and where, "" when it stated none.
+func engineVersion(b *artifact.Benchmark) string {
+	if b.Extension == nil || b.Extension.Capabilities.EngineVersion == nil {
+		return ""
+	}
+	c := b.Extension.Capabilities
+	return *c.EngineVersion + " (" + deref(c.EngineVersionSource) + ")"
 }
 
 // uniqueIDs gives every run an anchor id of its own, from its path.

@@ -546,3 +546,20 @@ func TestWorkloadKindsHaveTheirCharts(t *testing.T) {
 		t.Errorf("report.md lacks the figures by turn:\n%s", md)
 	}
 }
+
+// The engine's version, as it stated it, is among what the page says was under test.
+func TestTheEngineVersionIsUnderTest(t *testing.T) {
+	in := fixture()
+	c := &in.Runs[0].Benchmark.Extension.Capabilities
+	c.EngineVersion, c.EngineVersionSource = new("0.17.4"), new("ollama GET /api/version")
+	m, page, _ := render(t, in)
+	var got string
+	for _, f := range m.UnderTest {
+		if f.Label == "engine version" {
+			got = f.Value
+		}
+	}
+	if !strings.Contains(got, "0.17.4 (ollama GET /api/version)") || !strings.Contains(page, "0.17.4 (ollama GET /api/version)") {
+		t.Errorf("engine version %q", got)
+	}
+}
