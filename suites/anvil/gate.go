@@ -93,7 +93,9 @@ func DescribeScenarios() bool {
 }
 
 // DescribeGated registers the gate of one scenario built in code, as an Ordered container
-// named after it and labelled gate plus labels: the scenario runs once against the
+// named after it and labelled gate plus labels. Gated containers run in the order they
+// are registered (DescribeConfigured, DescribeScenarios and DescribeGated alike), before
+// the suite's other specs, whatever Ginkgo's seed. The scenario runs once against the
 // endpoint under test (its artifact written to $ANVIL_OUT_DIR/<suite>/<name>.json), then
 // one spec per check of its gate.Spec, so JUnit names the one that broke:
 //
@@ -118,6 +120,10 @@ func DescribeGated(name string, sc capacity.Scenario, spec gate.Spec, labels ...
 	return describeGated("scenario "+name, "", g, gated{}, labels...)
 }
 
+// firstPriority is the Ginkgo spec priority of the first gated container registered; each
+// later one has one less, and plain specs have Ginkgo's default, 0.
+const firstPriority = 1 << 20
+
 func describeGated(title, dir string, g config.GatedScenario, reg gated, labels ...string) bool {
 	container := append([]string{LabelGate}, labels...)
 	checks := g.Spec.Checks()
@@ -125,8 +131,12 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 	for _, c := range checks {
 		reg.labels = append(reg.labels, append(slices.Clone(container), junit.KindLabelPrefix+string(c.Kind)))
 	}
+	// Ginkgo shuffles top-level containers, so which scenario met a cold engine changed
+	// from run to run; a priority falling with registration keeps them in the order they
+	// were written (the scenarios file's, the spec files' by name), before plain specs.
+	priority := SpecPriority(firstPriority - len(registry))
 	registry = append(registry, reg)
-	return Describe(title, Serial, Ordered, ContinueOnFailure, Label(container...), func() {
+	return Describe(title, Serial, Ordered, ContinueOnFailure, priority, Label(container...), func() {
 		var run *artifact.Benchmark
 		judged := checks
 		BeforeAll(func(ctx SpecContext) {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,5 +180,47 @@ func TestABaselineBuildThatDoesNotAnswerIsRefusedFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "capacity")); err == nil {
 		t.Error("a request was sent: the run wrote an artifact")
+	}
+}
+
+const roleOrdered = "ordered"
+
+// Gated containers run in the order they were registered whatever Ginkgo's seed, so the
+// scenario that meets the engine first is the same on every run.
+func TestGatedScenariosRunInTheOrderWritten(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleOrdered {
+		Bootstrap("ordered")
+		for _, name := range []string{"first", "second", "third", "fourth"} {
+			DescribeGated(name, capacity.Scenario{Requests: 2, Concurrency: 1, ContextTokens: 200, MaxTokens: 8, WarmupRequests: 1, Calibrate: true}, gate.DefaultSpec())
+		}
+		ReportAfterSuite("write the order the scenarios ran in", func(r types.Report) {
+			var order []string
+			for _, s := range r.SpecReports {
+				if s.LeafNodeType != types.NodeTypeIt || len(s.ContainerHierarchyTexts) == 0 {
+					continue
+				}
+				if name := strings.TrimPrefix(s.ContainerHierarchyTexts[0], "scenario "); !slices.Contains(order, name) {
+					order = append(order, name)
+				}
+			}
+			if err := os.WriteFile(os.Getenv("ANVIL_TEST_READY"), []byte(strings.Join(order, " ")), 0o644); err != nil {
+				Fail(err.Error())
+			}
+		})
+		RunSpecs(t, "ordered")
+		return
+	}
+	for _, seed := range []string{"1", "2", "3"} {
+		dir := t.TempDir()
+		written := filepath.Join(dir, "order")
+		cmd := suiteProcess(t, roleOrdered, dir, "ANVIL_TEST_READY="+written)
+		cmd.Args = append(cmd.Args, "-ginkgo.seed="+seed)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("seed %s: the suite failed: %v\n%s", seed, err, out)
+		}
+		order, _ := os.ReadFile(written)
+		if got := string(order); got != "first second third fourth" {
+			t.Errorf("seed %s: the scenarios ran in the order %q", seed, got)
+		}
 	}
 }
