@@ -47,12 +47,18 @@ func TestThePaceScalesTheEnginesTimes(t *testing.T) {
 // takes 50% longer to its first token.
 func TestASlowerBuildStreamsSlower(t *testing.T) {
 	t.Parallel()
+	// The least of three streams each: a loaded machine only adds to a latency (a 6 ms
+	// stall on the first stream read 1.31 for 1.5).
 	measure := func(speed float64) (ttft, itl time.Duration) {
 		s := start(t, Options{ITL: 4 * time.Millisecond, PrefillOverhead: 40 * time.Millisecond, Speed: speed})
-		sent := time.Now()
-		got := stream(t, s, chatBody(32, true, true, nil))
-		n := len(got.times) - 1
-		return got.times[0].Sub(sent), got.times[n].Sub(got.times[0]) / time.Duration(n)
+		ttft, itl = time.Hour, time.Hour
+		for range 3 {
+			sent := time.Now()
+			got := stream(t, s, chatBody(32, true, true, nil))
+			n := len(got.times) - 1
+			ttft, itl = min(ttft, got.times[0].Sub(sent)), min(itl, got.times[n].Sub(got.times[0])/time.Duration(n))
+		}
+		return ttft, itl
 	}
 	ttft, itl := measure(1)
 	slowTTFT, slowITL := measure(1.5)
