@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/anvilbench/anvilbench/internal/config"
@@ -41,7 +42,7 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		ginkgo = filepath.Join(dir, "ginkgo")
 		build := exec.Command("go", "build", "-o", ginkgo, ginkgoPackage)
 		build.Stdout, build.Stderr = stderr, stderr
-		code, signalled, err := relay(build, signals, stderr)
+		code, signalled, err := relay(build, signals, stderr, nil)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v (or set ANVIL_GINKGO to a ginkgo binary)\n", err)
@@ -59,8 +60,11 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	verdict := verdictPath(getenv)
 	before, _ := os.Stat(verdict)
 	cmd := exec.Command(ginkgo, args...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	code, signalled, err := relay(cmd, signals, stderr)
+	var interrupted atomic.Bool
+	filtered := &stackFilter{out: stdout, interrupted: &interrupted}
+	cmd.Stdout, cmd.Stderr = filtered, stderr
+	code, signalled, err := relay(cmd, signals, stderr, &interrupted)
+	filtered.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
 		return exitUnjudged
@@ -99,9 +103,9 @@ func withVerdict(code int, path string, before os.FileInfo, stderr io.Writer) in
 }
 
 // relay runs cmd as the leader of a new process group, passes every signal from signals to
-// that group, and returns cmd's exit code (128+n when signal n ended it) and the first
-// signal it passed on, if any.
-func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer) (code int, first os.Signal, err error) {
+// that group (setting passed, when not nil), and returns cmd's exit code (128+n when signal
+// n ended it) and the first signal it passed on, if any.
+func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer, passed *atomic.Bool) (code int, first os.Signal, err error) {
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return 0, nil, fmt.Errorf("start %s: %w", cmd.Path, err)
@@ -113,6 +117,9 @@ func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer) (code int, fi
 		case sig := <-signals:
 			if first == nil {
 				first = sig
+			}
+			if passed != nil {
+				passed.Store(true)
 			}
 			fmt.Fprintf(log, "anvilbench run: %v: passing it to %s and every process it started (group %d)\n",
 				sig, filepath.Base(cmd.Path), cmd.Process.Pid)
