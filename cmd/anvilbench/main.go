@@ -1,6 +1,7 @@
 // Command anvilbench works with anvil-serving.benchmark/v1 artifacts outside the suites.
 //
 //	anvilbench compare [flags] OLD NEW.json
+//	anvilbench baseline [-force] OUT_DIR HISTORY_DIR
 //	anvilbench history [flags] PATH...
 //	anvilbench gate-status [OUT_DIR or gate.json]
 //	anvilbench merge -o OUT.json SHARD.json...
@@ -12,7 +13,8 @@
 // run, a history of runs, or the baseline engine's side of an interleaved run) and exits 0
 // when no metric regressed, 1 when one did, 2 when the two cannot be compared or an input
 // is bad, and 5 when the samples cannot resolve a change of the gate's size (the reason on
-// stderr). See compare -h for the flags. history prints each metric over earlier runs with
+// stderr). See compare -h for the flags. baseline records a passing run's artifacts as one
+// more run of a history of baselines. history prints each metric over earlier runs with
 // where its level changed, and with -current judges a run against them.
 //
 // gate-status reads the verdict of the run in ANVIL_OUT_DIR and exits with its code: 0
@@ -57,6 +59,7 @@ const (
 )
 
 const usage = `usage: anvilbench compare [flags] OLD NEW.json
+       anvilbench baseline [-force] OUT_DIR HISTORY_DIR
        anvilbench history [flags] PATH...
        anvilbench gate-status [OUT_DIR or gate.json]
        anvilbench merge -o OUT.json SHARD.json...
@@ -67,6 +70,7 @@ const usage = `usage: anvilbench compare [flags] OLD NEW.json
 Commands:
   compare      judge NEW.json against the baseline OLD (a run, or a directory or glob of
                earlier runs) metric by metric
+  baseline     record the passing run in OUT_DIR as one more run of a history of baselines
   history      print each metric over earlier runs and where its level changed
   gate-status  print the verdict of the run in ANVIL_OUT_DIR and exit with its code
                (0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,
@@ -89,6 +93,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	switch args[0] {
 	case "compare":
 		return runCompare(args[1:], stdout, stderr, getenv)
+	case "baseline":
+		return runBaseline(args[1:], stdout, stderr)
 	case "history":
 		return runHistory(args[1:], stdout, stderr, getenv)
 	case "gate-status":

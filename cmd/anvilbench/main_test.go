@@ -284,7 +284,7 @@ func TestGateStatusPrintsEveryLineOfAFailure(t *testing.T) {
 // -h on every command prints its usage and exits 0, so scripts can probe a command.
 func TestHelpExitsZero(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"compare", "gate-status", "merge", "judge", "report"} {
+	for _, cmd := range []string{"compare", "baseline", "history", "gate-status", "merge", "judge", "report"} {
 		code, stdout, stderr := invoke("", cmd, "-h")
 		if code != exitOK || !strings.Contains(stdout+stderr, "usage: anvilbench "+cmd) {
 			t.Errorf("%s -h: exit %d, output %q", cmd, code, stdout+stderr)
