@@ -563,3 +563,17 @@ func TestTheEngineVersionIsUnderTest(t *testing.T) {
 		t.Errorf("engine version %q", got)
 	}
 }
+
+// A session's prompts grow turn by turn: the workload says the range it sent, not the
+// size the scenario starts from.
+func TestTheWorkloadSaysTheRangeOfContextsSent(t *testing.T) {
+	in := fixture()
+	b := in.Runs[0].Benchmark
+	for i := range b.RequestTimings {
+		b.RequestTimings[i].PlannedContextTokens = 500 + 649*(i%2)
+	}
+	m, _, _ := render(t, in)
+	if got := m.Scenarios[0].Workload; !strings.HasSuffix(got, " at 500–1,149 tok") {
+		t.Errorf("workload %q, want the range 500–1,149 tok", got)
+	}
+}

@@ -70,6 +70,11 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 			ctx = "mean " + ctx
 		}
 	}
+	// Sessions grow their prompts turn by turn and a trace's vary by line: the range the
+	// engine was sent, not the size a scenario starts from.
+	if lo, hi := plannedRange(b); lo < hi {
+		ctx = fmtInt(lo) + "–" + fmtTokens(float64(hi))
+	}
 	if cl := clampOf(b); cl != nil {
 		ctx += fmt.Sprintf(" (clamped from %s to the %s-token window)", fmtTokens(float64(cl.LargestPlanned)), fmtInt(cl.Window))
 	}
@@ -124,6 +129,23 @@ func clampOf(b *artifact.Benchmark) *artifact.ContextClamp {
 // mean planned context of the successful rows, else of the context distribution; exact is
 // false for a mean of differing sizes. A run the window clamped sent its rows' plans, not
 // context_tokens (the size asked for): a 64k ladder step run at 15k is no 64k point.
+// plannedRange is the least and the largest context the rows planned, as sent (clamped to
+// the window); 0, 0 without rows.
+func plannedRange(b *artifact.Benchmark) (lo, hi int) {
+	clamp := clampOf(b)
+	for i, row := range b.RequestTimings {
+		c := row.PlannedContextTokens
+		if clamp != nil {
+			c = min(c, clamp.MaxPromptTokens)
+		}
+		if i == 0 || c < lo {
+			lo = c
+		}
+		hi = max(hi, c)
+	}
+	return lo, hi
+}
+
 func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
 	clamp := clampOf(b)
 	// A clamped request's plan was the smaller of its size and what the window left.
