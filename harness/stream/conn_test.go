@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -140,14 +141,26 @@ func TestKernelStampsSurviveAStalledClient(t *testing.T) {
 	// the engine's sends or its own flush records can be held back (seen 6 of 15 off while
 	// CI ran beside the tests). So the kernel's gaps off must stay under half, and under half
 	// of the user-space stamps' gaps off.
-	k, u := perITLErrors(t, kernel, engine, body), perITLErrors(t, user, engine, body)
-	if n := late(k); n > len(k)/2 || n > late(u)/2 {
-		t.Errorf("kernel stamps: %d of %d gaps off by more than 1ms (user-space stamps: %d): %v", n, len(k), late(u), k)
+	// An engine held back as long as the stall hides it (2 of 15 showed once in CI), so a
+	// pair of streams is tried up to three times; broken kernel stamps fail every try.
+	var problems []string
+	for try := 1; try <= 3; try++ {
+		k, u := perITLErrors(t, kernel, engine, body), perITLErrors(t, user, engine, body)
+		problems = nil
+		if n := late(k); n > len(k)/2 || n > late(u)/2 {
+			problems = append(problems, fmt.Sprintf("kernel stamps: %d of %d gaps off by more than 1ms (user-space stamps: %d): %v", n, len(k), late(u), k))
+		}
+		if n := late(u); n < len(u)/4 {
+			problems = append(problems, fmt.Sprintf("user-space stamps: only %d of %d gaps off by more than 1ms; the stall did not show: %v", n, len(u), u))
+		}
+		t.Logf("try %d: worst per-ITL error: kernel %v, user space %v (%d of %d gaps off by more than 1ms)", try, worst(k), worst(u), late(u), len(u))
+		if len(problems) == 0 {
+			return
+		}
 	}
-	if n := late(u); n < len(u)/4 {
-		t.Errorf("user-space stamps: only %d of %d gaps off by more than 1ms; the stall did not show: %v", n, len(u), u)
+	for _, p := range problems {
+		t.Error(p)
 	}
-	t.Logf("worst per-ITL error: kernel %v, user space %v (%d of %d gaps off by more than 1ms)", worst(k), worst(u), late(u), len(u))
 }
 
 // completeStreams serves a complete stream to every request, over TLS when secure, closing
