@@ -85,6 +85,16 @@ func TestHaveNoFailedRequests(t *testing.T) {
 	if got := failureOf(t, b, HaveNoFailedRequests()); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	// Most answers missed the words: a model that does not follow the instruction, and
+	// observe is named where the verdict's first line is read.
+	b.Completed, b.RequestTimings = 2, b.RequestTimings[:2]
+	b.Failures = nil
+	for i := 2; i < 6; i++ {
+		b.Failures = append(b.Failures, artifact.Failure{RequestIndex: i, ErrorType: "controlled_output_mismatch", ErrorMessage: "32 code words and 5 other words"})
+	}
+	if got := failureOf(t, b, HaveNoFailedRequests()); !strings.Contains(got, "ANVIL_CONTROLLED_OUTPUT_POLICY=observe") {
+		t.Errorf("4 of 6 answers missed the words: %q", got)
+	}
 }
 
 func TestAdhereToControlledOutput(t *testing.T) {

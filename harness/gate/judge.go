@@ -23,14 +23,30 @@ func NoFailedRequests() Check {
 			return unjudged(RunFailed, "the run attempted no requests")
 		case len(a.Failures) > 0:
 			f := a.Failures[0]
-			return found(RunFailed, fmt.Sprintf("%d of %d requests failed (%s); first: request %d %s: %s",
-				len(a.Failures), a.Requests, countByType(a.Failures), f.RequestIndex, f.ErrorType, f.ErrorMessage))
+			msg := fmt.Sprintf("%d of %d requests failed (%s); first: request %d %s: %s",
+				len(a.Failures), a.Requests, countByType(a.Failures), f.RequestIndex, f.ErrorType, f.ErrorMessage)
+			mismatched := 0
+			for _, f := range a.Failures {
+				if f.ErrorType == "controlled_output_mismatch" {
+					mismatched++
+				}
+			}
+			if 2*mismatched > a.Requests {
+				msg += "; " + notFollowed
+			}
+			return found(RunFailed, msg)
 		case a.Completed != a.Requests:
 			return found(RunFailed, fmt.Sprintf("%d of %d requests completed and none is recorded as failed", a.Completed, a.Requests))
 		}
 		return held(fmt.Sprintf("all %d requests succeeded", a.Requests))
 	}}
 }
+
+// notFollowed is what a run in which most answers missed the requested words suggests: a
+// model that cannot follow the instruction (a base model, random weights) is no engine
+// regression to hunt, and observe measures it.
+const notFollowed = "most answers did not follow the instruction: if this model cannot, measure it with " +
+	"ANVIL_CONTROLLED_OUTPUT_POLICY=observe (the scenario key controlled_output_policy), which keeps their timings and records the words"
 
 // countByType renders "2 http_error, 1 stall", most frequent first.
 func countByType(failures []artifact.Failure) string {
@@ -106,8 +122,7 @@ func ControlledOutput() Check {
 			if 2*wrongWords > a.Requests {
 				// Most answers, not a few: the model does not follow the instruction (a base
 				// model, random weights), which is no regression of the engine to hunt.
-				msg += "\n  most answers did not follow the instruction: if this model cannot, measure it with " +
-					"ANVIL_CONTROLLED_OUTPUT_POLICY=observe (the scenario key controlled_output_policy), which keeps their timings and records the words"
+				msg += "\n  " + notFollowed
 			}
 			return found(RunFailed, msg)
 		}
