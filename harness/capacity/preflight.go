@@ -132,6 +132,17 @@ func didYouMean(model string, served []string) string {
 		m = suggest.Nearest(model, served, max(2, len(model)/4))
 	}
 	if m == "" {
+		// Ollama lists tiny-llama:latest for a tiny-llama asked: compare without tags.
+		base := func(id string) string { b, _, _ := strings.Cut(id, ":"); return b }
+		bases := make([]string, len(served))
+		for i, id := range served {
+			bases[i] = base(id)
+		}
+		if near := suggest.Nearest(base(model), bases, max(2, len(base(model))/4)); near != "" {
+			m = served[slices.Index(bases, near)]
+		}
+	}
+	if m == "" {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", m)

@@ -38,9 +38,11 @@ func TestPreflight(t *testing.T) {
 	if n := s.Requests() - before; n != 1 {
 		t.Errorf("the refused model took %d requests, want one probe", n)
 	}
-	_, err = Preflight(ctx, target, PreflightOptions{Model: "llama3:latst"})
-	if err == nil || !strings.HasSuffix(err.Error(), `; did you mean "llama3:latest"?`) {
-		t.Errorf("a misspelt model: %v", err)
+	for _, misspelt := range []string{"llama3:latst", "lama3", "lama3:latest"} {
+		_, err = Preflight(ctx, target, PreflightOptions{Model: misspelt})
+		if err == nil || !strings.HasSuffix(err.Error(), `; did you mean "llama3:latest"?`) {
+			t.Errorf("a misspelt model %q: %v", misspelt, err)
+		}
 	}
 	// The base URL without /v1: named as such, whether a model is named or not.
 	root := Target{BaseURL: strings.TrimSuffix(s.BaseURL(), "/v1"), Timeout: 10 * time.Second}
