@@ -33,6 +33,9 @@ type Extension struct {
 	// ContextClamp says how the served window cut the planned contexts; null when it cut
 	// none.
 	ContextClamp *ContextClamp `json:"context_clamp"`
+	// Budgets are the budgets the scenario's gate judged it against, as written
+	// ("tpot_p50_ms<=6"); null when it had none.
+	Budgets []string `json:"budgets"`
 	// RunID names the run (every suite of one ginkgo -r, or the shards of one sharded run)
 	// the artifact belongs to; "" for an artifact written outside a run. The v1 run_id names
 	// this scenario's own measurement.

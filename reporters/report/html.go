@@ -245,6 +245,19 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{- end}}
 </dl>
 {{- end}}
+{{- with .Budgets}}
+<h4>Budgets</h4>
+<div class="table-wrap">
+<table class="budgets">
+<thead><tr><th>budget</th><th>figure</th><th>held</th><th>margin</th></tr></thead>
+<tbody>
+{{- range .}}
+<tr><td>{{.Budget}}</td><td class="num">{{.Figure}}</td><td>{{if .Held}}yes{{else}}<strong>no</strong>{{end}}</td><td>{{.Margin}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 <h4>Failures</h4>
 {{- if .Failures}}
 <div class="table-wrap">

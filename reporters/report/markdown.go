@@ -82,6 +82,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 
 	for _, r := range m.Scenarios {
+		writeBudgets(&b, r)
 		writeTurns(&b, r)
 		writeBlocks(&b, r)
 		writeHistory(&b, r)
@@ -131,6 +132,23 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 }
 
 // writeBlocks writes a run's blocks figure by figure: what moved between them.
+// writeBudgets is a scenario's budgets with their figures and margins.
+func writeBudgets(b *strings.Builder, r *RunView) {
+	if len(r.Budgets) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: budgets\n\n", mdText(r.Name))
+	mdRow(b, mdTextAll([]string{"budget", "figure", "held", "margin"})...)
+	mdAlign(b, "l", "r", "l", "l")
+	for _, v := range r.Budgets {
+		held := "yes"
+		if !v.Held {
+			held = "**no**"
+		}
+		mdRow(b, mdText(v.Budget), mdText(v.Figure), held, mdText(v.Margin))
+	}
+}
+
 func writeBlocks(b *strings.Builder, r *RunView) {
 	rows := r.Blocks()
 	if len(rows) == 0 {

@@ -577,3 +577,21 @@ func TestTheWorkloadSaysTheRangeOfContextsSent(t *testing.T) {
 		t.Errorf("workload %q, want the range 500–1,149 tok", got)
 	}
 }
+
+// A scenario's budgets, as its gate judged them, with their figures and margins.
+func TestBudgetsWithTheirFigureAndMargin(t *testing.T) {
+	in := fixture()
+	b := in.Runs[0].Benchmark // tpot p50 6.06 ms
+	b.Extension.Budgets = []string{"tpot_p50_ms<=8", "tpot_p50_ms<=5", "throughput_tok_s>=1"}
+	m, page, md := render(t, in)
+	got := m.Scenarios[0].Budgets
+	if len(got) != 3 || !got[0].Held || got[1].Held || !got[2].Held {
+		t.Fatalf("budgets %+v", got)
+	}
+	if got[0].Figure != "6.06ms" || got[0].Margin != "1.94ms to spare (24%)" || got[1].Margin != "over by 1.06ms (21%)" {
+		t.Errorf("margins %q, %q; figures %q, %q", got[0].Margin, got[1].Margin, got[0].Figure, got[1].Figure)
+	}
+	if !strings.Contains(page, `<table class="budgets">`) || !strings.Contains(md, "### configured: budgets") || !strings.Contains(md, "| tpot\\_p50\\_ms\\<=5 | ") {
+		t.Errorf("the page or report.md lacks the budgets table:\n%s", md)
+	}
+}

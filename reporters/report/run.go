@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/stream"
@@ -35,9 +36,64 @@ type RunView struct {
 	Timeline     string
 	TimelineNote string
 	// Charts are the workload kind's own: TTFT by turn, a trace's starts.
-	Charts       []KindChart
+	Charts []KindChart
+	// Budgets are those the scenario's gate judged it against, each with its figure and
+	// margin, judged again here as the gate judges them.
+	Budgets      []BudgetView
 	Failures     []FailureView
 	FailuresMore int
+}
+
+// BudgetView is one budget of a scenario: "tpot_p50_ms<=6", its figure "5.00ms", held,
+// and the margin "1.00ms to spare (17%)" or "over by 0.50ms (8%)".
+type BudgetView struct {
+	Budget, Figure, Margin string
+	Held                   bool
+}
+
+// budgetViews judges each budget the artifact names against it.
+func budgetViews(b *artifact.Benchmark) []BudgetView {
+	if b.Extension == nil {
+		return nil
+	}
+	var out []BudgetView
+	for _, text := range b.Extension.Budgets {
+		parsed, err := budget.Parse(text)
+		if err != nil {
+			out = append(out, BudgetView{Budget: text, Figure: "—", Margin: "unreadable: " + err.Error()})
+			continue
+		}
+		for _, bu := range parsed {
+			v := budget.Judge(bu, b)
+			view := BudgetView{Budget: bu.String(), Figure: "—", Held: v.Err == nil && v.Pass}
+			if v.Err != nil {
+				view.Margin = "not judged: " + v.Err.Error()
+				out = append(out, view)
+				continue
+			}
+			unit := budget.Unit(bu.Metric)
+			places := 2
+			view.Figure = budget.FormatPlaces(v.Value, unit, places)
+			spare := bu.Limit - v.Value // at most, below: room under the limit
+			if bu.Op == budget.AtLeast || bu.Op == budget.Above {
+				spare = v.Value - bu.Limit
+			}
+			pct := ""
+			if bu.Limit != 0 {
+				pct = fmt.Sprintf(" (%.0f%%)", 100*math.Abs(spare/bu.Limit))
+			}
+			switch {
+			case view.Held:
+				view.Margin = budget.FormatPlaces(math.Abs(spare), unit, places) + " to spare" + pct
+			case bu.Op == budget.AtLeast || bu.Op == budget.Above:
+				view.Margin = "short by " + budget.FormatPlaces(math.Abs(spare), unit, places) + pct
+			default:
+				view.Margin = "over by " + budget.FormatPlaces(math.Abs(spare), unit, places) + pct
+			}
+			out = append(out, view)
+		}
+	}
+	return out
 }
 
 // FailureView is one failed request.
@@ -103,6 +159,7 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 		by = b.Extension.Baseline.GateBy
 	}
 	v.Figures = figures(b, base, by/2)
+	v.Budgets = budgetViews(b)
 	for i, f := range b.Failures {
 		if i == MaxFailuresHTML {
 			v.FailuresMore = len(b.Failures) - i

@@ -1,6 +1,7 @@
 package anvil
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -145,9 +146,22 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 			if into == "" {
 				into = env.Suite
 			}
+			// The artifact names what its gate judged it by: the report shows each budget
+			// with its figure and margin, and marks changes by the gate's own rule.
+			budgets := make([]string, len(g.Spec.Budgets))
+			for i, b := range g.Spec.Budgets {
+				budgets[i] = b.String()
+			}
 			if g.Interleave != nil {
 				var partner *artifact.Benchmark
-				run, partner = runInterleavedIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), *g.Interleave)
+				run, partner = runInterleavedIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), *g.Interleave, func(run *artifact.Benchmark) {
+					if x := run.Extension; x != nil {
+						x.Budgets = budgets
+						if x.Baseline != nil {
+							x.Baseline.GateBy = cmp.Or(g.Spec.By, gate.DefaultBy)
+						}
+					}
+				})
 				spec := g.Spec
 				spec.Baseline = partner
 				judged = spec.Checks()
@@ -155,7 +169,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 			}
 			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), func(run *artifact.Benchmark) {
 				if run.Extension != nil {
-					run.Extension.Baseline = g.Spec.BaselineRef()
+					run.Extension.Baseline, run.Extension.Budgets = g.Spec.BaselineRef(), budgets
 				}
 			})
 		}, NodeTimeout(time.Hour))

@@ -66,11 +66,11 @@ func reporting(spec string, sc capacity.Scenario) capacity.Scenario {
 // baseline build's, which matchers.NotRegressFrom judges the run against by their blocks.
 func RunInterleaved(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving) (run, baseline *artifact.Benchmark) {
 	GinkgoHelper()
-	return runInterleavedIn(ctx, Current().Suite, spec, target, sc, with)
+	return runInterleavedIn(ctx, Current().Suite, spec, target, sc, with, nil)
 }
 
 // runInterleavedIn is RunInterleaved with the artifacts written in $ANVIL_OUT_DIR/<dir>/.
-func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving) (run, baseline *artifact.Benchmark) {
+func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, with capacity.Interleaving, annotate func(*artifact.Benchmark)) (run, baseline *artifact.Benchmark) {
 	GinkgoHelper()
 	sc = reporting(spec, sc)
 	run, baseline, err := capacity.RunInterleaved(ctx, target, sc, with)
@@ -81,6 +81,9 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	if run.Extension != nil {
 		run.Extension.Baseline = artifact.NewBaselineRef(path, baseline)
 		run.Extension.Baseline.Design = artifact.DesignInterleaved
+	}
+	if annotate != nil {
+		annotate(run)
 	}
 	recordIn(dir, spec, run)
 	AddReportEntry("summary", Summarize(run))
