@@ -150,6 +150,11 @@ func recordIn(dir, spec string, run *artifact.Benchmark) string {
 		Fail(fmt.Sprintf("artifact %s is inconsistent: %v", path, err))
 	}
 	AddReportEntry("artifact", path, ReportEntryVisibilityNever)
+	if x := run.Extension; x != nil && !x.Complete {
+		// One line per scenario an interrupt stopped, to the console Ginkgo's reports share.
+		fmt.Fprintf(os.Stdout, "anvilbench: scenario %s interrupted: %d of %d requests completed, %d failed or never finished; %s records them\n",
+			spec, run.Completed, run.Requests, run.Requests-run.Completed, path)
+	}
 	rel, err := filepath.Rel(env.OutDir, path)
 	if err != nil {
 		return path

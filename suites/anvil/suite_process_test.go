@@ -4,10 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -222,5 +224,32 @@ func TestGatedScenariosRunInTheOrderWritten(t *testing.T) {
 		if got := string(order); got != "first second third fourth" {
 			t.Errorf("seed %s: the scenarios ran in the order %q", seed, got)
 		}
+	}
+}
+
+const roleInterrupted = "interrupted"
+
+// An interrupt mid-scenario says in one line which scenario it stopped and where its
+// artifact records the requests.
+func TestAnInterruptedScenarioSaysSoInOneLine(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleInterrupted {
+		Bootstrap("interrupted")
+		DescribeGated("long", capacity.Scenario{Requests: 5000, Concurrency: 1, ContextTokens: 200, MaxTokens: 64, WarmupRequests: 1, Calibrate: true}, gate.DefaultSpec())
+		RunSpecs(t, "interrupted")
+		return
+	}
+	dir := t.TempDir()
+	cmd := suiteProcess(t, roleInterrupted, dir)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	want := regexp.MustCompile(`anvilbench: scenario long interrupted: \d+ of 5000 requests completed, \d+ failed or never finished; \S+long\.json records them`)
+	if !want.MatchString(out.String()) {
+		t.Errorf("no line naming the interrupted scenario:\n%s", out.String())
 	}
 }
