@@ -259,6 +259,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </div>
 {{- end}}
 <h4>Failures</h4>
+{{- with .MissedTimings}}
+<p class="note">{{.}}</p>
+{{- end}}
 {{- if .Failures}}
 <div class="table-wrap">
 <table class="failures">

@@ -95,6 +95,9 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 	for _, r := range failed {
 		fmt.Fprintf(&b, "\n### %s: %d of %d requests failed\n\n", mdText(r.Name), r.B.Failed, r.B.Requests)
+		if r.MissedTimings != "" {
+			fmt.Fprintf(&b, "%s.\n\n", mdText(r.MissedTimings))
+		}
 		mdRow(&b, mdTextAll([]string{"index", "error_type", "message"})...)
 		mdAlign(&b, "r", "l", "l")
 		for i, f := range r.B.Failures {

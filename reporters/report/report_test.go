@@ -595,3 +595,24 @@ func TestBudgetsWithTheirFigureAndMargin(t *testing.T) {
 		t.Errorf("the page or report.md lacks the budgets table:\n%s", md)
 	}
 }
+
+// A strict run whose answers missed the words keeps their timings out of the figures; the
+// report still gives them, as information.
+func TestTheTimingsOfAnswersThatMissedTheWords(t *testing.T) {
+	in := fixture()
+	b := in.Runs[0].Benchmark
+	for i := range 3 {
+		row := b.RequestTimings[i]
+		b.Failures = append(b.Failures, artifact.Failure{RequestIndex: 100 + i, ErrorType: "controlled_output_mismatch",
+			ErrorMessage: "32 code words and 5 other words", ResponseTiming: artifact.OptionalTiming{Present: true, Row: &row}})
+	}
+	b.Failed = len(b.Failures)
+	m, page, md := render(t, in)
+	got := m.Scenarios[0].MissedTimings
+	if !strings.HasPrefix(got, "3 answers failed for their words streamed at TTFT p50 ") || !strings.Contains(got, "TPOT p50 ") {
+		t.Fatalf("missed timings %q", got)
+	}
+	if !strings.Contains(page, "information, not gated") || !strings.Contains(md, "3 answers failed for their words") {
+		t.Error("the page or report.md lacks the missed answers' timings")
+	}
+}

@@ -42,6 +42,9 @@ type RunView struct {
 	Budgets      []BudgetView
 	Failures     []FailureView
 	FailuresMore int
+	// MissedTimings gives, as information, the timings of the answers the strict policy
+	// failed for their words: a model that cannot follow the instruction still has a speed.
+	MissedTimings string
 }
 
 // BudgetView is one budget of a scenario: "tpot_p50_ms<=6", its figure "5.00ms", held,
@@ -49,6 +52,35 @@ type RunView struct {
 type BudgetView struct {
 	Budget, Figure, Margin string
 	Held                   bool
+}
+
+// missedTimings is "16 answers failed for their words streamed at TTFT p50 61.60ms, TPOT
+// p50 7.02ms (information, not gated)", from the timing rows of the failures a strict run
+// recorded for a controlled-output mismatch; "" without such rows.
+func missedTimings(b *artifact.Benchmark) string {
+	var ttft, tpot []float64
+	for _, f := range b.Failures {
+		if f.ErrorType != "controlled_output_mismatch" || f.ResponseTiming.Row == nil {
+			continue
+		}
+		r := f.ResponseTiming.Row
+		ttft = append(ttft, float64(r.TTFTMs))
+		if r.TPOTMs != nil {
+			tpot = append(tpot, float64(*r.TPOTMs))
+		}
+	}
+	if len(ttft) == 0 {
+		return ""
+	}
+	median := func(xs []float64) string {
+		if len(xs) == 0 {
+			return "—"
+		}
+		slices.Sort(xs)
+		return fmtMs(xs[(len(xs)-1)/2])
+	}
+	return fmt.Sprintf("%s failed for their words streamed at TTFT p50 %s, TPOT p50 %s (information, not gated: the strict policy keeps them out of the figures)",
+		plural(len(ttft), "answer", "answers"), median(ttft), median(tpot))
 }
 
 // budgetViews judges each budget the artifact names against it.
@@ -160,6 +192,7 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 	}
 	v.Figures = figures(b, base, by/2)
 	v.Budgets = budgetViews(b)
+	v.MissedTimings = missedTimings(b)
 	for i, f := range b.Failures {
 		if i == MaxFailuresHTML {
 			v.FailuresMore = len(b.Failures) - i
