@@ -33,7 +33,8 @@
 // where one process is signalled (a pod's PID 1, a CI runner, kill PID) run the suites
 // under anvilbench run, as a built binary: go run would keep the signal itself. It exits
 // with the run's verdict code when the verdict failed (as k6 exits on a broken threshold),
-// else with Ginkgo's.
+// else with Ginkgo's. Before the run it dry-runs the same suites and refuses, before any
+// request, an ANVIL_* variable that no selected spec would read.
 package main
 
 import (

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
@@ -59,6 +64,9 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	// be stopped (SIGTTIN) and the run would hang.
 	verdict := verdictPath(getenv)
 	before, _ := os.Stat(verdict)
+	if code, stop := refuseUnused(ginkgo, args, signals, stderr, getenv); stop {
+		return code
+	}
 	cmd := exec.Command(ginkgo, args...)
 	var interrupted atomic.Bool
 	filtered := &stackFilter{out: stdout, interrupted: &interrupted}
@@ -133,4 +141,92 @@ func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer, passed *atomi
 			return shellStatus(cmd.ProcessState), first, nil
 		}
 	}
+}
+
+// refuseUnused refuses, before any request, a run in which an ANVIL_* variable is set that
+// no selected spec would read (ANVIL_BUDGETS with a label filter that leaves out the
+// scenario it budgets): Ginkgo dry-runs the same suites, each writing what its selected
+// specs would read to a plan file (runrecord.SuitePlan), and a variable none names fails
+// the run as its verdict would after all the requests. stop reports that the run must not
+// go on, with code its exit code. A dry run that fails or finds no anvilbench suite
+// decides nothing: the run itself reports what is wrong.
+func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr io.Writer, getenv func(string) string) (code int, stop bool) {
+	environ := anvilEnviron(getenv)
+	set := config.Set(environ)
+	if len(set) == 0 || getenv(runrecord.PlanFileVariable) == runrecord.PlanOff {
+		return 0, false
+	}
+	dir, err := os.MkdirTemp("", "anvilbench-plan-")
+	if err != nil {
+		return 0, false
+	}
+	defer os.RemoveAll(dir)
+	plan := filepath.Join(dir, "plan.jsonl")
+	cmd := exec.Command(ginkgo, dryRunArgs(args)...)
+	cmd.Env = append(os.Environ(), runrecord.PlanFileVariable+"="+plan)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	code, signalled, err := relay(cmd, signals, stderr, nil)
+	if signalled != nil {
+		return code, true
+	}
+	if err != nil || code != 0 {
+		return 0, false
+	}
+	data, err := os.ReadFile(plan)
+	if err != nil {
+		return 0, false
+	}
+	used := map[string]bool{}
+	var suites []string
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var p runrecord.SuitePlan
+		if json.Unmarshal(line, &p) != nil {
+			return 0, false
+		}
+		suites = append(suites, p.Suite)
+		for _, u := range p.Uses {
+			used[u] = true
+		}
+	}
+	var failures []gate.Failure
+	for _, v := range set {
+		if !used[v] {
+			failures = append(failures, gate.Failure{Suite: "anvilbench run", Check: v, Kind: gate.KindRun, Outcome: gate.RunFailed,
+				Message: fmt.Sprintf("%s is set but no selected spec of %s would read it: what it describes would not run (check the packages and the label filter, or unset it); no request was sent",
+					v, count(len(suites), "suite"))})
+		}
+	}
+	if len(failures) == 0 {
+		return 0, false
+	}
+	for _, f := range failures {
+		fmt.Fprintf(stderr, "anvilbench run: %s\n", f.Message)
+	}
+	// The run's verdict says it too, so gate-status agrees and no older pass stands.
+	cfg, _ := config.Load(environ)
+	r := cfg.Run()
+	if _, err := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) {
+		s.Failed = append(s.Failed, failures...)
+	}); err != nil {
+		fmt.Fprintf(stderr, "anvilbench run: write the run's verdict in %s: %v\n", r.OutDir, err)
+	}
+	return gate.RunFailed.ExitCode(), true
+}
+
+// dryRunArgs are args with --dry-run and without the flags that write report files: a dry
+// run reports every spec as passed, and must leave no file saying so.
+func dryRunArgs(args []string) []string {
+	out := []string{"--dry-run"}
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if strings.HasPrefix(args[i], "-") && slices.Contains([]string{"junit-report", "json-report", "teamcity-report", "output-dir"}, name) {
+			if !hasValue {
+				i++ // its value is the next argument
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

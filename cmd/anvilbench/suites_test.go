@@ -172,3 +172,40 @@ func TestRunExitsWithTheVerdictsCode(t *testing.T) {
 		t.Errorf("an earlier run's verdict decided this run's exit: %d (%s)", code, stderr)
 	}
 }
+
+// A variable no selected spec would read is refused after a dry run of the suites and
+// before the run itself: no request is sent, and the verdict says why.
+func TestRunRefusesAVariableNoSelectedSpecReads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	ginkgo := func(uses string) string {
+		path := filepath.Join(dir, "ginkgo-"+uses)
+		script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >>%q\n[ -n \"$%s\" ] && echo '{\"suite\":\"engine\",\"uses\":[%s]}' >>\"$%s\"\nexit 0\n",
+			calls, runrecord.PlanFileVariable, uses, runrecord.PlanFileVariable)
+		os.WriteFile(path, []byte(script), 0o755)
+		return path
+	}
+	out := filepath.Join(dir, "out")
+	env := map[string]string{"ANVIL_GINKGO": ginkgo(`"ANVIL_OUT_DIR"`), "ANVIL_OUT_DIR": out, "ANVIL_BUDGETS": "tpot_p50_ms<=9"}
+	code, _, stderr := invokeEnv(env, "run", "-r", "--label-filter=sessions", "--junit-report=j.xml", "./suites")
+	if code != gate.RunFailed.ExitCode() || !strings.Contains(stderr, "ANVIL_BUDGETS is set but no selected spec of 1 suite would read it") {
+		t.Errorf("an unused ANVIL_BUDGETS: exit %d, %q", code, stderr)
+	}
+	got, _ := os.ReadFile(calls)
+	if string(got) != "--dry-run -r --label-filter=sessions ./suites\n" {
+		t.Errorf("ginkgo was called with:\n%s\nwant one dry run, without the report flags", got)
+	}
+	if s, err := runrecord.ReadSummary(filepath.Join(out, runrecord.SummaryFile)); err != nil || s.Outcome != gate.RunFailed || len(s.Failed) != 1 {
+		t.Errorf("the verdict: %+v, %v", s, err)
+	}
+	// Read by a selected spec: the run goes on.
+	os.Remove(calls)
+	env["ANVIL_GINKGO"] = ginkgo(`"ANVIL_OUT_DIR", "ANVIL_BUDGETS"`)
+	if code, _, stderr := invokeEnv(env, "run", "-r", "./suites"); code != 0 {
+		t.Errorf("a used ANVIL_BUDGETS: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(calls); string(got) != "--dry-run -r ./suites\n-r ./suites\n" {
+		t.Errorf("ginkgo was called with:\n%s", got)
+	}
+}

@@ -227,3 +227,20 @@ func readManifest(outDir string) (m manifest, ok bool, err error) {
 }
 
 func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// PlanFileVariable names the file a dry run of the suites appends each suite's plan to,
+// one JSON SuitePlan a line. anvilbench run makes such a dry run first, to refuse before
+// any request a variable no selected spec would read. (Not ANVIL_*: it belongs to
+// anvilbench run, not to the run's configuration.)
+const PlanFileVariable = "ANVILBENCH_PLAN_FILE"
+
+// PlanOff, as PlanFileVariable's value, has anvilbench run skip its dry run: a run made of
+// several invocations (the reusable workflow's configured scenario beside a team's suite)
+// is held to its variables by its verdict, over all of them.
+const PlanOff = "off"
+
+// SuitePlan is what a suite's selected specs would read: the ANVIL_* variables they use.
+type SuitePlan struct {
+	Suite string   `json:"suite"`
+	Uses  []string `json:"uses"`
+}

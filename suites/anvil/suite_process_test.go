@@ -1,6 +1,7 @@
 package anvil
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,5 +252,32 @@ func TestAnInterruptedScenarioSaysSoInOneLine(t *testing.T) {
 	want := regexp.MustCompile(`anvilbench: scenario long interrupted: \d+ of 5000 requests completed, \d+ failed or never finished; \S+long\.json records them`)
 	if !want.MatchString(out.String()) {
 		t.Errorf("no line naming the interrupted scenario:\n%s", out.String())
+	}
+	t.Log(want.FindString(out.String()))
+}
+
+// A dry run writes no verdict (Ginkgo reports its specs as passed) and tells anvilbench
+// run what the selected specs would read.
+func TestADryRunWritesAPlanAndNoVerdict(t *testing.T) {
+	if os.Getenv("ANVIL_TEST_ROLE") == roleConfigured {
+		Bootstrap("dry")
+		DescribeConfigured()
+		RunSpecs(t, "dry")
+		return
+	}
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.jsonl")
+	cmd := suiteProcess(t, roleConfigured, dir, runrecord.PlanFileVariable+"="+plan, "ANVIL_BUDGETS=tpot_p50_ms<=9")
+	cmd.Args = append(cmd.Args, "-ginkgo.dry-run")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the dry run failed: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", runrecord.SummaryFile)); err == nil {
+		t.Error("a dry run wrote a verdict")
+	}
+	data, err := os.ReadFile(plan)
+	var p runrecord.SuitePlan
+	if err != nil || json.Unmarshal(data, &p) != nil || p.Suite != "dry" || !slices.Contains(p.Uses, "ANVIL_BUDGETS") {
+		t.Errorf("the plan %q (%v), want the suite and ANVIL_BUDGETS among its uses", data, err)
 	}
 }

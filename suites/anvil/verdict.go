@@ -1,6 +1,7 @@
 package anvil
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,6 +70,31 @@ func recordSuite(suite string) func(*gate.Summary) {
 	}
 }
 
+// planSuite appends what this suite's selected specs would read to the plan file of
+// anvilbench run's dry run (runrecord.PlanFileVariable).
+func planSuite(suite string) {
+	path := os.Getenv(runrecord.PlanFileVariable)
+	if path == "" || path == runrecord.PlanOff {
+		return
+	}
+	p := runrecord.SuitePlan{Suite: suite, Uses: uses()}
+	if _, err := loaded(); err != nil {
+		p.Uses = config.Set(environ()) // an invalid configuration is the run's to report
+	}
+	line, err := json.Marshal(p)
+	if err != nil {
+		Fail(err.Error())
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		Fail(fmt.Sprintf("the run's plan: %v", err))
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		Fail(fmt.Sprintf("the run's plan: %v", err))
+	}
+}
+
 // classifyFailure attaches to a failed spec the judgement of the matcher that failed it
 // (package matchers records the one Gomega reported), so the verdict names the outcome of
 // what failed, labels or not. A spec the toolkit judged carries its judgement already.
@@ -89,6 +115,12 @@ func classifyFailure() {
 // finishRun merges the suite into the run's JUnit file and verdict, rewrites the report
 // from the run's artifacts, and prints the verdict so far.
 func finishRun(suiteReport types.Report) {
+	if suiteConfig, _ := GinkgoConfiguration(); suiteConfig.DryRun {
+		// Nothing ran, so there is no verdict to write (Ginkgo reports every spec of a dry
+		// run as passed); what the selected specs would read goes to anvilbench run's plan.
+		planSuite(suiteReport.SuiteDescription)
+		return
+	}
 	r := runOf()
 	suite := suiteReport.SuiteDescription
 	// Not from Current: on a configuration error BeforeSuite failed, or did not run, and
