@@ -53,8 +53,7 @@ func (c *Client) engineVersion(ctx context.Context) (Version, error) {
 	}
 	for _, p := range probes {
 		fields, err := c.probeJSON(ctx, http.MethodGet, root+p.path, nil)
-		var se *Error
-		if errors.As(err, &se) && (se.Kind == KindConnect || se.Kind == KindCancelled) {
+		if unreachable(err) {
 			return Version{}, err
 		}
 		if err != nil {

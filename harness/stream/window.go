@@ -58,8 +58,7 @@ func (c *Client) nativeWindow(ctx context.Context, model string) (Window, error)
 	}
 	for _, p := range probes {
 		fields, err := c.probeJSON(ctx, p.method, root+p.path, p.body)
-		var se *Error
-		if errors.As(err, &se) && (se.Kind == KindConnect || se.Kind == KindCancelled) {
+		if unreachable(err) {
 			return Window{}, err
 		}
 		if err != nil {
@@ -70,6 +69,13 @@ func (c *Client) nativeWindow(ctx context.Context, model string) (Window, error)
 		}
 	}
 	return Window{}, ErrNoWindow
+}
+
+// unreachable reports whether a start-up probe's error says the server cannot be asked at
+// all (no connection, or the caller gave up), so the next probe need not be tried.
+func unreachable(err error) bool {
+	var se *Error
+	return errors.As(err, &se) && (se.Kind == KindConnect || se.Kind == KindCancelled)
 }
 
 // probeJSON sends one start-up request and decodes a JSON object answer.
