@@ -97,7 +97,7 @@ func recordRun(out, into, id string) ([]string, error) {
 		if err != nil || a.Extension == nil || a.Extension.RunID != id {
 			return nil // not an artifact, not anvilbench's, or another run's
 		}
-		if x := a.Extension; x.SelfTest || x.Shard != nil || (x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline) {
+		if a.Extension.SelfTest || !config.IsRun(a) {
 			return nil
 		}
 		data, err := os.ReadFile(path)

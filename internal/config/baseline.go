@@ -122,8 +122,8 @@ func ReadRuns(paths ...string) ([]*artifact.Benchmark, error) {
 		if err != nil {
 			continue
 		}
-		if x := a.Extension; x != nil && (x.Shard != nil || (x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline)) {
-			continue // a shard is part of a run (its merge is the run)
+		if !IsRun(a) {
+			continue
 		}
 		k := key{a.RunID, a.StartedAtUnixNs, ScenarioOf(a)}
 		if seen[k] {
@@ -134,6 +134,14 @@ func ReadRuns(paths ...string) ([]*artifact.Benchmark, error) {
 	}
 	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 	return runs, nil
+}
+
+// IsRun reports whether a stands for a run of its scenario on its own: not a shard (a part
+// of a run; its merge is the run) and not the baseline build's side of an interleaved run
+// (main's build measured beside another is not a run of main's on its own).
+func IsRun(a *artifact.Benchmark) bool {
+	x := a.Extension
+	return x == nil || x.Shard == nil && (x.Interleaved == nil || x.Interleaved.Role != artifact.RoleBaseline)
 }
 
 // filesOf is the file path names, the .json files under it when it is a directory, or
