@@ -62,10 +62,17 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	// No stdin: from a terminal, a group other than the foreground one that read it would
 	// be stopped (SIGTTIN) and the run would hang.
-	verdict := verdictPath(getenv)
+	// The run's record, as the suites resolve it from the same variables: where they
+	// write the verdict, and under which run id.
+	environ := anvilEnviron(getenv)
+	cfg, _ := config.Load(environ)
+	run := cfg.Run()
+	verdict := filepath.Join(run.OutDir, runrecord.SummaryFile)
 	before, _ := os.Stat(verdict)
-	if code, stop := refuseUnused(ginkgo, args, signals, stderr, getenv); stop {
-		return code
+	if getenv(runrecord.PlanFileVariable) != runrecord.PlanOff {
+		if code, stop := refuseUnused(ginkgo, args, signals, stderr, config.Set(environ), run); stop {
+			return code
+		}
 	}
 	cmd := exec.Command(ginkgo, args...)
 	var interrupted atomic.Bool
@@ -81,13 +88,6 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		return code
 	}
 	return withVerdict(code, verdict, before, stderr)
-}
-
-// verdictPath is where the suites write the run's verdict: gate.json in the output
-// directory the configuration resolves, as they resolve it.
-func verdictPath(getenv func(string) string) string {
-	cfg, _ := config.Load(anvilEnviron(getenv))
-	return filepath.Join(cfg.Run().OutDir, runrecord.SummaryFile)
 }
 
 // withVerdict is the exit code of a run whose Ginkgo CLI exited with code: the verdict's
@@ -143,17 +143,16 @@ func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer, passed *atomi
 	}
 }
 
-// refuseUnused refuses, before any request, a run in which an ANVIL_* variable is set that
-// no selected spec would read (ANVIL_BUDGETS with a label filter that leaves out the
-// scenario it budgets): Ginkgo dry-runs the same suites, each writing what its selected
-// specs would read to a plan file (runrecord.SuitePlan), and a variable none names fails
-// the run as its verdict would after all the requests. stop reports that the run must not
+// refuseUnused refuses, before any request, a run in which a variable of set (the ANVIL_*
+// variables set) is one no selected spec would read (ANVIL_BUDGETS with a label filter
+// that leaves out the scenario it budgets), and records that in run's verdict: Ginkgo
+// dry-runs the same suites, each writing what its selected specs would read to a plan
+// file (runrecord.SuitePlan), and a variable none names fails the run as its verdict
+// would after all the requests. stop reports that the run must not
 // go on, with code its exit code. A dry run that fails or finds no anvilbench suite
 // decides nothing: the run itself reports what is wrong.
-func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr io.Writer, getenv func(string) string) (code int, stop bool) {
-	environ := anvilEnviron(getenv)
-	set := config.Set(environ)
-	if len(set) == 0 || getenv(runrecord.PlanFileVariable) == runrecord.PlanOff {
+func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr io.Writer, set []string, run config.Run) (code int, stop bool) {
+	if len(set) == 0 {
 		return 0, false
 	}
 	dir, err := os.MkdirTemp("", "anvilbench-plan-")
@@ -204,12 +203,10 @@ func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr
 		fmt.Fprintf(stderr, "anvilbench run: %s\n", f.Message)
 	}
 	// The run's verdict says it too, so gate-status agrees and no older pass stands.
-	cfg, _ := config.Load(environ)
-	r := cfg.Run()
-	if _, err := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) {
+	if _, err := runrecord.Update(run.OutDir, run.ID, func(s *gate.Summary) {
 		s.Failed = append(s.Failed, failures...)
 	}); err != nil {
-		fmt.Fprintf(stderr, "anvilbench run: write the run's verdict in %s: %v\n", r.OutDir, err)
+		fmt.Fprintf(stderr, "anvilbench run: write the run's verdict in %s: %v\n", run.OutDir, err)
 	}
 	return gate.RunFailed.ExitCode(), true
 }
