@@ -26,7 +26,7 @@ var layers = map[string][]string{
 	// Floor 1, the ground: nothing of the module.
 	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil,
 	"harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
-	"suites/capacity": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
+	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
 	// Floor 2: the wire format's users.
 	"harness/artifact":  {"internal/wire"},
 	"harness/stream":    {"harness/secret", "internal/wire"},
@@ -178,7 +178,7 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 		"harness/secret",                               // the API key type of a Target and stream.Options
 		"harness/stream",                               // a precise streaming client on its own
 		"matchers", "reporters/report", "suites/anvil", // matchers, the report, the toolkit
-		"suites/capacity", "suites/curves", "suites/workloads", // this repository's suites
+		"suites/capacity", "suites/conformance", "suites/curves", "suites/workloads", // this repository's suites
 	}
 	root := moduleRoot(t)
 	var found []string

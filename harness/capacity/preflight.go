@@ -89,10 +89,8 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	case opts.Window > 0:
 		ep.Window, ep.WindowSource = opts.Window, WindowConfigured
 	default:
-		for _, m := range models {
-			if m.ID == ep.Model && m.MaxContextTokens > 0 {
-				ep.Window, ep.WindowSource = m.MaxContextTokens, stream.WindowFromModels
-			}
+		if w := listedWindow(models, ep.Model); w > 0 {
+			ep.Window, ep.WindowSource = w, stream.WindowFromModels
 		}
 		if ep.Window == 0 {
 			if w, err := client.NativeWindow(ctx, ep.Model); err == nil {

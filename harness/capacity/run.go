@@ -239,18 +239,29 @@ func discover(ctx context.Context, client *stream.Client, base string, sc *Scena
 	if sc.MaxContextTokens > 0 {
 		return caps, nil
 	}
-	for _, m := range models {
-		if m.ID == sc.Model && m.MaxContextTokens > 0 {
-			sc.MaxContextTokens = m.MaxContextTokens
-			caps.MaxContextTokens, caps.MaxContextSource = m.MaxContextTokens, new(stream.WindowFromModels)
-			return caps, nil
-		}
+	if w := listedWindow(models, sc.Model); w > 0 {
+		sc.MaxContextTokens = w
+		caps.MaxContextTokens, caps.MaxContextSource = w, new(stream.WindowFromModels)
+		return caps, nil
 	}
 	if w, err := client.NativeWindow(ctx, sc.Model); err == nil {
 		sc.MaxContextTokens = w.Tokens
 		caps.MaxContextTokens, caps.MaxContextSource, caps.MaxContextNote = w.Tokens, new(w.Source), w.Note
 	}
 	return caps, nil
+}
+
+// listedWindow is the window GET /models gives model: its own entry's, else that of the
+// id it stands for untagged (Ollama serves "name" for the listed "name:latest"); 0 none.
+func listedWindow(models []stream.Model, model string) int {
+	for _, id := range []string{model, model + ":latest"} {
+		for _, m := range models {
+			if m.ID == id && m.MaxContextTokens > 0 {
+				return m.MaxContextTokens
+			}
+		}
+	}
+	return 0
 }
 
 // metricsInterval is how often the engine's metrics are scraped during a run, for peaks.

@@ -40,6 +40,9 @@ type Summary struct {
 	Unused    []string `json:"unused_variables"`
 	// Preflight is the run's check of the endpoint, made once by its first suite.
 	Preflight *Preflight `json:"preflight"`
+	// Conformance is what the endpoint honoured, per API, when the run held conformance
+	// specs; nil otherwise.
+	Conformance *Conformance `json:"conformance,omitempty"`
 }
 
 // Failure is one check, spec or set-up step that did not hold.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
 // The engine's own figures say, in the gate's words, whether other work shared the engine.
@@ -59,5 +60,40 @@ func TestAnInterruptedRunSaysWhatItCutInFlight(t *testing.T) {
 	}
 	if !strings.HasPrefix(complete, "false: the run was interrupted; it cut 2 requests in flight, which an engine that does not stop abandoned requests may go on computing") {
 		t.Errorf("complete: %q", complete)
+	}
+}
+
+// The conformance table of a run's verdict is drawn in both files: a row per item, a cell
+// per API with its status and what was seen; a cell never filled says so.
+func TestTheReportDrawsTheConformanceTable(t *testing.T) {
+	c := &gate.Conformance{Model: "tiny"}
+	c.Set("chat", "reports usage", gate.ConformanceCell{Status: gate.Honoured, Detail: "on 4 of 4 responses"})
+	c.Set("chat", "calls the tool", gate.ConformanceCell{Status: gate.NotHonoured, Detail: "in 0 of 2 answers"})
+	c.Set("completions", "reports usage", gate.ConformanceCell{Status: gate.NotHonoured, Detail: "on 0 of 4 responses"})
+	m, err := Build(Input{Gate: &gate.Summary{RunID: "r", Conformance: c}, RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, html strings.Builder
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"## What the engine honoured (conformance of tiny)",
+		"| asked | chat | completions |",
+		"| reports usage | ✅ yes: on 4 of 4 responses | ❌ no: on 0 of 4 responses |",
+		"| calls the tool | ❌ no: in 0 of 2 answers | ➖ not asked |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{`<td class="conf-no"><b>no</b> on 0 of 4 responses</td>`, `<th>completions</th>`} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 }

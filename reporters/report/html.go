@@ -46,6 +46,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.msg { max-width: 60em; overflow-wrap: anywhere; white-space: pre-wrap; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .delta { display: block; font-size: 11px; }
 .delta.worse { color: #a40e26; font-weight: 600; }
+.conf-yes b { color: #1a7f37; } .conf-no b { color: #a40e26; } .conf-na { color: #57606a; }
 .delta.better { color: #116329; }
 .delta.same { color: #57606a; }
 tr.failed td:first-child { color: #a40e26; font-weight: 600; }
@@ -132,6 +133,21 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{- end}}
 {{- end}}
 </section>
+{{- with .Conformance}}
+<section id="conformance">
+<h2>What the engine honoured (conformance of {{.Model}})</h2>
+<div class="table-wrap">
+<table class="conformance">
+<thead><tr><th>asked</th>{{range .APIs}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr><td class="name">{{.Item}}</td>{{range .Cells}}<td class="conf-{{.Class}}"><b>{{.Status}}</b> {{.Detail}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+</section>
+{{- end}}
 {{- if .Charts}}
 <section id="charts">
 <h2>Charts</h2>

@@ -81,6 +81,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		writeStrayed(&b, m.Scenarios)
 	}
 
+	writeConformance(&b, m.Conformance)
 	for _, r := range m.Scenarios {
 		writeBudgets(&b, r)
 		writeTurns(&b, r)
@@ -134,7 +135,36 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// writeBlocks writes a run's blocks figure by figure: what moved between them.
+// writeConformance is the table of what the endpoint honoured, per API.
+func writeConformance(b *strings.Builder, t *ConformanceTable) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n## What the engine honoured (conformance of %s)\n\n", mdText(t.Model))
+	mdRow(b, mdTextAll(append([]string{"asked"}, t.APIs...))...)
+	align := []string{"l"}
+	for range t.APIs {
+		align = append(align, "l")
+	}
+	mdAlign(b, align...)
+	icon := map[string]string{"yes": "✅", "no": "❌", "na": "➖"}
+	for _, r := range t.Rows {
+		cells := []string{mdText(r.Item)}
+		for _, c := range r.Cells {
+			detail := c.Detail
+			if len([]rune(detail)) > 200 {
+				detail = string([]rune(detail)[:200]) + "…"
+			}
+			text := detail
+			if c.Status != "" {
+				text = c.Status + ": " + detail
+			}
+			cells = append(cells, icon[c.Class]+" "+mdText(text))
+		}
+		mdRow(b, cells...)
+	}
+}
+
 // writeBudgets is a scenario's budgets with their figures and margins.
 func writeBudgets(b *strings.Builder, r *RunView) {
 	if len(r.Budgets) == 0 {

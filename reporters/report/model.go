@@ -35,7 +35,9 @@ type Model struct {
 	// SelfTestCurves their knee searches: kept apart, collapsed.
 	SelfTests      []*RunView
 	SelfTestCurves []Chart
-	Notes          []string
+	// Conformance is what the endpoint honoured per API, when the run asked (nil otherwise).
+	Conformance *ConformanceTable
+	Notes       []string
 }
 
 // Field is one labelled value.
@@ -89,6 +91,7 @@ func Build(in Input) (*Model, error) {
 		m.Endpoints = m.Endpoints || v.B.BaseURL != m.Scenarios[0].B.BaseURL
 	}
 	m.Verdict = verdictOf(in, ownRuns(m.Scenarios))
+	m.Conformance = conformanceOf(in.Gate)
 
 	var err error
 	if m.Charts, err = comparableCharts(m.Scenarios, in.Baseline, in.Budgets); err != nil {

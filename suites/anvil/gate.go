@@ -67,6 +67,8 @@ func uses() []string {
 			scenarios = scenarios || r.file
 		}
 	}
+	// The conformance runs the configured scenario on each API.
+	configured = configured || (conformanceSpecs && selected([]string{LabelConformance}))
 	return config.Uses(configured, scenarios)
 }
 

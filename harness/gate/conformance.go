@@ -1,0 +1,63 @@
+package gate
+
+import "slices"
+
+// Conformance is what the endpoint honoured of what the harness asks of an engine, API by
+// API: the table the conformance specs fill (anvil.DescribeConformance). A cell the harness
+// could not judge correctly fails its spec instead; the table records the engine.
+type Conformance struct {
+	// Model is the model the specs requested.
+	Model string `json:"model"`
+	// APIs are the table's columns in the order they were first filled.
+	APIs []string `json:"apis"`
+	// Rows are its rows in the order they were first filled.
+	Rows []ConformanceRow `json:"rows"`
+}
+
+// ConformanceRow is one thing asked of the engine, with a cell per API.
+type ConformanceRow struct {
+	Item  string                     `json:"item"`
+	Cells map[string]ConformanceCell `json:"cells"`
+}
+
+// ConformanceCell says whether the engine honoured one item on one API, and what was seen.
+type ConformanceCell struct {
+	Status ConformanceStatus `json:"status"`
+	Detail string            `json:"detail"`
+}
+
+// ConformanceStatus is a cell's verdict.
+type ConformanceStatus string
+
+// Statuses of a cell.
+const (
+	Honoured    ConformanceStatus = "yes"
+	NotHonoured ConformanceStatus = "no"
+	// NotApplicable: the API cannot ask it (a tool on /v1/completions), or what it needs is
+	// unknown (no window to plan over).
+	NotApplicable ConformanceStatus = "n/a"
+)
+
+// Set records cell for item on api, adding the row and the column where they are new.
+func (c *Conformance) Set(api, item string, cell ConformanceCell) {
+	if !slices.Contains(c.APIs, api) {
+		c.APIs = append(c.APIs, api)
+	}
+	i := slices.IndexFunc(c.Rows, func(r ConformanceRow) bool { return r.Item == item })
+	if i < 0 {
+		c.Rows = append(c.Rows, ConformanceRow{Item: item, Cells: map[string]ConformanceCell{}})
+		i = len(c.Rows) - 1
+	}
+	c.Rows[i].Cells[api] = cell
+}
+
+// Cell is the cell of item on api; ok is false when it was never filled.
+func (c *Conformance) Cell(api, item string) (cell ConformanceCell, ok bool) {
+	for _, r := range c.Rows {
+		if r.Item == item {
+			cell, ok = r.Cells[api]
+			return cell, ok
+		}
+	}
+	return cell, false
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"cmp"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
+)
+
+// ConformanceTable is what the endpoint honoured, per API (gate.Conformance), as the
+// report draws it: a row per item, a cell per API.
+type ConformanceTable struct {
+	Model string
+	APIs  []string
+	Rows  []ConformanceRow
+}
+
+// ConformanceRow is one item with its cells in the order of the table's APIs.
+type ConformanceRow struct {
+	Item  string
+	Cells []ConformanceCell
+}
+
+// ConformanceCell is one cell: Class is yes, no or na (for the page's colours).
+type ConformanceCell struct {
+	Status, Detail, Class string
+}
+
+// conformanceOf is the table of a run's verdict; nil when the run held no conformance specs.
+func conformanceOf(s *gate.Summary) *ConformanceTable {
+	if s == nil || s.Conformance == nil || len(s.Conformance.Rows) == 0 {
+		return nil
+	}
+	c := s.Conformance
+	t := &ConformanceTable{Model: c.Model, APIs: c.APIs}
+	for _, r := range c.Rows {
+		row := ConformanceRow{Item: r.Item}
+		for _, api := range c.APIs {
+			cell, ok := r.Cells[api]
+			if !ok {
+				row.Cells = append(row.Cells, ConformanceCell{Status: "", Detail: "not asked", Class: "na"})
+				continue
+			}
+			class := map[gate.ConformanceStatus]string{gate.Honoured: "yes", gate.NotHonoured: "no"}[cell.Status]
+			row.Cells = append(row.Cells, ConformanceCell{Status: string(cell.Status), Detail: cell.Detail, Class: cmp.Or(class, "na")})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

@@ -1,0 +1,469 @@
+package anvil
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
+)
+
+// LabelConformance marks the conformance specs (DescribeConformance).
+const LabelConformance = "conformance"
+
+// The rows of the conformance table, in its order.
+const (
+	ItemModelServed     = "model served (preflight)"
+	ItemStreams         = "streams the configured scenario"
+	ItemUsage           = "reports usage"
+	ItemPlannedContext  = "counts the planned context (within 3%)"
+	ItemExactWords      = "follows the controlled output"
+	ItemSession         = "carries a session's history"
+	ItemTools           = "accepts a tool"
+	ItemToolCall        = "calls the tool"
+	ItemSchema          = "accepts a JSON schema"
+	ItemJSON            = "answers JSON of the schema"
+	ItemWindow          = "window discovered"
+	ItemRefusesOverPlan = "a fixed plan over the window refused before any request"
+	ItemTruncation      = "a prompt over the window under a wrong declared window"
+	ItemAlias           = "an unlisted alias served"
+	ItemWrongModel      = "a wrong model refused in the preflight"
+	ItemAccounted       = "every request accounted"
+)
+
+// conformanceMaxRequests caps the configured scenario's requests on each API: the
+// conformance asks what the engine honours, not how fast it serves.
+const conformanceMaxRequests = 8
+
+// conformanceSpecs is true once DescribeConformance registered its specs, so the suite's
+// selected specs read the configured scenario's variables.
+var conformanceSpecs bool
+
+// DescribeConformance registers the conformance of the endpoint under test: for each API
+// (every one the harness speaks when none is named), a container of ordered specs that ask
+// the engine what anvilbench asks of one: the model served, the configured scenario (at
+// most 8 requests, policy observe) with its usage, planned context and controlled output;
+// a short session, a tool and a JSON schema under observe; the window discovered, a fixed
+// plan over it refused, a prompt over it under a declared window twice its size (the
+// engine truncates it, which the run must name, or refuses it); an alias the engine serves
+// but does not list (a listed name without its ":tag"); a wrong model refused; and every
+// request accounted.
+//
+// What the engine did is a table per API, yes, no or n/a with what was seen, in gate.json
+// (conformance) and the report. A spec fails only where the harness would be wrong: a
+// request not accounted, a plan over the window sent, a truncation not named. An engine
+// that does not honour an item (no usage, no tool call, an unknown model answered) is a
+// "no" in the table, for whoever depends on it to read.
+func DescribeConformance(apis ...capacity.API) bool {
+	if len(apis) == 0 {
+		for _, a := range capacity.APIChat.Choices() {
+			apis = append(apis, capacity.API(a))
+		}
+	}
+	conformanceSpecs = true
+	Describe("conformance", Label(LabelConformance), func() {
+		for _, api := range apis {
+			describeConformanceOf(api)
+		}
+	})
+	return true
+}
+
+func describeConformanceOf(api capacity.API) {
+	Describe("on "+string(api), Ordered, func() {
+		c := &conformer{api: api}
+		BeforeAll(func(ctx SpecContext) { c.start(ctx) }, NodeTimeout(2*time.Minute))
+
+		It("serves the model and streams the configured scenario with usage", func(ctx SpecContext) { c.configured(ctx) }, SpecTimeout(5*time.Minute))
+		It("carries a session's history", func(ctx SpecContext) { c.session(ctx) }, SpecTimeout(5*time.Minute))
+		It("accepts a tool and a JSON schema", func(ctx SpecContext) { c.structured(ctx) }, SpecTimeout(5*time.Minute))
+		It("refuses a fixed plan over the window before any request", func(ctx SpecContext) { c.overPlan(ctx) }, SpecTimeout(2*time.Minute))
+		It("names a truncated prompt under a wrong declared window", func(ctx SpecContext) { c.truncation(ctx) }, SpecTimeout(10*time.Minute))
+		It("serves an unlisted alias and refuses a wrong model", func(ctx SpecContext) { c.models(ctx) }, SpecTimeout(2*time.Minute))
+		It("accounts for every request", func() { c.account() })
+	})
+}
+
+// conformer asks the engine, on one API, what the table records.
+type conformer struct {
+	api    capacity.API
+	target capacity.Target
+	// base is the configured scenario on this API with the model the preflight found.
+	base capacity.Scenario
+	ep   capacity.Endpoint
+	// served is false when the engine served no request of the configured scenario: the
+	// API is not served, and the rows after it say so.
+	served bool
+	// runs, requests and accounted count what the conformance sent.
+	runs, requests, counted int
+	unaccounted             []string
+}
+
+func (c *conformer) start(ctx context.Context) {
+	env := Current()
+	c.target = env.Target()
+	sc := env.WithIdentity(env.Configured())
+	sc.API = c.api
+	sc.Requests = min(cmp.Or(sc.Requests, conformanceMaxRequests), conformanceMaxRequests)
+	sc.WarmupRequests, sc.Repeats = 0, 1
+	sc.Policy = capacity.PolicyObserve
+	sc.ResponseWords = cmp.Or(sc.ResponseWords, 8)
+	sc.MaxTokens = max(sc.MaxTokens, sc.ResponseWords+8)
+	sc.Progress = nil
+	c.base = sc
+	var err error
+	c.ep, err = capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: sc.Model, Window: sc.MaxContextTokens, Legacy: c.api == capacity.APICompletions})
+	if err != nil {
+		c.set(ItemModelServed, gate.NotHonoured, err.Error())
+		return
+	}
+	c.base.Model = c.ep.Model
+	how := "listed by GET /models"
+	if c.ep.Alias {
+		how = "not listed, answered"
+	}
+	c.set(ItemModelServed, gate.Honoured, fmt.Sprintf("%s (%s)", c.ep.Model, how))
+}
+
+// set records one cell of this API's column in the run's gate.json.
+func (c *conformer) set(item string, status gate.ConformanceStatus, detail string) {
+	GinkgoHelper()
+	env := Current()
+	_, err := runrecord.Update(env.OutDir, env.RunID, func(s *gate.Summary) {
+		if s.Conformance == nil {
+			s.Conformance = &gate.Conformance{}
+		}
+		s.Conformance.Model = cmp.Or(c.base.Model, s.Conformance.Model)
+		s.Conformance.Set(string(c.api), item, gate.ConformanceCell{Status: status, Detail: detail})
+	})
+	if err != nil {
+		Fail(fmt.Sprintf("record the conformance: %v", err))
+	}
+	GinkgoWriter.Printf("%s / %s: %s %s\n", c.api, item, status, detail)
+}
+
+// unserved marks items n/a when the API or the model is not served; it reports whether it did.
+func (c *conformer) unserved(items ...string) bool {
+	GinkgoHelper()
+	why := ""
+	switch {
+	case c.base.Model == "":
+		why = "the preflight found no model to request"
+	case !c.served:
+		why = "the engine served no request on this API"
+	default:
+		return false
+	}
+	for _, item := range items {
+		c.set(item, gate.NotApplicable, why)
+	}
+	return true
+}
+
+// run runs sc, accounts for its requests and returns its artifact; nil with the reason
+// when it did not start.
+func (c *conformer) run(ctx context.Context, name string, sc capacity.Scenario) (*artifact.Benchmark, error) {
+	GinkgoHelper()
+	sc.Name = "conformance-" + string(c.api) + "-" + name
+	b, err := capacity.Run(ctx, c.target, sc)
+	if err != nil {
+		return nil, err
+	}
+	c.runs++
+	c.requests += b.Requests
+	if verr := capacity.Verify(b); verr != nil {
+		c.unaccounted = append(c.unaccounted, fmt.Sprintf("%s: %v", name, verr))
+	} else {
+		c.counted += b.Requests
+	}
+	return b, nil
+}
+
+func (c *conformer) configured(ctx context.Context) {
+	items := []string{ItemStreams, ItemUsage, ItemPlannedContext, ItemExactWords}
+	if c.base.Model == "" {
+		c.unserved(items...)
+		return
+	}
+	b, err := c.run(ctx, "configured", c.base)
+	if err != nil {
+		c.set(ItemStreams, gate.NotHonoured, "did not start: "+err.Error())
+		c.unserved(items[1:]...)
+		return
+	}
+	c.served = b.Completed > 0
+	detail := fmt.Sprintf("%d of %d completed", b.Completed, b.Requests)
+	if b.Completed > 0 {
+		detail += fmt.Sprintf("; ttft p50 %s ms, tpot p50 %s ms", ms(b.Metrics.TTFT.P50), ms(b.Metrics.TPOT.P50))
+	}
+	if b.Failed > 0 {
+		f := b.Failures[0]
+		detail += fmt.Sprintf("; request %d: %s: %s", f.RequestIndex, f.ErrorType, oneLine(f.ErrorMessage))
+	}
+	c.set(ItemStreams, yesIf(b.Failed == 0 && b.Completed > 0), detail)
+	if c.unserved(items[1:]...) {
+		return
+	}
+	usage, exact := 0, 0
+	for _, r := range b.RequestTimings {
+		if r.PromptTokens != nil && r.OutputTokens != nil && r.OutputTokenSource == "usage" {
+			usage++
+		}
+		if r.ControlledOutput != nil && r.ControlledOutput.ExactAdherence != nil && *r.ControlledOutput.ExactAdherence {
+			exact++
+		}
+	}
+	c.set(ItemUsage, yesIf(usage == b.Completed), fmt.Sprintf("prompt and completion tokens on %d of %d responses", usage, b.Completed))
+	c.contextRow(ItemPlannedContext, b)
+	c.set(ItemExactWords, yesIf(exact == b.Completed), fmt.Sprintf("exactly %d code words in %d of %d answers", c.base.ResponseWords, exact, b.Completed))
+}
+
+// contextRow records how far the engine's prompt tokens were from the plan.
+func (c *conformer) contextRow(item string, b *artifact.Benchmark) {
+	GinkgoHelper()
+	acc := b.Extension.ContextAccuracy
+	if acc.MaxAbsErrorPct == nil {
+		c.set(item, gate.NotHonoured, "no response reported its prompt tokens")
+		return
+	}
+	detail := fmt.Sprintf("%.1f%% off the plan at worst over %d requests (calibration %s)", float64(*acc.MaxAbsErrorPct), acc.Samples, b.Extension.Calibration.Method)
+	if acc.Diagnosis != "" {
+		detail += "; " + acc.Diagnosis
+	}
+	c.set(item, yesIf(*acc.MaxAbsErrorPct <= 3), detail)
+}
+
+func (c *conformer) session(ctx context.Context) {
+	if c.unserved(ItemSession) {
+		return
+	}
+	sc := c.base
+	sc.Sessions = capacity.Sessions{Count: 2, Turns: 3, TurnTokens: 200}
+	sc.ContextTokens = min(cmp.Or(sc.ContextTokens, 1000), 1000)
+	if err := sc.Validate(); err != nil {
+		c.set(ItemSession, gate.NotApplicable, err.Error())
+		return
+	}
+	b, err := c.run(ctx, "session", sc)
+	if err != nil {
+		c.set(ItemSession, gate.NotHonoured, "did not start: "+err.Error())
+		return
+	}
+	var turns []string
+	grows := true
+	if s := b.Extension.Sessions; s != nil {
+		for i, t := range s.ByTurn {
+			if t.PromptTokensMean == nil {
+				grows = false
+				turns = append(turns, "?")
+				continue
+			}
+			turns = append(turns, fmt.Sprintf("%.0f", float64(*t.PromptTokensMean)))
+			if i > 0 && s.ByTurn[i-1].PromptTokensMean != nil && *t.PromptTokensMean <= *s.ByTurn[i-1].PromptTokensMean {
+				grows = false
+			}
+		}
+	}
+	acc := b.Extension.ContextAccuracy
+	held := b.Failed == 0 && grows && len(turns) == 3 && acc.MaxAbsErrorPct != nil && *acc.MaxAbsErrorPct <= 3
+	detail := fmt.Sprintf("%d of %d turns completed; prompt tokens by turn %s", b.Completed, b.Requests, strings.Join(turns, ", "))
+	if acc.MaxAbsErrorPct != nil {
+		detail += fmt.Sprintf(", %.1f%% off the plan at worst", float64(*acc.MaxAbsErrorPct))
+	}
+	c.set(ItemSession, yesIf(held), detail)
+}
+
+func (c *conformer) structured(ctx context.Context) {
+	if c.unserved(ItemTools, ItemToolCall, ItemSchema, ItemJSON) {
+		return
+	}
+	sc := c.base
+	// Room for the words in their JSON, so a cut answer is not what is judged.
+	sc.Requests, sc.ContextTokens, sc.MaxTokens = 2, min(cmp.Or(sc.ContextTokens, 800), 800), max(sc.MaxTokens, 4*sc.ResponseWords+32)
+	tool, answer := sc, sc
+	tool.Output, answer.Output = capacity.OutputTool, capacity.OutputJSON
+	if err := tool.Validate(); err != nil {
+		c.set(ItemTools, gate.NotApplicable, err.Error())
+		c.set(ItemToolCall, gate.NotApplicable, err.Error())
+	} else if b, err := c.run(ctx, "tool", tool); err != nil {
+		c.set(ItemTools, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(ItemToolCall, gate.NotApplicable, "no request was sent")
+	} else {
+		c.set(ItemTools, yesIf(b.Failed == 0), requestsServed(b))
+		valid := validStructures(b)
+		c.set(ItemToolCall, yesIf(valid == b.Requests), fmt.Sprintf("one valid call of the tool in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
+	}
+	if err := answer.Validate(); err != nil {
+		c.set(ItemSchema, gate.NotApplicable, err.Error())
+		c.set(ItemJSON, gate.NotApplicable, err.Error())
+	} else if b, err := c.run(ctx, "json", answer); err != nil {
+		c.set(ItemSchema, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(ItemJSON, gate.NotApplicable, "no request was sent")
+	} else {
+		c.set(ItemSchema, yesIf(b.Failed == 0), requestsServed(b))
+		valid := validStructures(b)
+		c.set(ItemJSON, yesIf(valid == b.Requests), fmt.Sprintf("JSON of the schema in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
+	}
+}
+
+// requestsServed says how many requests completed, and the first failure's reason.
+func requestsServed(b *artifact.Benchmark) string {
+	s := fmt.Sprintf("%d of %d requests completed", b.Completed, b.Requests)
+	for _, f := range b.Failures {
+		if f.FailureClass != "controlled_output" {
+			return s + fmt.Sprintf("; request %d: %s: %s", f.RequestIndex, f.ErrorType, oneLine(f.ErrorMessage))
+		}
+	}
+	return s
+}
+
+// firstProblem is "; request i: why" for the first answer whose structure did not hold.
+func firstProblem(b *artifact.Benchmark) string {
+	for _, span := range b.Extension.Timeline {
+		if span.StructureProblem != nil {
+			return fmt.Sprintf("; request %d: %s", span.RequestIndex, oneLine(*span.StructureProblem))
+		}
+	}
+	return ""
+}
+
+func validStructures(b *artifact.Benchmark) int {
+	if s := b.Extension.StructuredOutput; s != nil {
+		return s.Valid
+	}
+	return 0
+}
+
+func (c *conformer) overPlan(ctx context.Context) {
+	GinkgoHelper()
+	if c.unserved(ItemWindow, ItemRefusesOverPlan) {
+		return
+	}
+	if c.ep.Window == 0 || c.ep.WindowSource == capacity.WindowConfigured {
+		c.set(ItemWindow, gate.NotHonoured, "neither GET /models nor the engine's own endpoints give it")
+		c.set(ItemRefusesOverPlan, gate.NotApplicable, "no window to plan over")
+		return
+	}
+	c.set(ItemWindow, gate.Honoured, fmt.Sprintf("%d tokens (%s)", c.ep.Window, c.ep.WindowSource))
+	sc := c.base
+	sc.MaxContextTokens, sc.ContextTokens, sc.Requests = 0, c.ep.Window+1, 1
+	b, err := c.run(ctx, "over-the-window", sc)
+	if err == nil {
+		Fail(fmt.Sprintf("a %d-token plan over the %d-token window was sent: %d requests", sc.ContextTokens, c.ep.Window, b.Requests))
+	}
+	c.set(ItemRefusesOverPlan, gate.Honoured, "refused: "+err.Error())
+}
+
+func (c *conformer) truncation(ctx context.Context) {
+	GinkgoHelper()
+	if c.unserved(ItemTruncation) {
+		return
+	}
+	if c.ep.Window == 0 {
+		c.set(ItemTruncation, gate.NotApplicable, "no window to plan over")
+		return
+	}
+	sc := c.base
+	sc.MaxContextTokens, sc.ContextTokens, sc.Requests, sc.Concurrency = 2*c.ep.Window, c.ep.Window+c.ep.Window/8, 1, 1
+	sc.MaxTokens, sc.ResponseWords = 8, 0
+	b, err := c.run(ctx, "truncation", sc)
+	if err != nil {
+		c.set(ItemTruncation, gate.NotHonoured, "did not start: "+err.Error())
+		return
+	}
+	plan := fmt.Sprintf("a %d-token plan declared to fit a %d-token window", sc.ContextTokens, sc.MaxContextTokens)
+	if b.Failed > 0 {
+		f := b.Failures[0]
+		if f.ResponseMetadata == nil || f.ResponseMetadata.Usage.PromptTokens == nil {
+			c.set(ItemTruncation, gate.Honoured, fmt.Sprintf("%s: refused: %s: %s", plan, f.ErrorType, oneLine(f.ErrorMessage)))
+			return
+		}
+	}
+	acc := b.Extension.ContextAccuracy
+	if acc.MaxAbsErrorPct == nil {
+		c.set(ItemTruncation, gate.NotHonoured, plan+": served, without its prompt tokens")
+		return
+	}
+	if *acc.MaxAbsErrorPct <= 3 {
+		c.set(ItemTruncation, gate.Honoured, fmt.Sprintf("%s: served whole (%.1f%% off): the window is larger than found", plan, float64(*acc.MaxAbsErrorPct)))
+		return
+	}
+	if acc.TruncatedAt == nil {
+		Fail(fmt.Sprintf("%s was served short (%.1f%% off) and the run did not name the truncation: %q", plan, float64(*acc.MaxAbsErrorPct), acc.Diagnosis))
+	}
+	c.set(ItemTruncation, gate.NotHonoured, fmt.Sprintf("%s: truncated silently, named by the run: %s", plan, acc.Diagnosis))
+}
+
+func (c *conformer) models(ctx context.Context) {
+	GinkgoHelper()
+	if c.unserved(ItemAlias, ItemWrongModel) {
+		return
+	}
+	legacy := c.api == capacity.APICompletions
+	listed, _, tagged := strings.Cut(c.ep.Model, ":")
+	switch {
+	case c.ep.Alias:
+		c.set(ItemAlias, gate.Honoured, fmt.Sprintf("%s, not listed, was answered", c.ep.Model))
+	case !tagged:
+		c.set(ItemAlias, gate.NotApplicable, fmt.Sprintf("the model's listed id %s has no :tag to leave out", c.ep.Model))
+	default:
+		ep, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: listed, Window: c.base.MaxContextTokens, Legacy: legacy})
+		switch {
+		case err != nil:
+			c.set(ItemAlias, gate.NotHonoured, err.Error())
+		case !ep.Alias:
+			c.set(ItemAlias, gate.NotApplicable, fmt.Sprintf("%s is listed too", listed))
+		default:
+			c.set(ItemAlias, gate.Honoured, fmt.Sprintf("%s answered for the listed %s", listed, c.ep.Model))
+		}
+	}
+	wrong := listed + "-anvil-nonexistent"
+	_, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: wrong, Window: c.base.MaxContextTokens, Legacy: legacy})
+	if err == nil {
+		c.set(ItemWrongModel, gate.NotHonoured, fmt.Sprintf("a request for %s was answered", wrong))
+		return
+	}
+	c.set(ItemWrongModel, gate.Honoured, err.Error())
+}
+
+func (c *conformer) account() {
+	GinkgoHelper()
+	if len(c.unaccounted) > 0 {
+		Fail("requests not accounted for: " + strings.Join(c.unaccounted, "; "))
+	}
+	if c.runs == 0 {
+		c.set(ItemAccounted, gate.NotApplicable, "no scenario ran")
+		return
+	}
+	c.set(ItemAccounted, gate.Honoured, fmt.Sprintf("%d of %d requests over %d runs, each in request_timings or failures once", c.counted, c.requests, c.runs))
+}
+
+func yesIf(held bool) gate.ConformanceStatus {
+	if held {
+		return gate.Honoured
+	}
+	return gate.NotHonoured
+}
+
+func ms(p *artifact.Float) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(*p))
+}
+
+// oneLine is the first line of s, at most 160 characters.
+func oneLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(line); len(r) > 160 {
+		line = string(r[:160]) + "…"
+	}
+	return line
+}
