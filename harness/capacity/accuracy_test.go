@@ -58,8 +58,9 @@ func accuracyEngine(tb testing.TB, itl time.Duration) *refengine.Server {
 	return s
 }
 
-// accuracyBodies builds the request bodies of one wave of n requests of words words.
-func accuracyBodies(tb testing.TB, n, words int) [][]byte {
+// accuracyBodies builds the request bodies of one wave of n requests of words words, to
+// chat unless an API is named.
+func accuracyBodies(tb testing.TB, n, words int, api ...stream.API) [][]byte {
 	tb.Helper()
 	p := workload.Prompts{Seed: 6, CharsPerToken: workload.DefaultCharsPerToken, ResponseWords: words}
 	bodies := make([][]byte, n)
@@ -68,7 +69,11 @@ func accuracyBodies(tb testing.TB, n, words int) [][]byte {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		body, err := stream.ChatRequest{Model: refengine.DefaultModel, Prompt: prompt, MaxTokens: 2 * words}.Body()
+		req := stream.ChatRequest{Model: refengine.DefaultModel, Prompt: prompt, MaxTokens: 2 * words}
+		if len(api) > 0 {
+			req.API = api[0]
+		}
+		body, err := req.Body()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -78,9 +83,13 @@ func accuracyBodies(tb testing.TB, n, words int) [][]byte {
 }
 
 // wave sends every body at once, one goroutine each, through client and returns the
-// results in body order.
-func wave(tb testing.TB, client *stream.Client, bodies [][]byte, maxTokens int) []*stream.Result {
+// results in body order; to chat's path unless an API is named.
+func wave(tb testing.TB, client *stream.Client, bodies [][]byte, maxTokens int, api ...stream.API) []*stream.Result {
 	tb.Helper()
+	path := stream.ChatPath
+	if len(api) > 0 {
+		path = api[0].Path()
+	}
 	results := make([]*stream.Result, len(bodies))
 	errs := make([]error, len(bodies))
 	var ready, wg sync.WaitGroup
@@ -90,7 +99,7 @@ func wave(tb testing.TB, client *stream.Client, bodies [][]byte, maxTokens int) 
 		wg.Go(func() {
 			ready.Done()
 			<-gate
-			results[i], errs[i] = client.Stream(context.Background(), stream.ChatPath, body, maxTokens)
+			results[i], errs[i] = client.Stream(context.Background(), path, body, maxTokens)
 		})
 	}
 	ready.Wait()
@@ -129,10 +138,10 @@ func joinTraces(results []*stream.Result, traces []refengine.RequestTrace) ([]re
 
 // measureWave runs one wave of n concurrent requests and compares every content chunk's
 // client arrival with its server flush.
-func measureWave(tb testing.TB, s *refengine.Server, client *stream.Client, bodies [][]byte, words int) timingErrors {
+func measureWave(tb testing.TB, s *refengine.Server, client *stream.Client, bodies [][]byte, words int, api ...stream.API) timingErrors {
 	tb.Helper()
 	s.ResetTraces()
-	results := wave(tb, client, bodies, 2*words)
+	results := wave(tb, client, bodies, 2*words, api...)
 	traces, err := joinTraces(results, s.Traces())
 	if err != nil {
 		tb.Fatal(err)
@@ -170,10 +179,10 @@ func quantile(values []float64, q float64) float64 {
 	return values[min(max(k, 0), len(values)-1)]
 }
 
-// TestClientTimingAccuracy guards the client's clock against gross regressions: at
-// concurrency 64 the median error of the first chunk's arrival and of inter-chunk gaps stays
-// under 2 ms (the benchmark, BenchmarkAccuracy, reports the real figures: tens of µs). Not
-// parallel: it measures.
+// TestClientTimingAccuracy guards the client's clock against gross regressions, on every
+// API's event grammar: at concurrency 64 the median error of the first chunk's arrival and
+// of inter-chunk gaps stays under 2 ms (the benchmark, BenchmarkAccuracy, reports the real
+// figures: tens of µs). Not parallel: it measures.
 func TestClientTimingAccuracy(t *testing.T) {
 	if raceEnabled {
 		t.Skip("timing under the race detector")
@@ -182,13 +191,15 @@ func TestClientTimingAccuracy(t *testing.T) {
 	s := accuracyEngine(t, 5*time.Millisecond)
 	client := stream.New(stream.Options{BaseURL: s.BaseURL(), Timeout: 30 * time.Second, StallTimeout: 10 * time.Second, Connections: concurrency})
 	defer client.Close()
-	e := measureWave(t, s, client, accuracyBodies(t, concurrency, accuracyWords), accuracyWords)
-	ttft50, ttft99 := quantile(e.ttft, 0.5), quantile(e.ttft, 0.99)
-	itl50, itl99 := quantile(e.itl, 0.5), quantile(e.itl, 0.99)
-	t.Logf("c%d: TTFT error p50 %.0fµs p99 %.0fµs, ITL error p50 %.0fµs p99 %.0fµs, arrival offset p50 %.0fµs (%d chunks)",
-		concurrency, ttft50, ttft99, itl50, itl99, quantile(e.offset, 0.5), len(e.offset))
-	const tolerance = 2000 // µs
-	if ttft50 > tolerance || itl50 > tolerance {
-		t.Errorf("median error TTFT %.0fµs, ITL %.0fµs: want both under %dµs", ttft50, itl50, tolerance)
+	for _, api := range []stream.API{stream.APIChat, stream.APIResponses, stream.APIMessages} {
+		e := measureWave(t, s, client, accuracyBodies(t, concurrency, accuracyWords, api), accuracyWords, api)
+		ttft50, ttft99 := quantile(e.ttft, 0.5), quantile(e.ttft, 0.99)
+		itl50, itl99 := quantile(e.itl, 0.5), quantile(e.itl, 0.99)
+		t.Logf("%s c%d: TTFT error p50 %.0fµs p99 %.0fµs, ITL error p50 %.0fµs p99 %.0fµs, arrival offset p50 %.0fµs (%d chunks)",
+			api, concurrency, ttft50, ttft99, itl50, itl99, quantile(e.offset, 0.5), len(e.offset))
+		const tolerance = 2000 // µs
+		if ttft50 > tolerance || itl50 > tolerance {
+			t.Errorf("%s: median error TTFT %.0fµs, ITL %.0fµs: want both under %dµs", api, ttft50, itl50, tolerance)
+		}
 	}
 }

@@ -14,7 +14,8 @@ import (
 // 1, 64 and 256 against a reference engine with a 5 ms decode step in the same process, and
 // with a 1 ms step (itl1ms, the stress variant). Every iteration is one wave of requests
 // (concurrency of them, 8 at concurrency 1) of 32 content chunks each; errors pool over
-// iterations. Target: under 100 µs median at concurrency 64.
+// iterations. Target: under 100 µs median at concurrency 64. The Responses and Messages
+// APIs' typed events (responses/, messages/) are measured at concurrency 1 and 64.
 func BenchmarkAccuracy(b *testing.B) {
 	for _, itl := range []time.Duration{5 * time.Millisecond, time.Millisecond} {
 		prefix := ""
@@ -22,12 +23,17 @@ func BenchmarkAccuracy(b *testing.B) {
 			prefix = "itl" + itl.String() + "/"
 		}
 		for _, c := range []int{1, 64, 256} {
-			b.Run(prefix+"c"+strconv.Itoa(c), func(b *testing.B) { benchAccuracy(b, itl, c) })
+			b.Run(prefix+"c"+strconv.Itoa(c), func(b *testing.B) { benchAccuracy(b, itl, c, stream.APIChat) })
+		}
+	}
+	for _, api := range []stream.API{stream.APIResponses, stream.APIMessages} {
+		for _, c := range []int{1, 64} {
+			b.Run(string(api)+"/c"+strconv.Itoa(c), func(b *testing.B) { benchAccuracy(b, 5*time.Millisecond, c, api) })
 		}
 	}
 }
 
-func benchAccuracy(b *testing.B, itl time.Duration, concurrency int) {
+func benchAccuracy(b *testing.B, itl time.Duration, concurrency int, api stream.API) {
 	s := accuracyEngine(b, itl)
 	client := stream.New(stream.Options{BaseURL: s.BaseURL(), Timeout: time.Minute, StallTimeout: 30 * time.Second, Connections: concurrency})
 	defer client.Close()
@@ -36,19 +42,19 @@ func benchAccuracy(b *testing.B, itl time.Duration, concurrency int) {
 	if sequential {
 		n = 8
 	}
-	bodies := accuracyBodies(b, n, accuracyWords)
+	bodies := accuracyBodies(b, n, accuracyWords, api)
 	// Warm the connections up so the first iteration measures what the others do.
 	warm := bodies[:concurrency]
-	measureWave(b, s, client, warm, accuracyWords)
+	measureWave(b, s, client, warm, accuracyWords, api)
 	var all timingErrors
 	for b.Loop() {
 		if sequential {
 			for i := range bodies {
-				all.add(measureWave(b, s, client, bodies[i:i+1], accuracyWords))
+				all.add(measureWave(b, s, client, bodies[i:i+1], accuracyWords, api))
 			}
 			continue
 		}
-		all.add(measureWave(b, s, client, bodies, accuracyWords))
+		all.add(measureWave(b, s, client, bodies, accuracyWords, api))
 	}
 	b.ReportMetric(quantile(all.ttft, 0.5), "ttft-err-p50-us")
 	b.ReportMetric(quantile(all.ttft, 0.99), "ttft-err-p99-us")

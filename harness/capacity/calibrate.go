@@ -79,12 +79,12 @@ var errNoUsage = errors.New("the response carried no usage.prompt_tokens")
 // usageProbe sends prompt for one token and returns the prompt tokens the server counted.
 func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt string) (int, error) {
 	req := sc.request(prompt)
-	req.MaxTokens = 1
+	req.MaxTokens = sc.API.probeTokens()
 	body, err := req.Body()
 	if err != nil {
 		return 0, err
 	}
-	res, err := client.Stream(ctx, req.Path(), body, 1)
+	res, err := client.Stream(ctx, req.Path(), body, req.MaxTokens)
 	if err != nil {
 		return 0, err
 	}

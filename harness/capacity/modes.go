@@ -1,10 +1,12 @@
 package capacity
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // ThinkingMode is how a scenario drives a model's thinking switch.
@@ -76,10 +78,28 @@ const (
 	APIChat API = "chat"
 	// APICompletions sends it as a plain prompt to the legacy /v1/completions.
 	APICompletions API = "completions"
+	// APIResponses sends it as an input message to OpenAI's Responses API, /v1/responses.
+	APIResponses API = "responses"
+	// APIMessages sends it as a user message to Anthropic's Messages API, /v1/messages.
+	APIMessages API = "messages"
 )
 
 // Choices lists the APIs.
-func (API) Choices() []string { return []string{string(APIChat), string(APICompletions)} }
+func (API) Choices() []string {
+	return []string{string(APIChat), string(APICompletions), string(APIResponses), string(APIMessages)}
+}
+
+// stream is the API as the stream client names it (chat when empty).
+func (a API) stream() stream.API { return stream.API(cmp.Or(a, APIChat)) }
+
+// probeTokens is max_tokens of a one-token probe: OpenAI's Responses API refuses fewer
+// than 16 output tokens.
+func (a API) probeTokens() int {
+	if a == APIResponses {
+		return 16
+	}
+	return 1
+}
 
 // Valid reports whether a is empty (chat) or one of Choices.
 func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }

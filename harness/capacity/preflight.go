@@ -34,8 +34,8 @@ type PreflightOptions struct {
 	Model string
 	// Window is a configured context window; 0 discovers it.
 	Window int
-	// Legacy probes /v1/completions instead of /v1/chat/completions.
-	Legacy bool
+	// API is the API a one-token probe goes to (chat when empty).
+	API API
 }
 
 // Preflight checks, before any scenario, that the endpoint can run one, and returns what
@@ -76,7 +76,7 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	case slices.Contains(ep.Served, opts.Model):
 		ep.Model = opts.Model
 	default:
-		if err := probe(ctx, client, opts.Model, opts.Legacy); err != nil {
+		if err := probe(ctx, client, opts.Model, opts.API); err != nil {
 			listed := "GET /models lists " + listOf(ep.Served)
 			if listErr != nil {
 				listed = fmt.Sprintf("GET /models failed (%v)", listErr)
@@ -163,9 +163,9 @@ func refused(err error, base string) error {
 }
 
 // probe sends one request of one token for model and returns why it was not served.
-func probe(ctx context.Context, client *stream.Client, model string, legacy bool) error {
+func probe(ctx context.Context, client *stream.Client, model string, api API) error {
 	zero := 0.0
-	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: 1, Temperature: &zero, Legacy: legacy}
+	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.probeTokens(), Temperature: &zero, API: api.stream()}
 	body, err := req.AppendBody(nil)
 	if err != nil {
 		return err

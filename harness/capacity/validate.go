@@ -75,6 +75,9 @@ func (sc Scenario) combinations(k kind) []error {
 	if !sc.CacheIntent.Valid() {
 		add("CacheIntent", string(sc.CacheIntent), "unknown intent (want "+fields.JoinChoices(sc.CacheIntent.Choices())+" or empty)")
 	}
+	if sc.ReasoningEffort != "" && sc.API == APIMessages {
+		add("ReasoningEffort", string(sc.ReasoningEffort), "needs %s chat or responses: the Messages API has no reasoning effort (use thinking_mode)", "API")
+	}
 	if sc.ReasoningEffort != "" && sc.ThinkingMode.switches() {
 		add("ReasoningEffort", nil, fmt.Sprintf("cannot be combined with %%s=%s (use one control)", sc.ThinkingMode), "ThinkingMode")
 	}
@@ -114,7 +117,10 @@ func (sc Scenario) wordProblems(k kind) []error {
 		return errs
 	}
 	if sc.API == APICompletions {
-		add("Output", string(sc.Output), "needs %s chat: /v1/completions has no tools or response_format", "API")
+		add("Output", string(sc.Output), "needs %s chat, responses or messages: /v1/completions has no tools or response_format", "API")
+	}
+	if sc.API == APIMessages && sc.Output == OutputJSON {
+		add("Output", string(sc.Output), "needs %s chat or responses: the Messages API takes no JSON schema", "API")
 	}
 	if ownWords && sc.ResponseWords == 0 {
 		add("Output", string(sc.Output), "needs %s > 0: the words are what it checks", "ResponseWords")
@@ -139,7 +145,7 @@ func conflicts(field string, value any, sc Scenario) []error {
 		}
 	}
 	if sc.API == APICompletions {
-		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API), Problem: "a trace or a session needs chat (it sends a conversation)"})
+		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API), Problem: "a trace or a session needs a conversation: chat, responses or messages"})
 	}
 	return errs
 }

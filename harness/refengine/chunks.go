@@ -6,6 +6,29 @@ import (
 	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
+// encoder builds the events of one streamed response: chat's chunks (chunkEncoder), or the
+// typed events of the Responses and Messages APIs (typedEncoder).
+type encoder interface {
+	// role opens the stream; u is its usage (nil: none).
+	role(u *usageCounts) []byte
+	// text carries reasoning or answer text; raw is appended unescaped inside the string.
+	text(reasoning bool, text []byte, raw, finish string, u *usageCounts) []byte
+	// toolCall carries a fragment of the reply's tool call.
+	toolCall(first bool, id, name string, args []byte, finish string, u *usageCounts) []byte
+	// usageChunk carries the final usage; done ends the stream.
+	usageChunk(u usageCounts) []byte
+	done() []byte
+	// errorEvent is the ErrorEvent fault's event.
+	errorEvent() []byte
+}
+
+func (e *chunkEncoder) text(reasoning bool, text []byte, raw, finish string, u *usageCounts) []byte {
+	return delta(e, reasoning, text, raw, finish, u)
+}
+
+func (e *chunkEncoder) done() []byte       { return doneEvent }
+func (e *chunkEncoder) errorEvent() []byte { return errorEvent }
+
 // doneEvent ends every complete stream.
 var doneEvent = []byte("data: [DONE]\n\n")
 

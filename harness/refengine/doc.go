@@ -12,7 +12,11 @@
 // # Endpoints
 //
 // GET /v1/models, POST /v1/chat/completions and POST /v1/completions, streamed (server-sent
-// events byte-compatible with vLLM) or not; and vLLM's POST /tokenize at the server root
+// events byte-compatible with vLLM) or not; POST /v1/responses (OpenAI's Responses API) and
+// POST /v1/messages (Anthropic's Messages API, its key in x-api-key or a bearer header),
+// streamed only, their typed events as Ollama and vLLM send them: the same replies, tool
+// calls (function_call items, tool_use blocks), schemas (text.format), reasoning (reasoning
+// items, thinking blocks) and usage; and vLLM's POST /tokenize at the server root
 // ({"prompt":...} or {"messages":[...]} -> {"count","max_model_len","tokens"}, the count
 // exactly prompt_tokens of the same request; Options.DisableTokenize makes it 404).
 //

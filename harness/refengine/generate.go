@@ -14,7 +14,7 @@ type run struct {
 	tr         *traceRec
 	w          http.ResponseWriter
 	rc         *http.ResponseController
-	enc        *chunkEncoder // streamed responses only
+	enc        encoder // streamed responses only
 	id, object string
 	created    int64
 	per        int // tokens per chunk
@@ -35,14 +35,18 @@ func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 	if j.legacy {
 		g.id, g.object = "cmpl-"+strconv.Itoa(index), "text_completion"
 	}
-	if j.stream {
+	switch {
+	case j.stream && j.api.typed():
+		g.enc = newTypedEncoder(j.api, strconv.Itoa(index), s.opts.Model, j.promptTokens)
+	case j.stream:
 		chunkObject := g.object
 		if !j.legacy {
 			chunkObject = "chat.completion.chunk"
 		}
-		g.enc = newChunkEncoder(g.id, chunkObject, s.opts.Model, g.created, j.legacy,
+		enc := newChunkEncoder(g.id, chunkObject, s.opts.Model, g.created, j.legacy,
 			j.includeUsage || j.continuousUsage)
-		g.enc.setReasoningField(string(s.opts.ReasoningField))
+		enc.setReasoningField(string(s.opts.ReasoningField))
+		g.enc = enc
 	}
 	return g
 }

@@ -12,8 +12,10 @@ import (
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", s.handleModels)
-	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(false))
-	mux.HandleFunc("/v1/completions", s.handleGenerate(true))
+	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(surfaceChat))
+	mux.HandleFunc("/v1/completions", s.handleGenerate(surfaceCompletions))
+	mux.HandleFunc("/v1/responses", s.handleGenerate(surfaceResponses))
+	mux.HandleFunc("/v1/messages", s.handleGenerate(surfaceMessages))
 	mux.HandleFunc("/tokenize", s.handleTokenize)
 	mux.HandleFunc("/metrics", s.handleMetrics)
 	if s.opts.ServeTraces {
@@ -33,6 +35,9 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		token, ok = r.Header.Get("x-api-key"), r.Header.Get("x-api-key") != "" // the Messages API's
+	}
 	return ok && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.APIKey)) == 1
 }
 
@@ -71,9 +76,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// handleGenerate serves /v1/chat/completions (legacy false) or /v1/completions (legacy true).
-// Every POST gets a trace, errors included.
-func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
+// handleGenerate serves a generation request on one API: /v1/chat/completions,
+// /v1/completions, /v1/responses or /v1/messages. Every POST gets a trace, errors included.
+func (s *Server) handleGenerate(api surface) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()
 		s.generations.Add(1)
@@ -101,7 +106,7 @@ func (s *Server) handleGenerate(legacy bool) http.HandlerFunc {
 			tr.finish(status, "", false)
 			return
 		}
-		j, err := s.parseJob(w, r, legacy, faults)
+		j, err := s.parseJob(w, r, api, faults)
 		if err != nil {
 			var ae *apiError
 			if !errors.As(err, &ae) {

@@ -90,6 +90,7 @@ func (c *messageContent) UnmarshalJSON(b []byte) error {
 
 // job is a validated generation request, ready to simulate.
 type job struct {
+	api             surface
 	legacy          bool // /v1/completions
 	stream          bool
 	includeUsage    bool // stream_options.include_usage: a final usage chunk
@@ -143,13 +144,19 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, mode
 
 // parseJob reads, decodes and validates a generation request. Errors are *apiError. On
 // success the caller must call job.leave when done.
-func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, legacy bool, faults Faults) (*job, error) {
+func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, faults Faults) (*job, error) {
 	var req genRequest
-	if ae := s.readRequest(w, r, &req, &req.Model); ae != nil {
+	if api.typed() {
+		var err error
+		if req, err = s.readTyped(w, r, api); err != nil {
+			return nil, err
+		}
+	} else if ae := s.readRequest(w, r, &req, &req.Model); ae != nil {
 		return nil, ae
 	}
 
-	j := &job{legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}}
+	legacy := api == surfaceCompletions
+	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}}
 	if so := req.StreamOptions; req.Stream && so != nil {
 		j.includeUsage, j.continuousUsage = so.IncludeUsage, so.ContinuousUsageStats
 	}

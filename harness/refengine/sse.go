@@ -73,7 +73,7 @@ func (g *run) emit(n int, reasoning bool, text []byte, finish string) error {
 		chunk = g.enc.toolCall(!g.toolSent, g.callID(), g.j.tool, text, finish, u)
 		g.toolSent = true
 	} else {
-		chunk = delta(g.enc, reasoning, text, raw, finish, u)
+		chunk = g.enc.text(reasoning, text, raw, finish, u)
 	}
 	if err := g.send(chunk); err != nil {
 		return err
@@ -95,7 +95,7 @@ func (g *run) afterChunk(n int) (over bool) {
 		return err != nil
 	}
 	if first && f.HugeEvent > 0 {
-		if fail(g.send(delta(g.enc, false, bytes.Repeat([]byte{'x'}, f.HugeEvent), "", "", nil))) {
+		if fail(g.send(g.enc.text(false, bytes.Repeat([]byte{'x'}, f.HugeEvent), "", "", nil))) {
 			return true
 		}
 	}
@@ -105,7 +105,7 @@ func (g *run) afterChunk(n int) (over bool) {
 	var err error
 	switch {
 	case first && f.ErrorEvent:
-		err = g.send(errorEvent)
+		err = g.send(g.enc.errorEvent())
 	case n == f.CloseMidEvent:
 		err = g.send(halfEvent)
 	case n == f.ResetAfter:
@@ -130,7 +130,7 @@ func (g *run) endStream(truncated bool, limit int, finish string) {
 			}
 		}
 		if !f.NoDone {
-			if err := g.send(doneEvent); err != nil {
+			if err := g.send(g.enc.done()); err != nil {
 				g.tr.finish(0, "", true)
 				return
 			}

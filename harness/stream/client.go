@@ -292,7 +292,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	if c.s.stall > 0 {
 		stall = func() { cancel(errStall) }
 	}
-	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead)
+	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead, apiOf(path))
 	if err == nil && res.Terminal {
 		// Only a body read to its end leaves the connection ready for the next request.
 		reuse = drain(resp.Body, func() { cancel(errDrain) }) && !resp.Close

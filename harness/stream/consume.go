@@ -22,10 +22,14 @@ type stamper func() time.Time
 // the first event arrived (it must make the next read fail, e.g. by cancelling the request
 // context). maxChunks (0: none) bounds the output chunks. The error is nil or an *Error.
 //
+// api names the event grammar: chat's chunks (chat and completions), or the typed events
+// of the Responses or Messages API, whose ending event plays [DONE]'s part.
+//
 // It is the whole per-event path of Stream, so it can be measured on any io.Reader.
-func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper) error {
+func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper, api API) error {
 	st := streamStates.Get().(*streamState)
 	defer st.release()
+	st.ev.reset()
 	sr, events, ch := &st.sr, &st.events, &st.ch
 	*sr = stampReader{r: body, now: s.now, stamps: stamps}
 	events.Reset(sr, s.maxEvent)
@@ -60,21 +64,37 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		if !utf8.Valid(data) {
 			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", n)}
 		}
-		if s.jsonOnly {
-			err = ch.DecodeJSON(data)
-		} else {
-			err = ch.Decode(data)
+		switch api {
+		case APIResponses, APIMessages:
+			fold := st.responses
+			if api == APIMessages {
+				fold = st.messages
+			}
+			terminal, err := fold(s, data, res, at)
+			if err != nil {
+				return err
+			}
+			if terminal {
+				res.Terminal, res.End = true, at
+				return nil
+			}
+		default:
+			if s.jsonOnly {
+				err = ch.DecodeJSON(data)
+			} else {
+				err = ch.Decode(data)
+			}
+			if err != nil {
+				return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", n, err), Err: err}
+			}
+			if msg, ok := chunkError(ch); ok {
+				return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
+			}
+			if res.Model == "" && ch.Model != "" {
+				res.Model = st.name(ch.Model)
+			}
+			res.observe(ch, at)
 		}
-		if err != nil {
-			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", n, err), Err: err}
-		}
-		if msg, ok := chunkError(ch); ok {
-			return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
-		}
-		if res.Model == "" && ch.Model != "" {
-			res.Model = st.name(ch.Model)
-		}
-		res.observe(ch, at)
 		res.lag(sr.last)
 		if s.afterEvent != nil {
 			s.afterEvent(n)
@@ -102,6 +122,7 @@ type streamState struct {
 	events wire.EventReader
 	sr     stampReader
 	ch     wire.Chunk
+	ev     eventState
 	watch  stallWatch
 	model  string // the model the previous stream named, kept so the next need not copy it
 }

@@ -136,6 +136,15 @@ func (d *direct) message(path string, body []byte) message {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, d.host...)
 	b = append(b, "\r\nUser-Agent: anvilbench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"...)
+	if apiOf(path) == APIMessages {
+		// Anthropic's API wants its version named, and its key in a header of its own.
+		b = append(b, "anthropic-version: 2023-06-01\r\n"...)
+		if d.apiKey.IsSet() {
+			b = append(b, "x-api-key: "...)
+			b = append(b, d.apiKey.Reveal()...)
+			b = append(b, "\r\n"...)
+		}
+	}
 	switch {
 	case d.apiKey.IsSet():
 		b = append(b, "Authorization: Bearer "...)

@@ -15,6 +15,23 @@ import (
 const (
 	ChatPath        = "/chat/completions"
 	CompletionsPath = "/completions"
+	ResponsesPath   = "/responses"
+	MessagesPath    = "/messages"
+)
+
+// API is the surface a request is sent to; each has its body and its event grammar.
+type API string
+
+// The APIs a request can be sent to.
+const (
+	// APIChat is OpenAI's /v1/chat/completions: the prompt as a user message.
+	APIChat API = "chat"
+	// APICompletions is the legacy /v1/completions: a plain prompt, no conversation.
+	APICompletions API = "completions"
+	// APIResponses is OpenAI's Responses API, /v1/responses: input items, typed events.
+	APIResponses API = "responses"
+	// APIMessages is Anthropic's Messages API, /v1/messages: content blocks, typed events.
+	APIMessages API = "messages"
 )
 
 // ChatRequest is the body of one streamed chat completion.
@@ -28,9 +45,8 @@ type ChatRequest struct {
 	ChatTemplateKwargs map[string]any
 	// ReasoningEffort is sent as reasoning_effort when non-empty.
 	ReasoningEffort string
-	// Legacy sends the prompt to the legacy /v1/completions endpoint instead of as a user
-	// message to /v1/chat/completions.
-	Legacy bool
+	// API is where the request goes (APIChat when empty) and how its body is written.
+	API API
 	// ContinuousUsage asks for usage in every chunk (vLLM's continuous_usage_stats), which
 	// attributes tokens to chunks when an engine sends several per chunk.
 	ContinuousUsage bool
@@ -66,9 +82,27 @@ type JSONSchema struct {
 }
 
 // Path is where the request goes under the base URL.
-func (r ChatRequest) Path() string {
-	if r.Legacy {
+func (r ChatRequest) Path() string { return r.API.Path() }
+
+// apiOf is the API of a path under the base URL: the one whose path ends it, else chat.
+func apiOf(path string) API {
+	for _, a := range []API{APIResponses, APIMessages, APICompletions} {
+		if strings.HasSuffix(path, a.Path()) && !strings.HasSuffix(path, ChatPath) {
+			return a
+		}
+	}
+	return APIChat
+}
+
+// Path is the API's path under the base URL; chat's for an unknown API.
+func (a API) Path() string {
+	switch a {
+	case APICompletions:
 		return CompletionsPath
+	case APIResponses:
+		return ResponsesPath
+	case APIMessages:
+		return MessagesPath
 	}
 	return ChatPath
 }
@@ -131,23 +165,19 @@ func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
 	dst = slices.Grow(dst, len(r.Prompt)+len(r.Prompt)/16+256)
 	dst = append(dst, `{"model":`...)
 	dst = wire.AppendString(dst, r.Model)
-	if r.Legacy {
+	switch r.API {
+	case APIResponses:
+		return r.appendResponses(dst)
+	case APIMessages:
+		return r.appendMessages(dst)
+	case APICompletions:
 		if r.Prompt != "" {
 			dst = append(dst, `,"prompt":`...)
 			dst = wire.AppendString(dst, r.Prompt)
 		}
-	} else {
-		dst = append(dst, `,"messages":[`...)
-		for _, m := range r.History {
-			dst = append(dst, `{"role":`...)
-			dst = wire.AppendString(dst, m.Role)
-			dst = append(dst, `,"content":`...)
-			dst = wire.AppendString(dst, m.Content)
-			dst = append(dst, "},"...)
-		}
-		dst = append(dst, `{"role":"user","content":`...)
-		dst = wire.AppendString(dst, r.Prompt)
-		dst = append(dst, "}]"...)
+	default:
+		dst = append(dst, `,"messages":`...)
+		dst = r.appendConversation(dst, true)
 		var err error
 		if dst, err = r.appendTools(dst); err != nil {
 			return nil, err
@@ -155,6 +185,46 @@ func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, `,"max_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
+	dst, err := r.appendSampling(dst)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true`...)
+	if r.ContinuousUsage {
+		dst = append(dst, `,"continuous_usage_stats":true`...)
+	}
+	dst = append(dst, '}')
+	if dst, err = r.appendKwargs(dst); err != nil {
+		return nil, err
+	}
+	if r.ReasoningEffort != "" {
+		dst = append(dst, `,"reasoning_effort":`...)
+		dst = wire.AppendString(dst, r.ReasoningEffort)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendConversation appends the history and the prompt as an array of messages; with
+// system false a system message is left out (the Messages API takes it apart).
+func (r ChatRequest) appendConversation(dst []byte, system bool) []byte {
+	dst = append(dst, '[')
+	for _, m := range r.History {
+		if !system && m.Role == "system" {
+			continue
+		}
+		dst = append(dst, `{"role":`...)
+		dst = wire.AppendString(dst, m.Role)
+		dst = append(dst, `,"content":`...)
+		dst = wire.AppendString(dst, m.Content)
+		dst = append(dst, "},"...)
+	}
+	dst = append(dst, `{"role":"user","content":`...)
+	dst = wire.AppendString(dst, r.Prompt)
+	return append(dst, "}]"...)
+}
+
+// appendSampling appends temperature and top_p when set.
+func (r ChatRequest) appendSampling(dst []byte) ([]byte, error) {
 	for _, f := range []struct {
 		key string
 		v   *float64
@@ -168,22 +238,18 @@ func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
 		dst = append(dst, f.key...)
 		dst = strconv.AppendFloat(dst, *f.v, 'g', -1, 64)
 	}
-	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true`...)
-	if r.ContinuousUsage {
-		dst = append(dst, `,"continuous_usage_stats":true`...)
+	return dst, nil
+}
+
+// appendKwargs appends chat_template_kwargs when set.
+func (r ChatRequest) appendKwargs(dst []byte) ([]byte, error) {
+	if len(r.ChatTemplateKwargs) == 0 {
+		return dst, nil
 	}
-	dst = append(dst, '}')
-	if len(r.ChatTemplateKwargs) > 0 {
-		kwargs, err := json.Marshal(r.ChatTemplateKwargs)
-		if err != nil {
-			return nil, fmt.Errorf("encode chat request: %w", err)
-		}
-		dst = append(dst, `,"chat_template_kwargs":`...)
-		dst = append(dst, kwargs...)
+	kwargs, err := json.Marshal(r.ChatTemplateKwargs)
+	if err != nil {
+		return nil, fmt.Errorf("encode chat request: %w", err)
 	}
-	if r.ReasoningEffort != "" {
-		dst = append(dst, `,"reasoning_effort":`...)
-		dst = wire.AppendString(dst, r.ReasoningEffort)
-	}
-	return append(dst, '}'), nil
+	dst = append(dst, `,"chat_template_kwargs":`...)
+	return append(dst, kwargs...), nil
 }

@@ -43,9 +43,12 @@ func marshalled(r ChatRequest) ([]byte, error) {
 	if r.ContinuousUsage {
 		w.StreamOptions["continuous_usage_stats"] = true
 	}
-	if r.Legacy {
+	switch r.API {
+	case APICompletions:
 		w.Prompt = r.Prompt
 		return json.Marshal(w)
+	case APIResponses, APIMessages:
+		return marshalledTyped(r)
 	}
 	for _, m := range r.History {
 		w.Messages = append(w.Messages, wireMessage{Role: m.Role, Content: m.Content})
@@ -69,6 +72,73 @@ func marshalled(r ChatRequest) ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// marshalledTyped is the reference body of the Responses and Messages APIs, as maps.
+func marshalledTyped(r ChatRequest) ([]byte, error) {
+	w := map[string]any{"model": r.Model, "stream": true}
+	var msgs []map[string]any
+	for _, m := range r.History {
+		if r.API == APIMessages && m.Role == "system" {
+			if _, ok := w["system"]; !ok {
+				w["system"] = m.Content
+			}
+			continue
+		}
+		msgs = append(msgs, map[string]any{"role": m.Role, "content": m.Content})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": r.Prompt})
+	if r.Temperature != nil {
+		w["temperature"] = *r.Temperature
+	}
+	if r.TopP != nil {
+		w["top_p"] = *r.TopP
+	}
+	if r.ChatTemplateKwargs != nil {
+		w["chat_template_kwargs"] = r.ChatTemplateKwargs
+	}
+	var tools []map[string]any
+	for _, t := range r.Tools {
+		if r.API == APIMessages {
+			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.Parameters})
+		} else {
+			tools = append(tools, map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": t.Parameters})
+		}
+	}
+	if tools != nil {
+		w["tools"] = tools
+	}
+	if r.API == APIMessages {
+		if r.ResponseFormat != nil {
+			return nil, errMessagesSchema
+		}
+		w["messages"], w["max_tokens"] = msgs, r.MaxTokens
+		switch r.ToolChoice {
+		case "":
+		case "required":
+			w["tool_choice"] = map[string]any{"type": "any"}
+		case "auto", "none":
+			w["tool_choice"] = map[string]any{"type": r.ToolChoice}
+		default:
+			w["tool_choice"] = map[string]any{"type": "tool", "name": r.ToolChoice}
+		}
+		return json.Marshal(w)
+	}
+	w["input"], w["max_output_tokens"] = msgs, r.MaxTokens
+	switch r.ToolChoice {
+	case "":
+	case "required", "auto", "none":
+		w["tool_choice"] = r.ToolChoice
+	default:
+		w["tool_choice"] = map[string]any{"type": "function", "name": r.ToolChoice}
+	}
+	if f := r.ResponseFormat; f != nil {
+		w["text"] = map[string]any{"format": map[string]any{"type": "json_schema", "name": f.Name, "schema": f.Schema, "strict": f.Strict}}
+	}
+	if r.ReasoningEffort != "" {
+		w["reasoning"] = map[string]any{"effort": r.ReasoningEffort}
+	}
+	return json.Marshal(w)
+}
+
 func sameJSON(t *testing.T, a, b []byte) bool {
 	t.Helper()
 	var x, y any
@@ -84,10 +154,14 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // FuzzAppendBodyMeansWhatMarshalMeans: any prompt, model and effort, every option, decode to
 // the same JSON value as json.Marshal's body.
 func FuzzAppendBodyMeansWhatMarshalMeans(f *testing.F) {
-	f.Add("# anvil request 0:1\ndef helper():\n\"code\" \\ </b> &amp;", "m", "low", 64, 0.7, true, false, false)
-	f.Add("bad \xff utf8 \u2028 \x00 \x1f", "", "", 1, 0.0, false, true, true)
-	f.Fuzz(func(t *testing.T, prompt, model, effort string, maxTokens int, temperature float64, legacy, continuous, thinking bool) {
-		r := ChatRequest{Model: model, Prompt: prompt, MaxTokens: maxTokens, Legacy: legacy, ContinuousUsage: continuous, ReasoningEffort: effort}
+	f.Add("# anvil request 0:1\ndef helper():\n\"code\" \\ </b> &amp;", "m", "low", 64, 0.7, uint8(1), false, false)
+	f.Add("bad \xff utf8 \u2028 \x00 \x1f", "", "", 1, 0.0, uint8(0), true, true)
+	for api := range uint8(4) {
+		f.Add("ok", "m", "required", 8, 1.0, api, false, true)
+	}
+	f.Fuzz(func(t *testing.T, prompt, model, effort string, maxTokens int, temperature float64, api uint8, continuous, thinking bool) {
+		r := ChatRequest{Model: model, Prompt: prompt, MaxTokens: maxTokens, API: []API{APIChat, APICompletions, APIResponses, APIMessages}[api%4],
+			ContinuousUsage: continuous, ReasoningEffort: effort}
 		if thinking {
 			// A conversation, a tool and a schema, with the fuzzed text in every string.
 			r.History = []Message{{Role: "system", Content: effort}, {Role: "assistant", Content: prompt}}
@@ -103,6 +177,9 @@ func FuzzAppendBodyMeansWhatMarshalMeans(f *testing.F) {
 		}
 		want, err := marshalled(r)
 		if err != nil {
+			if _, gotErr := r.AppendBody(nil); gotErr == nil {
+				t.Fatalf("AppendBody encodes what json.Marshal refuses: %v", err)
+			}
 			t.Skip()
 		}
 		got, err := r.AppendBody([]byte("kept"))

@@ -146,27 +146,35 @@ func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
 		}
 		res.Arrivals = append(res.Arrivals, at)
 		res.attribute(ch.Usage)
-		if !res.HasFirstOutput {
-			res.HasFirstOutput, res.FirstOutput = true, at
-		}
-		if reasoning != "" {
-			res.ReasoningChunks++
-		}
-		if content != "" || tools {
-			res.ContentChunks++
-			if !res.HasFirstContent {
-				res.HasFirstContent, res.FirstContent = true, at
-			}
-		}
-		if content != "" {
-			res.capture(content)
-		}
+		res.arrived(at, reasoning, content, tools)
 		if tools {
-			res.ToolCallChunks++
-			if !res.HasFirstToolCall {
-				res.HasFirstToolCall, res.FirstToolCall = true, at
-			}
 			res.addToolCalls(c.Delta.ToolCalls)
+		}
+	}
+}
+
+// arrived counts an output event that just arrived at at (its arrival already logged):
+// reasoning or content text, or a tool-call fragment (tool).
+func (res *Result) arrived(at time.Duration, reasoning, content string, tool bool) {
+	if !res.HasFirstOutput {
+		res.HasFirstOutput, res.FirstOutput = true, at
+	}
+	if reasoning != "" {
+		res.ReasoningChunks++
+	}
+	if content != "" || tool {
+		res.ContentChunks++
+		if !res.HasFirstContent {
+			res.HasFirstContent, res.FirstContent = true, at
+		}
+	}
+	if content != "" {
+		res.capture(content)
+	}
+	if tool {
+		res.ToolCallChunks++
+		if !res.HasFirstToolCall {
+			res.HasFirstToolCall, res.FirstToolCall = true, at
 		}
 	}
 }
@@ -196,6 +204,25 @@ func (res *Result) addToolCalls(fragments []wire.ToolCall) {
 		}
 		res.appendArguments(c, f.Function.Arguments)
 	}
+}
+
+// toolFragment adds a fragment of the call at index: its id and name when they come,
+// its arguments in pieces (the Responses and Messages APIs name calls by their item or
+// block index).
+func (res *Result) toolFragment(index int, id, name, arguments string) {
+	k := slices.IndexFunc(res.ToolCalls, func(c ToolCall) bool { return c.Index == index })
+	if k < 0 {
+		res.ToolCalls = append(res.ToolCalls, ToolCall{Index: index})
+		k = len(res.ToolCalls) - 1
+	}
+	c := &res.ToolCalls[k]
+	if c.ID == "" {
+		c.ID = strings.Clone(id)
+	}
+	if c.Name == "" {
+		c.Name = strings.Clone(name)
+	}
+	res.appendArguments(c, arguments)
 }
 
 // appendArguments adds a fragment of a call's arguments, within CaptureLimit characters

@@ -26,7 +26,7 @@ import (
 func (c *Chunk) DecodeFast(data []byte) bool {
 	choices := c.Choices[:0]
 	*c = Chunk{Choices: choices, scratch: c.scratch[:0]}
-	s := scanner{data: data, c: c}
+	s := scanner{data: data, c: c, scratch: &c.scratch}
 	s.ws()
 	if !s.top() {
 		return false
@@ -45,6 +45,8 @@ type scanner struct {
 	data []byte
 	i    int
 	c    *Chunk
+	// scratch receives unescaped strings: the decoded value's own buffer.
+	scratch *[]byte
 }
 
 // Member bits, for duplicate detection.
@@ -477,9 +479,8 @@ func (s *scanner) string_() (string, bool) {
 // escaped continues string_ at the first backslash of a string starting at start,
 // unescaping into scratch.
 func (s *scanner) escaped(start int, high bool) (string, bool) {
-	c := s.c
-	off := len(c.scratch)
-	b := append(c.scratch, s.data[start:s.i]...)
+	off := len(*s.scratch)
+	b := append(*s.scratch, s.data[start:s.i]...)
 	for s.i < len(s.data) {
 		j, h := plainRun(s.data, s.i)
 		high = high || h
@@ -491,7 +492,7 @@ func (s *scanner) escaped(start int, high bool) (string, bool) {
 		switch ch := s.data[j]; {
 		case ch == '"':
 			s.i++
-			c.scratch = b
+			*s.scratch = b
 			v := b[off:]
 			if high && !utf8.Valid(v) {
 				return "", false

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,17 +69,21 @@ func DescribeConformance(apis ...capacity.API) bool {
 		}
 	}
 	conformanceSpecs = true
+	columns := make([]string, len(apis))
+	for i, a := range apis {
+		columns[i] = string(a)
+	}
 	Describe("conformance", Label(LabelConformance), func() {
 		for _, api := range apis {
-			describeConformanceOf(api)
+			describeConformanceOf(api, columns)
 		}
 	})
 	return true
 }
 
-func describeConformanceOf(api capacity.API) {
+func describeConformanceOf(api capacity.API, columns []string) {
 	Describe("on "+string(api), Ordered, func() {
-		c := &conformer{api: api}
+		c := &conformer{api: api, columns: columns}
 		BeforeAll(func(ctx SpecContext) { c.start(ctx) }, NodeTimeout(2*time.Minute))
 
 		It("serves the model and streams the configured scenario with usage", func(ctx SpecContext) { c.configured(ctx) }, SpecTimeout(5*time.Minute))
@@ -93,8 +98,9 @@ func describeConformanceOf(api capacity.API) {
 
 // conformer asks the engine, on one API, what the table records.
 type conformer struct {
-	api    capacity.API
-	target capacity.Target
+	api     capacity.API
+	columns []string // every API's, in the table's order
+	target  capacity.Target
 	// base is the configured scenario on this API with the model the preflight found.
 	base capacity.Scenario
 	ep   capacity.Endpoint
@@ -119,7 +125,7 @@ func (c *conformer) start(ctx context.Context) {
 	sc.Progress = nil
 	c.base = sc
 	var err error
-	c.ep, err = capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: sc.Model, Window: sc.MaxContextTokens, Legacy: c.api == capacity.APICompletions})
+	c.ep, err = capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: sc.Model, Window: sc.MaxContextTokens, API: c.api})
 	if err != nil {
 		c.set(ItemModelServed, gate.NotHonoured, err.Error())
 		return
@@ -138,7 +144,7 @@ func (c *conformer) set(item string, status gate.ConformanceStatus, detail strin
 	env := Current()
 	_, err := runrecord.Update(env.OutDir, env.RunID, func(s *gate.Summary) {
 		if s.Conformance == nil {
-			s.Conformance = &gate.Conformance{}
+			s.Conformance = &gate.Conformance{APIs: slices.Clone(c.columns)}
 		}
 		s.Conformance.Model = cmp.Or(c.base.Model, s.Conformance.Model)
 		s.Conformance.Set(string(c.api), item, gate.ConformanceCell{Status: status, Detail: detail})
@@ -406,7 +412,6 @@ func (c *conformer) models(ctx context.Context) {
 	if c.unserved(ItemAlias, ItemWrongModel) {
 		return
 	}
-	legacy := c.api == capacity.APICompletions
 	listed, _, tagged := strings.Cut(c.ep.Model, ":")
 	switch {
 	case c.ep.Alias:
@@ -414,7 +419,7 @@ func (c *conformer) models(ctx context.Context) {
 	case !tagged:
 		c.set(ItemAlias, gate.NotApplicable, fmt.Sprintf("the model's listed id %s has no :tag to leave out", c.ep.Model))
 	default:
-		ep, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: listed, Window: c.base.MaxContextTokens, Legacy: legacy})
+		ep, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: listed, Window: c.base.MaxContextTokens, API: c.api})
 		switch {
 		case err != nil:
 			c.set(ItemAlias, gate.NotHonoured, err.Error())
@@ -425,7 +430,7 @@ func (c *conformer) models(ctx context.Context) {
 		}
 	}
 	wrong := listed + "-anvil-nonexistent"
-	_, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: wrong, Window: c.base.MaxContextTokens, Legacy: legacy})
+	_, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: wrong, Window: c.base.MaxContextTokens, API: c.api})
 	if err == nil {
 		c.set(ItemWrongModel, gate.NotHonoured, fmt.Sprintf("a request for %s was answered", wrong))
 		return

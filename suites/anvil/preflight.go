@@ -82,7 +82,7 @@ func checkBaselineBuilds(ctx SpecContext) []gate.Result {
 			checked[key] = true
 		}
 		ep, err := capacity.Preflight(ctx, in.Baseline, capacity.PreflightOptions{Model: model, Window: reg.g.Scenario.MaxContextTokens,
-			Legacy: reg.g.Scenario.API == capacity.APICompletions})
+			API: reg.g.Scenario.API})
 		if err != nil {
 			out = append(out, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,
 				Message: fmt.Sprintf("scenario %s: the baseline build at %s (ANVIL_BASELINE_URL, baseline_url): %v", reg.g.Name, in.Baseline.BaseURL, err)})
@@ -98,7 +98,7 @@ func checkBaselineBuilds(ctx SpecContext) []gate.Result {
 func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Preflight {
 	r := runOf()
 	ep, err := capacity.Preflight(ctx, cfg.Target(baseURL), capacity.PreflightOptions{
-		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, Legacy: cfg.Scenario.API == capacity.APICompletions})
+		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, API: cfg.Scenario.API})
 	err = onEmbeddedEngine(err, cfg.UsesEmbeddedEngine())
 	found := &gate.Preflight{OK: err == nil, Suite: suiteName, Model: ep.Model, Served: ep.Served, Window: ep.Window, WindowSource: ep.WindowSource}
 	if err != nil {

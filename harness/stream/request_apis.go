@@ -1,0 +1,140 @@
+package stream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
+)
+
+// appendResponses appends the rest of a Responses API body after its model: the
+// conversation as input items, max_output_tokens, the function tools (flat, as the
+// Responses API has them) and the schema as text.format.
+func (r ChatRequest) appendResponses(dst []byte) ([]byte, error) {
+	dst = append(dst, `,"input":`...)
+	dst = r.appendConversation(dst, true)
+	dst = append(dst, `,"max_output_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
+	dst, err := r.appendSampling(dst)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"stream":true`...)
+	for k, t := range r.Tools {
+		if !json.Valid(t.Parameters) {
+			return nil, fmt.Errorf("encode responses request: tool %q: parameters are not JSON", t.Name)
+		}
+		dst = appendListStart(dst, k, `,"tools":[`)
+		dst = append(dst, `{"type":"function","name":`...)
+		dst = wire.AppendString(dst, t.Name)
+		dst = append(dst, `,"description":`...)
+		dst = wire.AppendString(dst, t.Description)
+		dst = append(dst, `,"parameters":`...)
+		dst = append(dst, t.Parameters...)
+		dst = append(dst, '}')
+		if k == len(r.Tools)-1 {
+			dst = append(dst, ']')
+		}
+	}
+	switch r.ToolChoice {
+	case "":
+	case "required", "auto", "none":
+		dst = append(dst, `,"tool_choice":`...)
+		dst = wire.AppendString(dst, r.ToolChoice)
+	default:
+		dst = append(dst, `,"tool_choice":{"type":"function","name":`...)
+		dst = wire.AppendString(dst, r.ToolChoice)
+		dst = append(dst, '}')
+	}
+	if f := r.ResponseFormat; f != nil {
+		if !json.Valid(f.Schema) {
+			return nil, fmt.Errorf("encode responses request: response format %q: the schema is not JSON", f.Name)
+		}
+		dst = append(dst, `,"text":{"format":{"type":"json_schema","name":`...)
+		dst = wire.AppendString(dst, f.Name)
+		dst = append(dst, `,"schema":`...)
+		dst = append(dst, f.Schema...)
+		dst = append(dst, `,"strict":`...)
+		dst = strconv.AppendBool(dst, f.Strict)
+		dst = append(dst, "}}"...)
+	}
+	if dst, err = r.appendKwargs(dst); err != nil {
+		return nil, err
+	}
+	if r.ReasoningEffort != "" {
+		dst = append(dst, `,"reasoning":{"effort":`...)
+		dst = wire.AppendString(dst, r.ReasoningEffort)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
+}
+
+// errMessagesSchema refuses a JSON schema on the Messages API, which has none to send.
+var errMessagesSchema = errors.New("encode messages request: the Messages API takes no JSON schema (response_format)")
+
+// appendMessages appends the rest of a Messages API body after its model: max_tokens, the
+// system message apart, the conversation, and the tools with their input_schema.
+func (r ChatRequest) appendMessages(dst []byte) ([]byte, error) {
+	if r.ResponseFormat != nil {
+		return nil, errMessagesSchema
+	}
+	dst = append(dst, `,"max_tokens":`...)
+	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
+	for _, m := range r.History {
+		if m.Role == "system" {
+			dst = append(dst, `,"system":`...)
+			dst = wire.AppendString(dst, m.Content)
+			break
+		}
+	}
+	dst = append(dst, `,"messages":`...)
+	dst = r.appendConversation(dst, false)
+	dst, err := r.appendSampling(dst)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"stream":true`...)
+	for k, t := range r.Tools {
+		if !json.Valid(t.Parameters) {
+			return nil, fmt.Errorf("encode messages request: tool %q: parameters are not JSON", t.Name)
+		}
+		dst = appendListStart(dst, k, `,"tools":[`)
+		dst = append(dst, `{"name":`...)
+		dst = wire.AppendString(dst, t.Name)
+		dst = append(dst, `,"description":`...)
+		dst = wire.AppendString(dst, t.Description)
+		dst = append(dst, `,"input_schema":`...)
+		dst = append(dst, t.Parameters...)
+		dst = append(dst, '}')
+		if k == len(r.Tools)-1 {
+			dst = append(dst, ']')
+		}
+	}
+	switch r.ToolChoice {
+	case "":
+	case "required":
+		dst = append(dst, `,"tool_choice":{"type":"any"}`...)
+	case "auto", "none":
+		dst = append(dst, `,"tool_choice":{"type":`...)
+		dst = wire.AppendString(dst, r.ToolChoice)
+		dst = append(dst, '}')
+	default:
+		dst = append(dst, `,"tool_choice":{"type":"tool","name":`...)
+		dst = wire.AppendString(dst, r.ToolChoice)
+		dst = append(dst, '}')
+	}
+	if dst, err = r.appendKwargs(dst); err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}
+
+// appendListStart opens a list with open before its first element, a comma before others.
+func appendListStart(dst []byte, k int, open string) []byte {
+	if k == 0 {
+		return append(dst, open...)
+	}
+	return append(dst, ',')
+}

@@ -1,0 +1,111 @@
+package wire
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// eventSeeds are the events of the recorded streams of an API, and shapes they leave out.
+func eventSeeds(f *testing.F, file string, extra ...string) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", file))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data: "); ok {
+			f.Add(data)
+		}
+	}
+	for _, s := range extra {
+		f.Add(s)
+	}
+}
+
+// sameMeaning compares what two decoded values say: json.Marshal of their exported fields.
+func sameMeaning(t *testing.T, data string, fast, slow any) {
+	t.Helper()
+	a, err := json.Marshal(fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) {
+		t.Fatalf("%q decodes differently\nfast: %s\njson: %s", data, a, b)
+	}
+}
+
+// FuzzResponsesEvent: when the scanner takes a Responses API event, encoding/json takes it
+// too and gives the same values, whatever event the value held before.
+func FuzzResponsesEvent(f *testing.F) {
+	eventSeeds(f, "ollama-responses.sse",
+		`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"{\"wor\u00e9ds\":"}`,
+		`{"type":"response.reasoning_text.delta","delta":"hm","output_index":0,"Delta":"x"}`,
+		`{"type":null,"delta":null,"output_index":null}`, `{"type":"a","type":"b"}`, `{"output_index":1.5}`,
+		`{"type":"error","code":"server_error","message":"boom"}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		var fast, slow ResponsesEvent
+		before := []byte(`{"type":"response.completed","delta":"old","output_index":3,"response":{"model":"old","usage":{"input_tokens":1}},"item":{"type":"x"},"message":"old"}`)
+		if err := fast.DecodeJSON(before); err != nil || !slow.DecodeFast([]byte(`{"type":"old","delta":"old","output_index":2}`)) {
+			t.Fatal("the warm-up events must decode")
+		}
+		raw := []byte(data)
+		if !fast.DecodeFast(raw) {
+			return
+		}
+		if err := slow.DecodeJSON([]byte(data)); err != nil {
+			t.Fatalf("the fast path took %q, encoding/json refuses it: %v", data, err)
+		}
+		sameMeaning(t, data, &fast, &slow)
+	})
+}
+
+// FuzzMessagesEvent: the same for the Messages API's events.
+func FuzzMessagesEvent(f *testing.F) {
+	eventSeeds(f, "ollama-messages.sse",
+		`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm \ud83d\ude00"}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x"}}`,
+		`{"type":"ping"}`, `{"type":"content_block_stop","index":0}`, `{"delta":null}`, `{"delta":{"Text":"x"}}`,
+		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		var fast, slow MessagesEvent
+		before := []byte(`{"type":"message_delta","index":3,"delta":{"type":"x","text":"old","stop_reason":"end_turn"},"usage":{"output_tokens":4},"message":{"model":"old"},"content_block":{"type":"text"},"error":{}}`)
+		if err := fast.DecodeJSON(before); err != nil || !slow.DecodeFast([]byte(`{"type":"old","index":2,"delta":{"type":"text_delta","text":"old"}}`)) {
+			t.Fatal("the warm-up events must decode")
+		}
+		raw := []byte(data)
+		if !fast.DecodeFast(raw) {
+			return
+		}
+		if err := slow.DecodeJSON([]byte(data)); err != nil {
+			t.Fatalf("the fast path took %q, encoding/json refuses it: %v", data, err)
+		}
+		sameMeaning(t, data, &fast, &slow)
+	})
+}
+
+// The per-token events of both APIs take the scanner's way and allocate nothing.
+func TestTypedEventsDecodeWithoutAllocating(t *testing.T) {
+	rev := []byte(`{"content_index":0,"delta":" bytes","item_id":"msg_445483","logprobs":[],"output_index":0,"sequence_number":4,"type":"response.output_text.delta"}`)
+	mev := []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" sub\nnormal"}}`)
+	var r ResponsesEvent
+	var m MessagesEvent
+	r.Decode(rev)
+	m.Decode(mev)
+	if n := testing.AllocsPerRun(100, func() {
+		if !r.DecodeFast(rev) || !m.DecodeFast(mev) {
+			t.Fatal("not on the fast path")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per pair of events", n)
+	}
+	if r.Type != "response.output_text.delta" || r.Delta != " bytes" || *r.OutputIndex != 0 || m.Delta.Text != " sub\nnormal" || *m.Index != 0 {
+		t.Errorf("decoded %+v and %+v", r, m)
+	}
+}
