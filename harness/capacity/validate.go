@@ -119,9 +119,6 @@ func (sc Scenario) wordProblems(k kind) []error {
 	if sc.API == APICompletions {
 		add("Output", string(sc.Output), "needs %s chat, responses or messages: /v1/completions has no tools or response_format", "API")
 	}
-	if sc.API == APIMessages && sc.Output == OutputJSON {
-		add("Output", string(sc.Output), "needs %s chat or responses: the Messages API takes no JSON schema", "API")
-	}
 	if ownWords && sc.ResponseWords == 0 {
 		add("Output", string(sc.Output), "needs %s > 0: the words are what it checks", "ResponseWords")
 	}

@@ -52,6 +52,12 @@ type typedRequest struct {
 	Thinking *struct {
 		Type string `json:"type"`
 	} `json:"thinking"`
+	// OutputConfig is the Messages API's structured output: format.type json_schema.
+	OutputConfig *struct {
+		Format *struct {
+			Type string `json:"type"`
+		} `json:"format"`
+	} `json:"output_config"`
 	ChatTemplateKwargs map[string]any `json:"chat_template_kwargs"`
 }
 
@@ -104,6 +110,11 @@ func (t *typedRequest) chatRequest(api surface) (genRequest, error) {
 		}
 		req.Messages = append(req.Messages, t.Messages...)
 		req.MaxTokens = t.MaxTokens
+		if oc := t.OutputConfig; oc != nil && oc.Format != nil {
+			req.ResponseFormat = &struct {
+				Type string `json:"type"`
+			}{Type: oc.Format.Type}
+		}
 		if t.Thinking != nil && t.Thinking.Type == "enabled" {
 			if req.ChatTemplateKwargs == nil {
 				req.ChatTemplateKwargs = map[string]any{}

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -71,15 +70,10 @@ func (r ChatRequest) appendResponses(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// errMessagesSchema refuses a JSON schema on the Messages API, which has none to send.
-var errMessagesSchema = errors.New("encode messages request: the Messages API takes no JSON schema (response_format)")
-
 // appendMessages appends the rest of a Messages API body after its model: max_tokens, the
-// system message apart, the conversation, and the tools with their input_schema.
+// system message apart, the conversation, the tools with their input_schema, and the
+// schema as output_config.format (Anthropic's structured outputs).
 func (r ChatRequest) appendMessages(dst []byte) ([]byte, error) {
-	if r.ResponseFormat != nil {
-		return nil, errMessagesSchema
-	}
 	dst = append(dst, `,"max_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
 	for _, m := range r.History {
@@ -124,6 +118,14 @@ func (r ChatRequest) appendMessages(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"tool_choice":{"type":"tool","name":`...)
 		dst = wire.AppendString(dst, r.ToolChoice)
 		dst = append(dst, '}')
+	}
+	if f := r.ResponseFormat; f != nil {
+		if !json.Valid(f.Schema) {
+			return nil, fmt.Errorf("encode messages request: response format %q: the schema is not JSON", f.Name)
+		}
+		dst = append(dst, `,"output_config":{"format":{"type":"json_schema","schema":`...)
+		dst = append(dst, f.Schema...)
+		dst = append(dst, "}}"...)
 	}
 	if dst, err = r.appendKwargs(dst); err != nil {
 		return nil, err

@@ -107,8 +107,8 @@ func marshalledTyped(r ChatRequest) ([]byte, error) {
 		w["tools"] = tools
 	}
 	if r.API == APIMessages {
-		if r.ResponseFormat != nil {
-			return nil, errMessagesSchema
+		if f := r.ResponseFormat; f != nil {
+			w["output_config"] = map[string]any{"format": map[string]any{"type": "json_schema", "schema": f.Schema}}
 		}
 		w["messages"], w["max_tokens"] = msgs, r.MaxTokens
 		switch r.ToolChoice {
