@@ -68,6 +68,9 @@ type Extension struct {
 	// StructuredOutput is what a tool-call or JSON-schema run's responses held; null for
 	// text answers.
 	StructuredOutput *StructuredOutput `json:"structured_output"`
+	// Reasoning summarizes the reasoning tokens the engine reported; null when no request's
+	// usage split its completion tokens.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine
@@ -667,4 +670,26 @@ type RequestSpan struct {
 	// session's earlier turns); null when the workload plans no sharing.
 	ExpectedCachedMin *int `json:"expected_cached_min"`
 	ExpectedCachedMax *int `json:"expected_cached_max"`
+	// ReasoningTokens are the completion tokens the engine's usage counted as thought
+	// (completion_tokens_details.reasoning_tokens, output_tokens_details.reasoning_tokens);
+	// AnswerTokens the rest; null when the engine did not split them.
+	ReasoningTokens *int `json:"reasoning_tokens,omitempty"`
+	AnswerTokens    *int `json:"answer_tokens,omitempty"`
+	// ReasoningToAnswerMs is from the first reasoning delta to the first answer delta; null
+	// without reasoning before the answer.
+	ReasoningToAnswerMs *Float `json:"reasoning_to_answer_ms,omitempty"`
+	// AnswerTPOTMs is the answer's own time per output token: from the first answer delta
+	// to the end over answer tokens − 1; null without a split or under 2 answer tokens.
+	AnswerTPOTMs *Float `json:"answer_tpot_ms,omitempty"`
+}
+
+// Reasoning is what the engine's usage said of a run's thinking: how many requests
+// reported reasoning tokens, and per request the reasoning and answer tokens, the time from
+// the first reasoning to the first answer, and the answer's own time per output token.
+type Reasoning struct {
+	Requests            int          `json:"requests"`
+	ReasoningTokens     *Percentiles `json:"reasoning_tokens"`
+	AnswerTokens        *Percentiles `json:"answer_tokens"`
+	ReasoningToAnswerMs *Percentiles `json:"reasoning_to_answer_ms"`
+	AnswerTPOTMs        *Percentiles `json:"answer_tpot_ms"`
 }

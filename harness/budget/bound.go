@@ -25,7 +25,7 @@ func (b Bound) label() string {
 // gives for it. A mean's interval is the artifact's own; a percentile's is recomputed from
 // the request_timings rows, which must hold exactly those samples.
 func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float64, error) {
-	family, stat, _ := artifact.ParseMetricKey(key)
+	family, stat, _ := artifact.ParseFigureKey(key)
 	name := Describe(key)
 	if stat == "mean" {
 		end := "_mean_ci95_high"

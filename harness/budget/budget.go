@@ -107,12 +107,12 @@ func parseTerm(term string) (Budget, error) {
 	metric := strings.TrimSpace(term[:i])
 	number, options, hasOptions := strings.Cut(term[j:], optionSep)
 	number = strings.TrimSpace(number)
-	if _, _, ok := new(artifact.Metrics).Lookup(metric); !ok {
+	if !artifact.KnownFigure(metric) {
 		if key, _, found := strings.Cut(metric, optionSep); found {
 			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
 		}
-		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms)", metric)
-		if near := suggest.Nearest(metric, artifact.MetricKeys(), 3); near != "" {
+		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. answer_tpot_p50_ms)", metric)
+		if near := suggest.Nearest(metric, append(artifact.MetricKeys(), artifact.ExtensionFigureKeys()...), 3); near != "" {
 			msg = fmt.Sprintf("unknown metric %q (did you mean %s?)", metric, near)
 		}
 		return Budget{}, errors.New(msg)
@@ -170,7 +170,7 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 		v.Err = err
 		return v
 	}
-	value, samples, ok := a.Metrics.Lookup(key)
+	value, samples, ok := a.Figure(key)
 	if !ok {
 		v.Err = fmt.Errorf("unknown metric %q", key)
 		return v
@@ -258,7 +258,7 @@ func decimals(x float64) int {
 
 // Describe names a metric key for people: "tpot_p50_ms" is "tpot p50".
 func Describe(metric string) string {
-	if family, stat, ok := artifact.ParseMetricKey(metric); ok && stat != "" {
+	if family, stat, ok := artifact.ParseFigureKey(metric); ok && stat != "" {
 		return family + " " + stat
 	}
 	return metric

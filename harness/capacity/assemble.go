@@ -47,6 +47,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		ServedModels:     r.servedModels(),
 		Shard:            r.shard(started),
 		StructuredOutput: r.structuredSummary(timeline),
+		Reasoning:        reasoningSummary(timeline),
 		Send:             sendSplit(timeline),
 		CacheBlockTokens: r.sc.CacheBlockTokens,
 	}
@@ -327,6 +328,9 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		}
 		if o.structureProblem != "" {
 			s.StructureProblem = new(o.structureProblem)
+		}
+		if o.row != nil {
+			reasoningSplit(&s, o.row, o.reasoningTokens)
 		}
 		if e := r.expectedAt(i); e != nil {
 			s.ExpectedCachedMin, s.ExpectedCachedMax = new(e.Min), new(e.Max)

@@ -140,6 +140,7 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	first := shards[0].Extension
 	ext.CacheBlockTokens = first.CacheBlockTokens
 	ext.Send = sendSplit(spans)
+	ext.Reasoning = reasoningSummary(spans)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)

@@ -54,6 +54,8 @@ type outcome struct {
 	arrivalTokens []int
 	// firstChunkTokens is set when per-chunk usage counted the first chunk's tokens.
 	firstChunkTokens *int
+	// reasoningTokens is the usage's reasoning tokens; nil when it split none.
+	reasoningTokens *int
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -153,6 +155,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	res.Release() // the content is judged: its capture serves the next stream
 	o.sent, o.usage, o.reasoning = res.Start, res.Usage != nil, res.ReasoningChunks > 0
+	if res.Usage != nil && res.Usage.ReasoningTokens != nil {
+		o.reasoningTokens = new(*res.Usage.ReasoningTokens)
+	}
 	if res.HasFirstOutput {
 		o.firstOutput = res.Start.Add(res.FirstOutput)
 	}

@@ -142,6 +142,9 @@ func (st *streamState) responsesUsage(res *Result, u *wire.ResponsesUsage) {
 	if d := u.InputTokensDetails; d != nil && d.CachedTokens != nil {
 		res.usage.counts[3], res.usage.u.CachedTokens = *d.CachedTokens, &res.usage.counts[3]
 	}
+	if d := u.OutputTokensDetails; d != nil && d.ReasoningTokens != nil {
+		res.usage.counts[4], res.usage.u.ReasoningTokens = *d.ReasoningTokens, &res.usage.counts[4]
+	}
 }
 
 // messages folds one Messages API event into res; terminal reports message_stop.

@@ -121,6 +121,8 @@ func FuzzChunk(f *testing.F) {
 	for _, s := range chunkSeeds {
 		f.Add(s)
 	}
+	f.Add(`{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":40,"completion_tokens_details":{"reasoning_tokens":31,"accepted_prediction_tokens":0}}}`)
+	f.Add(`{"choices":[],"usage":{"completion_tokens_details":null,"Completion_Tokens_Details":{}}}`)
 	f.Fuzz(func(t *testing.T, data string) {
 		compareFastAndJSON(t, data)
 		var ch wire.Chunk
@@ -148,7 +150,7 @@ func FuzzChunk(f *testing.F) {
 // before (reuse must leave nothing behind), and compares what they give.
 func compareFastAndJSON(t *testing.T, data string) {
 	t.Helper()
-	const before = `{"id":"x","choices":[{"delta":{"content":"old","reasoning":"old"},"text":"old","finish_reason":"stop"},{"text":"old2"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":4}},"error":{"message":"old"},"object":"error","message":"old","model":"old"}`
+	const before = `{"id":"x","choices":[{"delta":{"content":"old","reasoning":"old"},"text":"old","finish_reason":"stop"},{"text":"old2"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":{"reasoning_tokens":5}},"error":{"message":"old"},"object":"error","message":"old","model":"old"}`
 	var fast, slow wire.Chunk
 	if !fast.DecodeFast([]byte(before)) || slow.DecodeJSON([]byte(before)) != nil {
 		t.Fatal("the warm-up chunk must decode both ways")
@@ -202,6 +204,9 @@ func dumpChunk(c *wire.Chunk) string {
 		fmt.Fprintf(&b, "usage %s %s %s", ptr(u.PromptTokens), ptr(u.CompletionTokens), ptr(u.TotalTokens))
 		if u.PromptTokensDetails != nil {
 			fmt.Fprintf(&b, " details %s", ptr(u.PromptTokensDetails.CachedTokens))
+		}
+		if u.CompletionTokensDetails != nil {
+			fmt.Fprintf(&b, " completion details %s", ptr(u.CompletionTokensDetails.ReasoningTokens))
 		}
 		b.WriteString("\n")
 	}

@@ -21,6 +21,10 @@ type Usage struct {
 	TotalTokens      *int `json:"total_tokens"`
 	// CachedTokens is usage.prompt_tokens_details.cached_tokens.
 	CachedTokens *int `json:"-"`
+	// ReasoningTokens is usage.completion_tokens_details.reasoning_tokens (the Responses
+	// API's output_tokens_details.reasoning_tokens): the part of the completion tokens that
+	// was thought, not answer.
+	ReasoningTokens *int `json:"-"`
 }
 
 // Result is what one request's stream showed. Durations are offsets from Start, the
@@ -101,7 +105,7 @@ type Result struct {
 	// usage backs Usage, so a chunk's usage costs no allocation.
 	usage struct {
 		u      Usage
-		counts [4]int
+		counts [5]int
 	}
 }
 
@@ -259,6 +263,9 @@ func (res *Result) setUsage(u *wire.Usage) {
 	}
 	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
 		st.counts[3], st.u.CachedTokens = *u.PromptTokensDetails.CachedTokens, &st.counts[3]
+	}
+	if u.CompletionTokensDetails != nil && u.CompletionTokensDetails.ReasoningTokens != nil {
+		st.counts[4], st.u.ReasoningTokens = *u.CompletionTokensDetails.ReasoningTokens, &st.counts[4]
 	}
 	res.Usage = &st.u
 }

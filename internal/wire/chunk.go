@@ -25,10 +25,11 @@ type Chunk struct {
 
 	// Storage the fast path points Usage and its counts into, so it never allocates;
 	// encoding/json ignores unexported fields.
-	usage   Usage
-	details Details
-	counts  [4]int
-	scratch []byte // unescaped strings of the fast path
+	usage             Usage
+	details           Details
+	completionDetails CompletionDetails
+	counts            [5]int
+	scratch           []byte // unescaped strings of the fast path
 }
 
 type Choice struct {
@@ -60,10 +61,17 @@ type ToolCall struct {
 }
 
 type Usage struct {
-	PromptTokens        *int     `json:"prompt_tokens"`
-	CompletionTokens    *int     `json:"completion_tokens"`
-	TotalTokens         *int     `json:"total_tokens"`
-	PromptTokensDetails *Details `json:"prompt_tokens_details"`
+	PromptTokens            *int               `json:"prompt_tokens"`
+	CompletionTokens        *int               `json:"completion_tokens"`
+	TotalTokens             *int               `json:"total_tokens"`
+	PromptTokensDetails     *Details           `json:"prompt_tokens_details"`
+	CompletionTokensDetails *CompletionDetails `json:"completion_tokens_details"`
+}
+
+// CompletionDetails splits the completion tokens: ReasoningTokens are the model's thought
+// (vLLM, OpenAI, Ollama report them with a reasoning model).
+type CompletionDetails struct {
+	ReasoningTokens *int `json:"reasoning_tokens"`
 }
 
 type Details struct {

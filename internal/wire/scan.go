@@ -77,14 +77,16 @@ const (
 	mCompletion
 	mTotal
 	mDetails
+	mCompletionDetails
 )
 
 var (
-	topMembers     = []string{"choices", "usage", "error", "object", "message", "model"}
-	choiceMembers  = []string{"delta", "text", "finish_reason"}
-	deltaMembers   = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
-	usageMembers   = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details"}
-	detailsMembers = []string{"cached_tokens"}
+	topMembers               = []string{"choices", "usage", "error", "object", "message", "model"}
+	choiceMembers            = []string{"delta", "text", "finish_reason"}
+	deltaMembers             = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
+	usageMembers             = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
+	detailsMembers           = []string{"cached_tokens"}
+	completionDetailsMembers = []string{"reasoning_tokens"}
 )
 
 func (s *scanner) ws() {
@@ -374,6 +376,25 @@ func (s *scanner) usage() bool {
 			return once(&seen, mCompletion) && s.optInt(&u.CompletionTokens, &c.counts[1])
 		case "total_tokens":
 			return once(&seen, mTotal) && s.optInt(&u.TotalTokens, &c.counts[2])
+		case "completion_tokens_details":
+			if !once(&seen, mCompletionDetails) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			if !s.byte_('{') {
+				return false
+			}
+			d := &c.completionDetails
+			u.CompletionTokensDetails = d
+			dseen := 0
+			return s.members(func(key []byte) bool {
+				if string(key) == "reasoning_tokens" {
+					return once(&dseen, 1) && s.optInt(&d.ReasoningTokens, &c.counts[4])
+				}
+				return s.unknown(key, completionDetailsMembers)
+			})
 		case "prompt_tokens_details":
 			if !once(&seen, mDetails) {
 				return false

@@ -97,3 +97,34 @@ func TestTheReportDrawsTheConformanceTable(t *testing.T) {
 		}
 	}
 }
+
+// A thinking run's reasoning split is a table of its own in report.md; without a split
+// from the engine's usage, the report says the token figures are of the whole completion.
+func TestTheReportDrawsTheReasoningSplit(t *testing.T) {
+	b := synth(synthSpec{name: "configured", conc: 4, ctx: 1000, n: 8, ttftMs: 50, tpotMs: 5})
+	p := func(v float64) *artifact.Percentiles {
+		return &artifact.Percentiles{Samples: 8, P50: artifact.Float(v), P95: artifact.Float(v), P99: artifact.Float(v), Max: artifact.Float(v)}
+	}
+	b.Extension.Reasoning = &artifact.Reasoning{Requests: 8, ReasoningTokens: p(24), AnswerTokens: p(17), ReasoningToAnswerMs: p(48), AnswerTPOTMs: p(2)}
+	var md strings.Builder
+	m, err := Build(Input{Runs: []Run{{Path: "capacity/configured.json", Benchmark: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### configured: reasoning", "| reasoning tokens | 24 tok | 24 tok | 24 tok | 8 |", "| answer tpot | 2.00 ms |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	b.Extension.Reasoning = &artifact.Reasoning{ReasoningToAnswerMs: p(48)}
+	md.Reset()
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "did not split reasoning from answer tokens") {
+		t.Errorf("report.md does not say the split is missing:\n%s", md.String())
+	}
+}

@@ -85,6 +85,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	for _, r := range m.Scenarios {
 		writeBudgets(&b, r)
 		writeTurns(&b, r)
+		writeReasoning(&b, r)
 		writeBlocks(&b, r)
 		writeHistory(&b, r)
 	}
@@ -225,6 +226,38 @@ func writeHistory(b *strings.Builder, r *RunView) {
 		}
 		mdRow(b, mdTextAll([]string{describeMetric(key), fmtMetric(h[0].Metrics[key], key), fmtMetric(h[len(h)-1].Levels[key], key),
 			fmtMetric(float64(*cur), key), strings.Join(changes, ", ")})...)
+	}
+}
+
+// writeReasoning is what a thinking run's usage split of its completion tokens.
+func writeReasoning(b *strings.Builder, r *RunView) {
+	x := r.B.Extension
+	if x == nil || x.Reasoning == nil {
+		return
+	}
+	rs := x.Reasoning
+	fmt.Fprintf(b, "\n### %s: reasoning\n\n", mdText(r.Name))
+	mdRow(b, "figure", "p50", "p95", "max", "requests")
+	mdAlign(b, "l", "r", "r", "r", "r")
+	for _, f := range []struct {
+		name string
+		p    *artifact.Percentiles
+		ms   bool
+	}{{"reasoning tokens", rs.ReasoningTokens, false}, {"answer tokens", rs.AnswerTokens, false},
+		{"first reasoning to first answer", rs.ReasoningToAnswerMs, true}, {"answer tpot", rs.AnswerTPOTMs, true}} {
+		if f.p == nil {
+			continue
+		}
+		cell := func(v artifact.Float) string {
+			if f.ms {
+				return fmtMs(float64(v))
+			}
+			return fmtTokens(float64(v))
+		}
+		mdRow(b, mdText(f.name), cell(f.p.P50), cell(f.p.P95), cell(f.p.Max), fmt.Sprint(f.p.Samples))
+	}
+	if rs.Requests == 0 {
+		b.WriteString("\nThe engine's usage did not split reasoning from answer tokens (the Messages API never does): token figures are of the whole completion.\n")
 	}
 }
 

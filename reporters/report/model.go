@@ -56,7 +56,7 @@ func Build(in Input) (*Model, error) {
 		m.Generated = in.Generated.UTC().Format(time.RFC3339)
 	}
 	for i, b := range in.Budgets {
-		if _, _, ok := new(artifact.Metrics).Lookup(b.Metric); !ok {
+		if !artifact.KnownFigure(b.Metric) {
 			return nil, fmt.Errorf("budget %d (%s): unknown metric %q", i+1, b, b.Metric)
 		}
 	}

@@ -1,0 +1,158 @@
+package artifact
+
+import (
+	"slices"
+	"strings"
+)
+
+// extensionFamily is a per-request figure of the extension a budget can name beside the
+// v1 metrics block: summarized as Percentiles, read per request from the timeline.
+type extensionFamily struct {
+	prefix, unit string
+	summary      func(*Extension) *Percentiles
+	span         func(*RequestSpan) (float64, bool)
+}
+
+func reasoningOf(x *Extension, f func(*Reasoning) *Percentiles) *Percentiles {
+	if x == nil || x.Reasoning == nil {
+		return nil
+	}
+	return f(x.Reasoning)
+}
+
+func spanInt(p *int) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+func spanFloat(p *Float) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+var extensionFamilies = []extensionFamily{
+	{"answer_tpot", "_ms", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanFloat(s.AnswerTPOTMs) }},
+	{"answer_tokens", "", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTokens })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanInt(s.AnswerTokens) }},
+	{"reasoning_tokens", "", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningTokens })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanInt(s.ReasoningTokens) }},
+	{"reasoning_to_answer", "_ms", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningToAnswerMs })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }},
+}
+
+// percentileStats are the statistics of an extension family, as Percentiles holds them.
+var percentileStats = []string{"p50", "p95", "p99", "max"}
+
+func (p *Percentiles) stat(name string) float64 {
+	switch name {
+	case "p50":
+		return float64(p.P50)
+	case "p95":
+		return float64(p.P95)
+	case "p99":
+		return float64(p.P99)
+	}
+	return float64(p.Max)
+}
+
+// parseExtensionKey splits an extension figure's key, e.g. "answer_tpot_p50_ms".
+func parseExtensionKey(key string) (extensionFamily, string, bool) {
+	for _, f := range extensionFamilies {
+		rest, ok := strings.CutPrefix(key, f.prefix+"_")
+		if !ok {
+			continue
+		}
+		stat, ok := strings.CutSuffix(rest, f.unit)
+		if ok && slices.Contains(percentileStats, stat) {
+			return f, stat, true
+		}
+	}
+	return extensionFamily{}, "", false
+}
+
+// Figure looks a figure up by key: a key of the v1 metrics block (Metrics.Lookup), or one
+// of the extension's per-request figures (ExtensionFigureKeys: the answer's own time per
+// output token, reasoning and answer tokens, the time from reasoning to answer). samples is
+// the family's count, -1 for a scalar; value is nil when the run has no value for it.
+func (b *Benchmark) Figure(key string) (value *float64, samples int, ok bool) {
+	if v, n, ok := b.Metrics.Lookup(key); ok {
+		return v, n, ok
+	}
+	f, stat, ok := parseExtensionKey(key)
+	if !ok {
+		return nil, 0, false
+	}
+	p := f.summary(b.Extension)
+	if p == nil || p.Samples == 0 {
+		return nil, 0, true
+	}
+	v := p.stat(stat)
+	return &v, p.Samples, true
+}
+
+// KnownFigure reports whether Figure knows key.
+func KnownFigure(key string) bool {
+	if _, _, ok := new(Metrics).Lookup(key); ok {
+		return true
+	}
+	_, _, ok := parseExtensionKey(key)
+	return ok
+}
+
+// ParseFigureKey splits a figure's key into its family and statistic, for the v1 metrics
+// block's families (ParseMetricKey) and the extension's.
+func ParseFigureKey(key string) (family, stat string, ok bool) {
+	if family, stat, ok = ParseMetricKey(key); ok {
+		return family, stat, ok
+	}
+	f, stat, ok := parseExtensionKey(key)
+	return f.prefix, stat, ok
+}
+
+// ExtensionFigureKeys lists the extension's figure keys, sorted.
+func ExtensionFigureKeys() []string {
+	var out []string
+	for _, f := range extensionFamilies {
+		for _, s := range percentileStats {
+			out = append(out, f.prefix+"_"+s+f.unit)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SpanValues are an extension family's per-request values, from the timeline spans of the
+// successes among request indices lo to hi-1; ok is false for a family that is not the
+// extension's.
+func SpanValues(b *Benchmark, family string, lo, hi int) (values []float64, ok bool) {
+	i := slices.IndexFunc(extensionFamilies, func(f extensionFamily) bool { return f.prefix == family })
+	if i < 0 {
+		return nil, false
+	}
+	if b.Extension == nil {
+		return nil, true
+	}
+	for k := range b.Extension.Timeline {
+		s := &b.Extension.Timeline[k]
+		if s.RequestIndex < lo || s.RequestIndex >= hi || s.Outcome != "ok" {
+			continue
+		}
+		if v, ok := extensionFamilies[i].span(s); ok {
+			values = append(values, v)
+		}
+	}
+	return values, true
+}
