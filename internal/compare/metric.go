@@ -15,7 +15,8 @@ const throughput = "throughput_tok_s"
 
 // latencyFamilies get worse as they grow; rateFamilies as they shrink.
 var (
-	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms"}
+	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms",
+		"answer_tpot", "reasoning_to_answer"}
 	rateFamilies    = []string{"decode_tok_s", "effective_prefill_tok_s"}
 )
 
@@ -44,7 +45,7 @@ func seriesOf(metric string) (series, error) {
 	if metric == throughput {
 		return s, nil
 	}
-	family, stat, ok := artifact.ParseMetricKey(metric)
+	family, stat, ok := artifact.ParseFigureKey(metric)
 	switch {
 	case !ok:
 		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, throughput)

@@ -197,3 +197,32 @@ func TestSufficient(t *testing.T) {
 		t.Errorf("4 requests: %v", err)
 	}
 }
+
+// withAnswerSplit gives a synthetic run the timeline of a thinking model's answers: each
+// request's answer time per output token is its tpot scaled by factor.
+func withAnswerSplit(a *artifact.Benchmark, factor float64) *artifact.Benchmark {
+	a.Extension = &artifact.Extension{}
+	for _, r := range a.RequestTimings {
+		a.Extension.Timeline = append(a.Extension.Timeline, artifact.RequestSpan{RequestIndex: r.RequestIndex, Outcome: "ok",
+			ReasoningTokens: new(16), AnswerTokens: new(17), AnswerTPOTMs: artifact.F(factor * float64(*r.TPOTMs))})
+	}
+	return a
+}
+
+// The answer's own time per output token, a figure of the extension read per request
+// from the timeline, is judged as tpot is: a 30% slower answer regresses, the same holds.
+func TestTheAnswerRateRegressesLikeTPOT(t *testing.T) {
+	t.Parallel()
+	if err := CheckMetric("answer_tpot_p50_ms"); err != nil {
+		t.Fatal(err)
+	}
+	base := withAnswerSplit(synthetic(60, 5, 0.05, 1), 1)
+	slower := Regression(base, withAnswerSplit(synthetic(60, 5, 0.05, 3), 1.3), "answer_tpot_p50_ms", 0.05, Options{Seed: 1})
+	if slower.Outcome != Regressed || !strings.HasPrefix(slower.Message(), "answer_tpot p50 regressed 3") {
+		t.Errorf("30%% slower answers: %s", slower.Message())
+	}
+	same := Regression(base, withAnswerSplit(synthetic(60, 5, 0.05, 2), 1), "answer_tpot_p50_ms", 0.05, Options{Seed: 1, RunCV: 0.001})
+	if same.Outcome != Pass {
+		t.Errorf("the same answers: %s", same.Message())
+	}
+}
