@@ -17,7 +17,7 @@ const throughput = "throughput_tok_s"
 var (
 	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms",
 		"answer_tpot", "reasoning_to_answer"}
-	rateFamilies    = []string{"decode_tok_s", "effective_prefill_tok_s"}
+	rateFamilies = []string{"decode_tok_s", "effective_prefill_tok_s"}
 )
 
 // CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, or a mean
