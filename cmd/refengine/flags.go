@@ -30,6 +30,8 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 		return nil
 	})
 	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")
+	fs.IntVar(&o.SpecTokens, "spec-tokens", 0, "draft tokens a speculative decode step proposes (0: none)")
+	fs.Float64Var(&o.SpecAccept, "spec-accept", 0, "share of drafted tokens accepted, as vLLM counts it")
 	fs.Int64Var(&o.Seed, "seed", 0, "jitter seed")
 	fs.Float64Var(&o.Speed, "speed", 1, "times as long for every prefill and decode step (1.1: a build 10% slower)")
 	fs.Float64Var(&o.RunCV, "run-cv", 0, "relative standard deviation of a speed factor drawn once per start, as a real engine's speed moves between restarts")

@@ -84,7 +84,8 @@ func TestOptionsFlags(t *testing.T) {
 		"-think", "-reasoning-tokens", "5", "-reasoning-field", "reasoning", "-reject-thinking-controls",
 		"-overflow", "timeslice", "-max-batch", "8", "-tokens-per-chunk", "3", "-disable-tokenize",
 		"-faults", "stall_after=3,stall_for=2s,extra_words=4", "-extra-words", "1",
-		"-speed", "1.15", "-run-cv", "0.03", "-run-seed", "9", "-drift", "0.05", "-cold-requests", "20", "-cold-factor", "3"})
+		"-speed", "1.15", "-run-cv", "0.03", "-run-seed", "9", "-drift", "0.05", "-cold-requests", "20", "-cold-factor", "3",
+		"-spec-tokens", "3", "-spec-accept", "0.7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestOptionsFlags(t *testing.T) {
 		o.ReasoningTokens != 5 || o.ReasoningField != "reasoning" || !o.RejectThinkingControls ||
 		o.Overflow != "timeslice" || o.MaxBatch != 8 || o.TokensPerChunk != 3 || !o.DisableTokenize ||
 		o.Faults != wantFaults || o.Tokenizer == nil || o.Speed != 1.15 || o.RunCV != 0.03 || o.RunSeed != 9 ||
-		o.Drift != 0.05 || o.ColdRequests != 20 || o.ColdFactor != 3 {
+		o.Drift != 0.05 || o.ColdRequests != 20 || o.ColdFactor != 3 || o.SpecTokens != 3 || o.SpecAccept != 0.7 {
 		t.Errorf("options %+v", o)
 	}
 }

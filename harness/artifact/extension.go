@@ -435,6 +435,29 @@ type EngineMetrics struct {
 	// that the engine still computes.
 	RunningAtStart *Float `json:"running_at_start"`
 	WaitingAtStart *Float `json:"waiting_at_start"`
+	// SpecDecode is the engine's speculative decoding over the run; null when it exports
+	// none.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+}
+
+// SpecDecode is what an engine's speculative decoding did over a run, from its counters:
+// vLLM's spec_decode drafts, draft tokens and accepted tokens (differenced), or SGLang's
+// accept length gauge (averaged over the scrapes).
+type SpecDecode struct {
+	// Source names the metrics read.
+	Source string `json:"source"`
+	// Drafts are the decode steps that drafted, DraftTokens the tokens they proposed,
+	// AcceptedTokens those accepted (vLLM); null when the engine does not count them.
+	Drafts         *Float `json:"drafts"`
+	DraftTokens    *Float `json:"draft_tokens"`
+	AcceptedTokens *Float `json:"accepted_tokens"`
+	// AcceptanceRate is accepted over drafted tokens, as vLLM counts it; MeanAcceptedLength
+	// the tokens a step emits on average, 1 + accepted / drafts (SGLang's accept length).
+	AcceptanceRate     *Float `json:"acceptance_rate"`
+	MeanAcceptedLength *Float `json:"mean_accepted_length"`
+	// PerPosition is, by draft position from the first, the share of drafts whose token at
+	// that position was accepted; empty when the engine does not export it.
+	PerPosition []Float `json:"per_position"`
 }
 
 // ServerLatency summarizes the observations one server histogram gained over a run, in
@@ -513,6 +536,10 @@ type ITLSummary struct {
 	// TokensPerChunk is the mean completion tokens per output chunk, from usage; null
 	// without usage.
 	TokensPerChunk *Float `json:"tokens_per_chunk"`
+	// ChunkTokens counts the output chunks by the completion tokens each carried ("1": 40,
+	// "3": 260): a speculative decoder's accepted lengths as the client saw them. Only with
+	// usage in every chunk (continuous usage stats); null otherwise.
+	ChunkTokens map[string]int `json:"chunk_tokens,omitempty"`
 	// Note says, when chunks carried several tokens and the engine did not say how many
 	// came with the first, how far tpot may read low; "" otherwise.
 	Note string `json:"note"`

@@ -53,6 +53,35 @@ var extensionFamilies = []extensionFamily{
 		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }},
 }
 
+// extensionScalars are the run-level figures of the extension a budget can name: the
+// engine's speculative decoding.
+var extensionScalars = []struct {
+	key   string
+	value func(*Extension) *Float
+}{
+	{"spec_accept_rate", func(x *Extension) *Float {
+		if x == nil || x.EngineMetrics.SpecDecode == nil {
+			return nil
+		}
+		return x.EngineMetrics.SpecDecode.AcceptanceRate
+	}},
+	{"spec_accept_length", func(x *Extension) *Float {
+		if x == nil || x.EngineMetrics.SpecDecode == nil {
+			return nil
+		}
+		return x.EngineMetrics.SpecDecode.MeanAcceptedLength
+	}},
+}
+
+func extensionScalar(key string) (func(*Extension) *Float, bool) {
+	for _, s := range extensionScalars {
+		if s.key == key {
+			return s.value, true
+		}
+	}
+	return nil, false
+}
+
 // percentileStats are the statistics of an extension family, as Percentiles holds them.
 var percentileStats = []string{"p50", "p95", "p99", "max"}
 
@@ -84,12 +113,20 @@ func parseExtensionKey(key string) (extensionFamily, string, bool) {
 }
 
 // Figure looks a figure up by key: a key of the v1 metrics block (Metrics.Lookup), or one
-// of the extension's per-request figures (ExtensionFigureKeys: the answer's own time per
-// output token, reasoning and answer tokens, the time from reasoning to answer). samples is
-// the family's count, -1 for a scalar; value is nil when the run has no value for it.
+// of the extension's figures (ExtensionFigureKeys: the answer's own time per output token,
+// reasoning and answer tokens, the time from reasoning to answer, per request; the
+// engine's speculative acceptance rate and mean accepted length, per run). samples is the
+// family's count, -1 for a scalar; value is nil when the run has no value for it.
 func (b *Benchmark) Figure(key string) (value *float64, samples int, ok bool) {
 	if v, n, ok := b.Metrics.Lookup(key); ok {
 		return v, n, ok
+	}
+	if get, ok := extensionScalar(key); ok {
+		if p := get(b.Extension); p != nil {
+			v := float64(*p)
+			return &v, -1, true
+		}
+		return nil, -1, true
 	}
 	f, stat, ok := parseExtensionKey(key)
 	if !ok {
@@ -106,6 +143,9 @@ func (b *Benchmark) Figure(key string) (value *float64, samples int, ok bool) {
 // KnownFigure reports whether Figure knows key.
 func KnownFigure(key string) bool {
 	if _, _, ok := new(Metrics).Lookup(key); ok {
+		return true
+	}
+	if _, ok := extensionScalar(key); ok {
 		return true
 	}
 	_, _, ok := parseExtensionKey(key)
@@ -125,6 +165,9 @@ func ParseFigureKey(key string) (family, stat string, ok bool) {
 // ExtensionFigureKeys lists the extension's figure keys, sorted.
 func ExtensionFigureKeys() []string {
 	var out []string
+	for _, s := range extensionScalars {
+		out = append(out, s.key)
+	}
 	for _, f := range extensionFamilies {
 		for _, s := range percentileStats {
 			out = append(out, f.prefix+"_"+s+f.unit)

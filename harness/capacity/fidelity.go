@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -35,6 +36,7 @@ func (r *run) itl() artifact.ITLSummary {
 	}
 	var gaps []float64
 	shared := 0
+	var out artifact.ITLSummary
 	for _, o := range r.outcomes {
 		if o.row == nil {
 			continue
@@ -54,7 +56,17 @@ func (r *run) itl() artifact.ITLSummary {
 			}
 		}
 	}
-	out := artifact.ITLSummary{Basis: artifact.ITLPerChunk, Samples: len(gaps), SharedReadGaps: shared}
+	out.Basis, out.Samples, out.SharedReadGaps = artifact.ITLPerChunk, len(gaps), shared
+	for _, o := range r.outcomes {
+		if o.row == nil || !perToken {
+			continue
+		}
+		before := 0
+		for _, n := range o.arrivalTokens {
+			countChunk(&out, n-before)
+			before = n
+		}
+	}
 	if perToken && len(gaps) > 0 {
 		out.Basis = artifact.ITLPerToken
 	}
@@ -64,6 +76,14 @@ func (r *run) itl() artifact.ITLSummary {
 		out.P95Ms, out.P99Ms, out.MaxMs = artifact.F(s.P95), artifact.F(s.P99), artifact.F(s.Max)
 	}
 	return out
+}
+
+// countChunk counts one output chunk of n tokens.
+func countChunk(out *artifact.ITLSummary, n int) {
+	if out.ChunkTokens == nil {
+		out.ChunkTokens = map[string]int{}
+	}
+	out.ChunkTokens[strconv.Itoa(n)]++
 }
 
 // chunking is the mean tokens per output chunk, from the chunks and tokens of a number of

@@ -22,6 +22,10 @@ type run struct {
 	u          usageCounts
 
 	headersSent, roleSent, contentSent, firstDone, toolSent bool
+	// spec is the request's speculative decode; stepEnds whether the token just taken ends
+	// its step.
+	spec     specStep
+	stepEnds bool
 }
 
 // callID is the id of the reply's tool call.
@@ -96,10 +100,13 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 	var pending []byte // the chunk being assembled (streamed)
 	var rp reply       // the whole reply (not streamed)
 	finish := ""
+	g.spec = specStep{spec: s.spec}
+	defer g.recordSpec()
 	for i := 0; i < limit; i++ {
-		if i > 0 {
+		if g.spec.begins(i) && i > 0 {
 			deadline = deadline.Add(steps.next())
 		}
+		g.stepEnds = g.spec.consume(i)
 		n, reasoning, tok := i+1, j.plan.isReasoning(i), j.plan.text(i)
 		switch {
 		case j.stream:
@@ -152,11 +159,27 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 }
 
 // boundary tells whether a chunk ends after token n (1-based) although the reply goes on:
-// every TokensPerChunk tokens, where reasoning turns into content, and where a fault acts.
+// every TokensPerChunk tokens (under speculation, at the end of each decode step), where
+// reasoning turns into content, and where a fault acts.
 func (g *run) boundary(n int) bool {
 	f := &g.j.faults
-	return n%g.per == 0 || g.j.plan.isReasoning(n-1) != g.j.plan.isReasoning(n) ||
+	grid := n%g.per == 0
+	if g.spec.spec != nil {
+		grid = g.stepEnds
+	}
+	return grid || g.j.plan.isReasoning(n-1) != g.j.plan.isReasoning(n) ||
 		n == f.ResetAfter || n == f.CloseMidEvent || n == f.MalformedAfter || n == f.StallAfter
+}
+
+// recordSpec puts what the request's speculative steps drafted and accepted in its trace.
+func (g *run) recordSpec() {
+	if g.spec.spec == nil {
+		return
+	}
+	p := g.spec
+	g.tr.set(func(t *RequestTrace) {
+		t.SpecDrafts, t.SpecDraftTokens, t.SpecAccepted, t.SpecAcceptedPerPos = p.drafts, p.drafted, p.accepted, p.perPos
+	})
 }
 
 // usage is the usage after n completion tokens.

@@ -3,6 +3,8 @@ package refengine
 import (
 	"bufio"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -50,7 +52,13 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	ttft, itl, e2e, queue := newHistogram(ttftBuckets), newHistogram(itlBuckets), newHistogram(e2eBuckets), newHistogram(e2eBuckets)
 	var prompt, generation, cached, success, running, waiting, liveTokens float64
+	var drafts, drafted, accepted float64
+	perPos := make([]float64, s.opts.SpecTokens)
 	for _, t := range s.Traces() {
+		drafts, drafted, accepted = drafts+float64(t.SpecDrafts), drafted+float64(t.SpecDraftTokens), accepted+float64(t.SpecAccepted)
+		for j, n := range t.SpecAcceptedPerPos {
+			perPos[j] += float64(n)
+		}
 		if !t.Admitted.IsZero() {
 			queue.observe(t.Admitted.Sub(t.Arrived))
 		}
@@ -110,6 +118,18 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	scalar("vllm:prefix_cache_queries_total", dto.MetricType_COUNTER, "Prefix cache queries, in terms of number of queried tokens.", prompt)
 	scalar("vllm:prefix_cache_hits_total", dto.MetricType_COUNTER, "Prefix cache hits, in terms of number of cached tokens.", cached)
 	scalar("vllm:request_success_total", dto.MetricType_COUNTER, "Count of successfully processed requests.", success)
+	if s.spec != nil {
+		scalar("vllm:spec_decode_num_drafts_total", dto.MetricType_COUNTER, "Number of spec decoding drafts.", drafts)
+		scalar("vllm:spec_decode_num_draft_tokens_total", dto.MetricType_COUNTER, "Number of draft tokens.", drafted)
+		scalar("vllm:spec_decode_num_accepted_tokens_total", dto.MetricType_COUNTER, "Number of accepted tokens.", accepted)
+		pos := &dto.MetricFamily{Name: new("vllm:spec_decode_num_accepted_tokens_per_pos_total"), Help: new("Accepted tokens per draft position."),
+			Type: dto.MetricType_COUNTER.Enum()}
+		for j, n := range perPos {
+			l := append(slices.Clone(labels), &dto.LabelPair{Name: new("position"), Value: new(strconv.Itoa(j))})
+			pos.Metric = append(pos.Metric, &dto.Metric{Label: l, Counter: &dto.Counter{Value: new(n)}})
+		}
+		families = append(families, pos)
+	}
 	hist("vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttft)
 	hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itl)
 	hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e)

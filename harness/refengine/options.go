@@ -165,6 +165,13 @@ type Options struct {
 	// switch does.
 	IgnoreThinkingControls bool
 
+	// SpecTokens is K, the draft tokens a speculative decode step proposes (an MTP head or a
+	// draft model); 0 decodes one token a step. SpecAccept is the share of drafted tokens
+	// accepted, as vLLM counts it (accepted over drafted): a step emits 1 + a tokens for a
+	// accepted drafts, and /metrics exports vLLM's spec_decode counters.
+	SpecTokens int
+	SpecAccept float64
+
 	// DisableTokenize makes POST /tokenize answer 404, as most engines (everything but vLLM
 	// and SGLang) do.
 	DisableTokenize bool
@@ -277,6 +284,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CacheCapacityBlocks < 0 {
 		errs = append(errs, fmt.Errorf("CacheCapacityBlocks %d is negative", o.CacheCapacityBlocks))
+	}
+	if o.SpecTokens < 0 || o.SpecTokens > 16 {
+		errs = append(errs, fmt.Errorf("SpecTokens %d: want 0 to 16", o.SpecTokens))
+	}
+	if !(o.SpecAccept >= 0 && o.SpecAccept <= 1) {
+		errs = append(errs, fmt.Errorf("SpecAccept %g: want a share in [0, 1]", o.SpecAccept))
 	}
 	if o.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("ReasoningTokens %d is negative", o.ReasoningTokens))

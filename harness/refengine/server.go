@@ -27,6 +27,7 @@ type Server struct {
 	lane    lane
 	pace    pace
 	cache   *prefixCache // nil without Options.PrefixCache
+	spec    *speculation // nil without Options.SpecTokens
 	seed    maphash.Seed // of the prefix-cache block keys
 	markers markerBook
 	// generations counts the completion requests received, served or not.
@@ -70,6 +71,9 @@ func StartAt(addr string, opts Options) (*Server, error) {
 	}
 	if opts.PrefixCache {
 		s.cache, s.seed = newPrefixCache(opts.CacheCapacityBlocks), maphash.MakeSeed()
+	}
+	if opts.SpecTokens > 0 {
+		s.spec = &speculation{k: opts.SpecTokens, share: opts.SpecAccept}
 	}
 	s.idle = sync.NewCond(&s.mu)
 	s.ctx, s.cancel = context.WithCancel(context.Background())

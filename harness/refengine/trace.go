@@ -34,6 +34,11 @@ type RequestTrace struct {
 	CompletionTokens int
 	// ReasoningTokens is the number of reasoning tokens among CompletionTokens.
 	ReasoningTokens int
+	// SpecDrafts, SpecDraftTokens and SpecAccepted count the request's speculative decode
+	// steps, the tokens they drafted and those accepted; SpecAcceptedPerPos the accepted by
+	// draft position (Options.SpecTokens).
+	SpecDrafts, SpecDraftTokens, SpecAccepted int
+	SpecAcceptedPerPos                        []int
 	// FinishReason is "stop" or "length" once finished normally; "" while running, after a
 	// fault that ends the response early (truncation, reset, ...), a cancellation or an error.
 	FinishReason string

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -149,12 +150,19 @@ var (
 	generationNames = []string{"vllm:generation_tokens_total", "sglang:generation_tokens_total", "llamacpp:tokens_predicted_total", "tgi_request_generated_tokens"}
 	cacheQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"}
 	cacheHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"}
+	// Speculative decoding: vLLM's counters, SGLang's accept length gauge.
+	specDraftsNames      = []string{"vllm:spec_decode_num_drafts_total"}
+	specDraftTokensNames = []string{"vllm:spec_decode_num_draft_tokens_total"}
+	specAcceptedNames    = []string{"vllm:spec_decode_num_accepted_tokens_total"}
+	specPerPosNames      = []string{"vllm:spec_decode_num_accepted_tokens_per_pos_total"}
+	specLengthNames      = []string{"sglang:spec_accept_length"}
 )
 
-// peakGauges are the gauges a watch keeps peaks of during a run.
+// peakGauges are the gauges a watch reads during a run: the peaks it keeps, and SGLang's
+// accept length it averages.
 var peakGauges = func() map[string]bool {
 	m := map[string]bool{}
-	for _, n := range slices.Concat(kvUsageNames, runningNames, waitingNames) {
+	for _, n := range slices.Concat(kvUsageNames, runningNames, waitingNames, specLengthNames) {
 		m[n] = true
 	}
 	return m
@@ -194,6 +202,23 @@ func (s snapshot) total(names []string) (float64, bool) {
 		}
 	}
 	return sum, true
+}
+
+// byLabel sums a counter's samples by the value of one label.
+func (s snapshot) byLabel(names []string, label string) map[string]float64 {
+	f, _ := s.find(names)
+	out := map[string]float64{}
+	if f == nil {
+		return out
+	}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == label && m.Counter != nil {
+				out[l.GetValue()] += m.Counter.GetValue()
+			}
+		}
+	}
+	return out
 }
 
 // peak is the largest sample of a gauge over every label set.
@@ -296,10 +321,13 @@ type Watch struct {
 	kvPeak   float64
 	runPeak  float64
 	waitPeak float64
-	scrapes  int
-	err      error
-	stop     chan struct{}
-	done     chan struct{}
+	// specLength sums SGLang's accept length gauge over specLengths scrapes.
+	specLength  float64
+	specLengths int
+	scrapes     int
+	err         error
+	stop        chan struct{}
+	done        chan struct{}
 }
 
 // Start scrapes url once and, when it answers, keeps scraping every interval until
@@ -351,6 +379,10 @@ func (w *Watch) note(s snapshot) {
 	if v, ok := s.total(waitingNames); ok {
 		w.waitPeak = math.Max(w.waitPeak, v)
 	}
+	if v, ok := s.peak(specLengthNames); ok && v > 0 {
+		w.specLength += v
+		w.specLengths++
+	}
 }
 
 // Finish stops the watch, scrapes once more and returns the run's deltas.
@@ -388,7 +420,34 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	if v, ok := w.first.total(waitingNames); ok {
 		out.WaitingAtStart = artifact.F(v)
 	}
+	out.SpecDecode = w.specDecode(last)
 	return out
+}
+
+// specDecode is the run's speculative decoding: vLLM's counters differenced (acceptance
+// over drafted tokens, 1 + accepted per draft, by position), else SGLang's accept length
+// averaged over the scrapes; nil when the engine exports neither or drafted nothing.
+func (w *Watch) specDecode(last snapshot) *artifact.SpecDecode {
+	drafts, tokens, accepted := delta(w.first, last, specDraftsNames), delta(w.first, last, specDraftTokensNames), delta(w.first, last, specAcceptedNames)
+	if drafts != nil && tokens != nil && accepted != nil && *drafts > 0 && *tokens > 0 {
+		d := &artifact.SpecDecode{Source: specDraftsNames[0] + ", " + specDraftTokensNames[0] + ", " + specAcceptedNames[0],
+			Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted,
+			AcceptanceRate:     artifact.F(float64(*accepted) / float64(*tokens)),
+			MeanAcceptedLength: artifact.F(1 + float64(*accepted)/float64(*drafts))}
+		after, before := last.byLabel(specPerPosNames, "position"), w.first.byLabel(specPerPosNames, "position")
+		for pos := 0; ; pos++ {
+			v, ok := after[strconv.Itoa(pos)]
+			if !ok {
+				break
+			}
+			d.PerPosition = append(d.PerPosition, artifact.Float((v-before[strconv.Itoa(pos)])/float64(*drafts)))
+		}
+		return d
+	}
+	if w.specLengths > 0 {
+		return &artifact.SpecDecode{Source: specLengthNames[0] + " (mean of the scrapes)", MeanAcceptedLength: artifact.F(w.specLength / float64(w.specLengths))}
+	}
+	return nil
 }
 
 func finite(v float64) *artifact.Float {

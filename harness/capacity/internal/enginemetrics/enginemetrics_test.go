@@ -225,3 +225,29 @@ func TestWatchOfTGI(t *testing.T) {
 		t.Errorf("peaks: running %v, waiting %v; want 8 and 3", m.RunningPeak, m.WaitingPeak)
 	}
 }
+
+// SGLang's speculative decoding is its accept length gauge, averaged over the run's
+// scrapes (the one before the first request included); an engine without one records none.
+func TestWatchAveragesSGLangsAcceptLength(t *testing.T) {
+	t.Parallel()
+	var scrape atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		length := map[int64]string{1: "2.5", 2: "3.5"}[scrape.Add(1)]
+		if length == "" {
+			length = "3"
+		}
+		_, _ = w.Write([]byte(sglangText(1, 0.1, 0) + "# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name=\"m\"} " + length + "\n"))
+	}))
+	defer s.Close()
+	w := Start(context.Background(), s.Client(), URL(s.URL+"/v1"), time.Hour)
+	m := w.Finish(context.Background())
+	d := m.SpecDecode
+	if d == nil || d.MeanAcceptedLength == nil || *d.MeanAcceptedLength != 3 || d.AcceptanceRate != nil || d.Source != "sglang:spec_accept_length (mean of the scrapes)" {
+		t.Fatalf("spec decode %+v", d)
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(sglangText(1, 0.1, 0))) }))
+	defer plain.Close()
+	if d := Start(context.Background(), plain.Client(), URL(plain.URL+"/v1"), time.Hour).Finish(context.Background()).SpecDecode; d != nil {
+		t.Errorf("an engine without speculative decoding: %+v", d)
+	}
+}
