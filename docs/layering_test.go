@@ -35,10 +35,11 @@ var layers = map[string][]string{
 	"harness/budget":                          {"harness/artifact", "internal/stats", "internal/suggest"},
 	"harness/capacity/internal/workload":      {"harness/artifact"},
 	"harness/capacity/internal/enginemetrics": {"harness/artifact"},
+	"harness/capacity/internal/gpumetrics":    {"harness/artifact"},
 	"cmd/refengine":                           {"harness/refengine"},
 	// Floor 4: the runner, and the regression rule.
 	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/stream", "internal/fields", "internal/stats", "internal/suggest",
-		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
+		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/gpumetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
 	"internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
 	// Floor 5: the gate judges artifacts; it needs no runner.
 	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields", "internal/stats"},

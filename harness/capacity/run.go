@@ -14,6 +14,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/enginemetrics"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/gpumetrics"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/stream"
 )
@@ -111,6 +112,7 @@ func (r *run) measure(ctx context.Context, target Target) (*artifact.Benchmark, 
 	cost := c.stop()
 	if err != nil {
 		w.watch()
+		w.gpus.Finish(ctx, started, finished)
 		return nil, err
 	}
 	return r.finish(ctx, target, w, cost, started, finished), nil
@@ -120,12 +122,14 @@ func (r *run) measure(ctx context.Context, target Target) (*artifact.Benchmark, 
 // and its warm-up.
 type warmed struct {
 	watch  func() artifact.EngineMetrics
+	gpus   *gpumetrics.Watch
 	warmup *artifact.Warmup
 }
 
-// begin starts watching the engine's metrics and warms it.
+// begin starts watching the engine's metrics and its GPUs, and warms it.
 func (r *run) begin(ctx context.Context, target Target) warmed {
-	w := warmed{watch: r.watchEngine(ctx, target)}
+	src, note := gpumetrics.Source(target.GPUMetricsURL)
+	w := warmed{watch: r.watchEngine(ctx, target), gpus: gpumetrics.Start(ctx, src, note, gpuInterval)}
 	w.warmup = r.warm(ctx)
 	return w
 }
@@ -173,6 +177,10 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
 	b.Extension.EngineMetrics = w.watch()
+	b.Extension.GPU = w.gpus.Finish(ctx, started, finished)
+	if b.GPU == nil {
+		b.GPU = gpuModel(b.Extension.GPU)
+	}
 	b.Extension.Complete = ctx.Err() == nil
 	return b
 }
@@ -263,6 +271,28 @@ func listedWindow(models []stream.Model, model string) int {
 	}
 	return 0
 }
+
+// gpuModel is the model the GPU telemetry names, its GPUs counted when several ("8x NVIDIA
+// H100 80GB HBM3"); nil when it names none.
+func gpuModel(t *artifact.GPUTelemetry) *string {
+	if t == nil || len(t.GPUs) == 0 || t.GPUs[0].Model == "" {
+		return nil
+	}
+	name := t.GPUs[0].Model
+	for _, g := range t.GPUs[1:] {
+		if g.Model != name {
+			return nil // a mix: the operator names it (ANVIL_GPU)
+		}
+	}
+	if len(t.GPUs) > 1 {
+		name = fmt.Sprintf("%dx %s", len(t.GPUs), name)
+	}
+	return &name
+}
+
+// gpuInterval is how often the GPUs are sampled during a run: a throttle that lasts a
+// second is seen, and a read is one small request (or one nvidia-smi).
+const gpuInterval = 500 * time.Millisecond
 
 // metricsInterval is how often the engine's metrics are scraped during a run, for peaks.
 const metricsInterval = 2 * time.Second

@@ -157,6 +157,8 @@ type Spec struct {
 	ContextTolerance float64 `key:"context_tolerance" range:"(0,1)" default:"0.02"`
 	// Client bounds the client's own lag.
 	Client ClientBounds
+	// GPU bounds what the engine's GPUs may show (throttle, clocks).
+	GPU GPUBounds
 }
 
 // DefaultSpec is a Spec with every default (its tags'), no budget and no baseline.
@@ -218,6 +220,8 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 //     (PlannedContext; skipped when it reported none);
 //   - the client kept up (ClientKeptUp);
 //   - the engine served the run alone (EngineToItself; skipped without its metrics);
+//   - its GPUs did not throttle and held their clocks (GPUHeldClocks; skipped, as unknown,
+//     without GPU telemetry);
 //   - a tool-call or JSON-schema run's responses held a valid structure (ValidToolCalls,
 //     ValidJSONAnswers; skipped for other outputs);
 //   - a trace or sessions found cached what they share (PlannedPrefixCache; skipped for
@@ -249,6 +253,7 @@ func (s Spec) Checks() []Check {
 		ClientKeptUp(s.Client),
 		EngineToItself(),
 		StartedWarm(),
+		GPUHeldClocks(s.GPU, s.Baseline),
 		when(ValidToolCalls(), onlyFor("tool_call")),
 		when(ValidJSONAnswers(), onlyFor("json_schema")),
 		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {

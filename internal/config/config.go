@@ -61,6 +61,10 @@ type Config struct {
 	// MetricsURL (ANVIL_METRICS_URL) is where the engine serves Prometheus metrics, scraped
 	// around each scenario; empty means /metrics at the root of the endpoint, "off" none.
 	MetricsURL string `env:"METRICS_URL"`
+	// GPUMetricsURL (ANVIL_GPU_METRICS_URL) is a DCGM exporter's /metrics for the engine's
+	// GPUs, sampled around each scenario; empty reads nvidia-smi when it is on this host,
+	// "off" none.
+	GPUMetricsURL string `env:"GPU_METRICS_URL"`
 
 	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
 	// timestamp of its bytes where the platform has one (Linux), else when the read returns.

@@ -128,3 +128,33 @@ func TestTheReportDrawsTheReasoningSplit(t *testing.T) {
 		t.Errorf("report.md does not say the split is missing:\n%s", md.String())
 	}
 }
+
+// The GPUs a run sampled are a table of their own in report.md: the clocks' range over the
+// measured phase, the peaks of power and temperature, the clock events the driver named.
+func TestTheReportDrawsTheGPUs(t *testing.T) {
+	b := synth(synthSpec{name: "configured", conc: 4, ctx: 1000, n: 8, ttftMs: 50, tpotMs: 5})
+	mask := uint64(0x40)
+	sample := func(offset, clock, temp float64, during bool, reasons *uint64) artifact.GPUSample {
+		s := artifact.GPUSample{OffsetMs: artifact.Float(offset), During: during, SMClockMHz: artifact.F(clock), MemClockMHz: artifact.F(2619),
+			PowerW: artifact.F(600), TemperatureC: artifact.F(temp), UtilizationPct: artifact.F(97)}
+		if reasons != nil {
+			s.Reasons, s.ReasonNames = reasons, artifact.GPUReasonNames(*reasons)
+		}
+		return s
+	}
+	b.Extension.GPU = &artifact.GPUTelemetry{Source: "dcgm http://h:9400/metrics", Samples: 4, GPUs: []artifact.GPUState{{GPU: "0", Model: "NVIDIA H100 80GB HBM3",
+		Series: []artifact.GPUSample{sample(-500, 345, 40, false, nil), sample(500, 1980, 70, true, nil), sample(1000, 1410, 88, true, &mask), sample(2500, 1980, 60, false, nil)}}}}
+	m, err := Build(Input{Runs: []Run{{Path: "capacity/configured.json", Benchmark: b}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := m.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### configured: GPUs (dcgm http://h:9400/metrics)", "| 0 | NVIDIA H100 80GB HBM3 | 1410–1980 | 2619 | 600 | 88 | HW thermal slowdown |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+}

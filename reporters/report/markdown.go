@@ -9,6 +9,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -86,6 +87,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		writeBudgets(&b, r)
 		writeTurns(&b, r)
 		writeReasoning(&b, r)
+		writeGPUs(&b, r)
 		writeBlocks(&b, r)
 		writeHistory(&b, r)
 	}
@@ -258,6 +260,58 @@ func writeReasoning(b *strings.Builder, r *RunView) {
 	}
 	if rs.Requests == 0 {
 		b.WriteString("\nThe engine's usage did not split reasoning from answer tokens (the Messages API never does): token figures are of the whole completion.\n")
+	}
+}
+
+// writeGPUs is what the run's GPU telemetry saw during the measured phase, GPU by GPU.
+func writeGPUs(b *strings.Builder, r *RunView) {
+	x := r.B.Extension
+	if x == nil || x.GPU == nil || len(x.GPU.GPUs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: GPUs (%s)\n\n", mdText(r.Name), mdText(x.GPU.Source))
+	mdRow(b, "GPU", "model", "SM clock (MHz)", "memory clock (MHz)", "power max (W)", "temperature max (°C)", "clock events")
+	mdAlign(b, "l", "l", "r", "r", "r", "r", "l")
+	for _, g := range x.GPU.GPUs {
+		var sm, mem, power, temp []float64
+		events := map[string]bool{}
+		for _, s := range g.Series {
+			if !s.During {
+				continue
+			}
+			for _, p := range []struct {
+				v   *artifact.Float
+				out *[]float64
+			}{{s.SMClockMHz, &sm}, {s.MemClockMHz, &mem}, {s.PowerW, &power}, {s.TemperatureC, &temp}} {
+				if p.v != nil {
+					*p.out = append(*p.out, float64(*p.v))
+				}
+			}
+			for _, n := range s.ReasonNames {
+				events[n] = true
+			}
+		}
+		span := func(vs []float64) string {
+			if len(vs) == 0 {
+				return "–"
+			}
+			lo, hi := slices.Min(vs), slices.Max(vs)
+			if lo == hi {
+				return fmt.Sprintf("%.0f", lo)
+			}
+			return fmt.Sprintf("%.0f–%.0f", lo, hi)
+		}
+		top := func(vs []float64) string {
+			if len(vs) == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.0f", slices.Max(vs))
+		}
+		names := slices.Sorted(maps.Keys(events))
+		if len(names) == 0 {
+			names = []string{"none"}
+		}
+		mdRow(b, mdText(g.GPU), mdText(g.Model), span(sm), span(mem), top(power), top(temp), mdText(strings.Join(names, ", ")))
 	}
 }
 
