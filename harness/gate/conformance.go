@@ -6,8 +6,9 @@ import "slices"
 // API: the table the conformance specs fill (anvil.DescribeConformance). A cell the harness
 // could not judge correctly fails its spec instead; the table records the engine.
 type Conformance struct {
-	// Model is the model the specs requested.
-	Model string `json:"model"`
+	// Endpoint is the base URL asked, Model the model the specs requested.
+	Endpoint string `json:"endpoint"`
+	Model    string `json:"model"`
 	// APIs are the table's columns in the order they were first filled.
 	APIs []string `json:"apis"`
 	// Rows are its rows in the order they were first filled.

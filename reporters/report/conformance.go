@@ -9,9 +9,9 @@ import (
 // ConformanceTable is what the endpoint honoured, per API (gate.Conformance), as the
 // report draws it: a row per item, a cell per API.
 type ConformanceTable struct {
-	Model string
-	APIs  []string
-	Rows  []ConformanceRow
+	Endpoint, Model string
+	APIs            []string
+	Rows            []ConformanceRow
 }
 
 // ConformanceRow is one item with its cells in the order of the table's APIs.
@@ -31,7 +31,7 @@ func conformanceOf(s *gate.Summary) *ConformanceTable {
 		return nil
 	}
 	c := s.Conformance
-	t := &ConformanceTable{Model: c.Model, APIs: c.APIs}
+	t := &ConformanceTable{Endpoint: c.Endpoint, Model: c.Model, APIs: c.APIs}
 	for _, r := range c.Rows {
 		row := ConformanceRow{Item: r.Item}
 		for _, api := range c.APIs {

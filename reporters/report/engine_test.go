@@ -66,7 +66,7 @@ func TestAnInterruptedRunSaysWhatItCutInFlight(t *testing.T) {
 // The conformance table of a run's verdict is drawn in both files: a row per item, a cell
 // per API with its status and what was seen; a cell never filled says so.
 func TestTheReportDrawsTheConformanceTable(t *testing.T) {
-	c := &gate.Conformance{Model: "tiny"}
+	c := &gate.Conformance{Endpoint: "http://127.0.0.1:11434/v1", Model: "tiny"}
 	c.Set("chat", "reports usage", gate.ConformanceCell{Status: gate.Honoured, Detail: "on 4 of 4 responses"})
 	c.Set("chat", "calls the tool", gate.ConformanceCell{Status: gate.NotHonoured, Detail: "in 0 of 2 answers"})
 	c.Set("completions", "reports usage", gate.ConformanceCell{Status: gate.NotHonoured, Detail: "on 0 of 4 responses"})
@@ -86,6 +86,7 @@ func TestTheReportDrawsTheConformanceTable(t *testing.T) {
 		"| asked | chat | completions |",
 		"| reports usage | ✅ yes: on 4 of 4 responses | ❌ no: on 0 of 4 responses |",
 		"| calls the tool | ❌ no: in 0 of 2 answers | ➖ not asked |",
+		"- **endpoint**: http://127.0.0.1:11434/v1", "No scenario ran: the conformance below asked the endpoint what it honours.",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())

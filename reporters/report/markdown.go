@@ -41,7 +41,9 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	}
 
 	b.WriteString("\n## Scenarios of the endpoint under test\n\n")
-	if len(m.Scenarios) == 0 {
+	if len(m.Scenarios) == 0 && m.Conformance != nil {
+		b.WriteString("No scenario ran: the conformance below asked the endpoint what it honours.\n")
+	} else if len(m.Scenarios) == 0 {
 		b.WriteString("No run of an endpoint under test was found.\n")
 	} else {
 		head := []string{"scenario", "requests × concurrency at context", "completed / failed"}

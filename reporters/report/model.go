@@ -87,11 +87,15 @@ func Build(in Input) (*Model, error) {
 		v.Charts = kindCharts(v, partnerOf(v, all))
 	}
 	m.UnderTest = underTest(ownRuns(m.Scenarios))
+	m.Conformance = conformanceOf(in.Gate)
+	if c := m.Conformance; c != nil && len(m.Scenarios) == 0 {
+		// A run of conformance specs alone asked an endpoint, and ran no scenario of it.
+		m.UnderTest = []Field{{"endpoint", orDash(c.Endpoint)}, {"model", orDash(c.Model)}, {"scenarios", "none: the conformance below asked what the engine honours"}}
+	}
 	for _, v := range m.Scenarios {
 		m.Endpoints = m.Endpoints || v.B.BaseURL != m.Scenarios[0].B.BaseURL
 	}
 	m.Verdict = verdictOf(in, ownRuns(m.Scenarios))
-	m.Conformance = conformanceOf(in.Gate)
 
 	var err error
 	if m.Charts, err = comparableCharts(m.Scenarios, in.Baseline, in.Budgets); err != nil {

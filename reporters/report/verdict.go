@@ -103,6 +103,9 @@ func fromSummary(g gate.Summary, runs []*RunView) Verdict {
 	}
 	failures := g.Failures()
 	v.Summary = fmt.Sprintf("%s held over %s", plural(g.Checks-len(g.Failed), "check", "checks"), plural(len(runs), "scenario", "scenarios"))
+	if len(runs) == 0 && g.Conformance != nil {
+		v.Summary = fmt.Sprintf("%s of the endpoint's conformance held", plural(g.Checks-len(g.Failed), "check", "checks"))
+	}
 	if len(failures) > 0 {
 		v.Summary = fmt.Sprintf("%s of %s failed", plural(len(failures), "check", "checks"), fmtInt(max(g.Checks, len(failures))))
 	}

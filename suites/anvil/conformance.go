@@ -147,6 +147,7 @@ func (c *conformer) set(item string, status gate.ConformanceStatus, detail strin
 			s.Conformance = &gate.Conformance{APIs: slices.Clone(c.columns)}
 		}
 		s.Conformance.Model = cmp.Or(c.base.Model, s.Conformance.Model)
+		s.Conformance.Endpoint = c.target.BaseURL
 		s.Conformance.Set(string(c.api), item, gate.ConformanceCell{Status: status, Detail: detail})
 	})
 	if err != nil {
