@@ -66,17 +66,33 @@ func indexOf(p *int) int {
 	return *p
 }
 
+// eventDecoder is a typed event's decoder: the scanner where it can, encoding/json alone.
+type eventDecoder interface {
+	Decode(data []byte) error
+	DecodeJSON(data []byte) error
+}
+
+// decodeEvent decodes event n's data into e (encoding/json alone under the jsonOnly test
+// hook); the error is a malformed event's.
+func (s *settings) decodeEvent(e eventDecoder, data []byte, n int) error {
+	var err error
+	if s.jsonOnly {
+		err = e.DecodeJSON(data)
+	} else {
+		err = e.Decode(data) // no method value: it would cost an allocation an event
+	}
+	if err != nil {
+		return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON event: %v", n, err), Err: err}
+	}
+	return nil
+}
+
 // responses folds one Responses API event into res; terminal reports the event that ends
 // the stream (response.completed or response.incomplete).
 func (st *streamState) responses(s *settings, data []byte, res *Result, at time.Duration) (terminal bool, err error) {
 	ev := &st.ev.rev
-	if s.jsonOnly {
-		err = ev.DecodeJSON(data)
-	} else {
-		err = ev.Decode(data)
-	}
-	if err != nil {
-		return false, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON event: %v", res.Events, err), Err: err}
+	if err := s.decodeEvent(ev, data, res.Events); err != nil {
+		return false, err
 	}
 	switch ev.Type {
 	case "response.output_text.delta", "response.refusal.delta":
@@ -150,13 +166,8 @@ func (st *streamState) responsesUsage(res *Result, u *wire.ResponsesUsage) {
 // messages folds one Messages API event into res; terminal reports message_stop.
 func (st *streamState) messages(s *settings, data []byte, res *Result, at time.Duration) (terminal bool, err error) {
 	ev := &st.ev.mev
-	if s.jsonOnly {
-		err = ev.DecodeJSON(data)
-	} else {
-		err = ev.Decode(data)
-	}
-	if err != nil {
-		return false, &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON event: %v", res.Events, err), Err: err}
+	if err := s.decodeEvent(ev, data, res.Events); err != nil {
+		return false, err
 	}
 	switch ev.Type {
 	case "content_block_delta":

@@ -109,25 +109,9 @@ func (a API) Path() string {
 
 // appendTools appends the tools, the tool choice and the response format.
 func (r ChatRequest) appendTools(dst []byte) ([]byte, error) {
-	for k, t := range r.Tools {
-		if !json.Valid(t.Parameters) {
-			return nil, fmt.Errorf("encode chat request: tool %q: parameters are not JSON", t.Name)
-		}
-		if k == 0 {
-			dst = append(dst, `,"tools":[`...)
-		} else {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"function","function":{"name":`...)
-		dst = wire.AppendString(dst, t.Name)
-		dst = append(dst, `,"description":`...)
-		dst = wire.AppendString(dst, t.Description)
-		dst = append(dst, `,"parameters":`...)
-		dst = append(dst, t.Parameters...)
-		dst = append(dst, "}}"...)
-		if k == len(r.Tools)-1 {
-			dst = append(dst, ']')
-		}
+	dst, err := r.appendToolList(dst, chatTools)
+	if err != nil {
+		return nil, err
 	}
 	switch r.ToolChoice {
 	case "":

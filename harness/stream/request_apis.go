@@ -21,21 +21,8 @@ func (r ChatRequest) appendResponses(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, `,"stream":true`...)
-	for k, t := range r.Tools {
-		if !json.Valid(t.Parameters) {
-			return nil, fmt.Errorf("encode responses request: tool %q: parameters are not JSON", t.Name)
-		}
-		dst = appendListStart(dst, k, `,"tools":[`)
-		dst = append(dst, `{"type":"function","name":`...)
-		dst = wire.AppendString(dst, t.Name)
-		dst = append(dst, `,"description":`...)
-		dst = wire.AppendString(dst, t.Description)
-		dst = append(dst, `,"parameters":`...)
-		dst = append(dst, t.Parameters...)
-		dst = append(dst, '}')
-		if k == len(r.Tools)-1 {
-			dst = append(dst, ']')
-		}
+	if dst, err = r.appendToolList(dst, responsesTools); err != nil {
+		return nil, err
 	}
 	switch r.ToolChoice {
 	case "":
@@ -90,21 +77,8 @@ func (r ChatRequest) appendMessages(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = append(dst, `,"stream":true`...)
-	for k, t := range r.Tools {
-		if !json.Valid(t.Parameters) {
-			return nil, fmt.Errorf("encode messages request: tool %q: parameters are not JSON", t.Name)
-		}
-		dst = appendListStart(dst, k, `,"tools":[`)
-		dst = append(dst, `{"name":`...)
-		dst = wire.AppendString(dst, t.Name)
-		dst = append(dst, `,"description":`...)
-		dst = wire.AppendString(dst, t.Description)
-		dst = append(dst, `,"input_schema":`...)
-		dst = append(dst, t.Parameters...)
-		dst = append(dst, '}')
-		if k == len(r.Tools)-1 {
-			dst = append(dst, ']')
-		}
+	if dst, err = r.appendToolList(dst, messagesTools); err != nil {
+		return nil, err
 	}
 	switch r.ToolChoice {
 	case "":
@@ -133,10 +107,37 @@ func (r ChatRequest) appendMessages(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendListStart opens a list with open before its first element, a comma before others.
-func appendListStart(dst []byte, k int, open string) []byte {
-	if k == 0 {
-		return append(dst, open...)
+// toolForm is how an API writes a function tool: what opens it up to its name, the key of
+// its arguments' schema, what closes it.
+type toolForm struct{ api, open, schema, close string }
+
+var (
+	chatTools      = toolForm{"chat", `{"type":"function","function":{"name":`, `,"parameters":`, "}}"}
+	responsesTools = toolForm{"responses", `{"type":"function","name":`, `,"parameters":`, "}"}
+	messagesTools  = toolForm{"messages", `{"name":`, `,"input_schema":`, "}"}
+)
+
+// appendToolList appends the request's tools as "tools" in the API's form.
+func (r ChatRequest) appendToolList(dst []byte, f toolForm) ([]byte, error) {
+	for k, t := range r.Tools {
+		if !json.Valid(t.Parameters) {
+			return nil, fmt.Errorf("encode %s request: tool %q: parameters are not JSON", f.api, t.Name)
+		}
+		if k == 0 {
+			dst = append(dst, `,"tools":[`...)
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, f.open...)
+		dst = wire.AppendString(dst, t.Name)
+		dst = append(dst, `,"description":`...)
+		dst = wire.AppendString(dst, t.Description)
+		dst = append(dst, f.schema...)
+		dst = append(dst, t.Parameters...)
+		dst = append(dst, f.close...)
+		if k == len(r.Tools)-1 {
+			dst = append(dst, ']')
+		}
 	}
-	return append(dst, ',')
+	return dst, nil
 }

@@ -81,13 +81,8 @@ var responsesMembers = []string{"type", "delta", "output_index", "item", "respon
 // DecodeFast of Chunk gives up on.
 func (e *ResponsesEvent) DecodeFast(data []byte) bool {
 	*e = ResponsesEvent{scratch: e.scratch[:0]}
-	s := scanner{data: data, scratch: &e.scratch}
-	s.ws()
-	if !s.byte_('{') {
-		return false
-	}
-	seen := 0
-	ok := s.members(func(key []byte) bool {
+	s, seen := scanner{data: data, scratch: &e.scratch}, 0
+	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return once(&seen, 1) && s.optString(&e.Type)
@@ -100,7 +95,13 @@ func (e *ResponsesEvent) DecodeFast(data []byte) bool {
 		}
 		return s.unknown(key, responsesMembers)
 	})
-	if !ok {
+}
+
+// object scans the whole of the data as one JSON object whose members member takes one by
+// one (false gives up); it reports whether all of it was taken.
+func (s *scanner) object(member func(key []byte) bool) bool {
+	s.ws()
+	if !s.byte_('{') || !s.members(member) {
 		return false
 	}
 	s.ws()
@@ -188,13 +189,8 @@ var (
 // duplicate, a key matched only case-insensitively, anything DecodeFast of Chunk gives up on.
 func (e *MessagesEvent) DecodeFast(data []byte) bool {
 	*e = MessagesEvent{scratch: e.scratch[:0]}
-	s := scanner{data: data, scratch: &e.scratch}
-	s.ws()
-	if !s.byte_('{') {
-		return false
-	}
-	seen := 0
-	ok := s.members(func(key []byte) bool {
+	s, seen := scanner{data: data, scratch: &e.scratch}, 0
+	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return once(&seen, 1) && s.optString(&e.Type)
@@ -207,11 +203,6 @@ func (e *MessagesEvent) DecodeFast(data []byte) bool {
 		}
 		return s.unknown(key, messagesMembers)
 	})
-	if !ok {
-		return false
-	}
-	s.ws()
-	return s.i == len(s.data)
 }
 
 // messagesDelta parses a delta object (null leaves it as it is, as encoding/json does).
