@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -61,7 +62,7 @@ func GPUHeldClocks(bounds GPUBounds, baseline *artifact.Benchmark) Check {
 			}
 			median := median(busy)
 			if base := baselineClock(baseline, g.GPU); base > 0 {
-				if apart := abs(median-base) / max(median, base); apart > bounds.ClockBound {
+				if apart := math.Abs(median-base) / max(median, base); apart > bounds.ClockBound {
 					problems = append(problems, fmt.Sprintf("%s ran at %.0f MHz, the baseline's at %.0f MHz (%.0f%% apart; bound %.0f%%): the runs measured different clocks",
 						name, median, base, 100*apart, 100*bounds.ClockBound))
 				}
@@ -135,11 +136,4 @@ func baselineClock(b *artifact.Benchmark, gpu string) float64 {
 		}
 	}
 	return 0
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

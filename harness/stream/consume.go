@@ -66,11 +66,12 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		}
 		switch api {
 		case APIResponses, APIMessages:
-			fold := st.responses
+			var terminal bool
 			if api == APIMessages {
-				fold = st.messages
+				terminal, err = st.messages(s, data, res, at)
+			} else {
+				terminal, err = st.responses(s, data, res, at)
 			}
-			terminal, err := fold(s, data, res, at)
 			if err != nil {
 				return err
 			}

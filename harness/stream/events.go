@@ -11,10 +11,12 @@ import (
 // their decoders, and usage counts that arrive in parts, in storage of their own so that
 // an event costs no allocation.
 type eventState struct {
-	rev    wire.ResponsesEvent
-	mev    wire.MessagesEvent
-	usage  wire.Usage
-	counts [4]int
+	rev         wire.ResponsesEvent
+	mev         wire.MessagesEvent
+	usage       wire.Usage
+	details     wire.Details
+	completions wire.CompletionDetails
+	counts      [5]int
 	// prompt, cached and completion are the Messages API's counts so far (-1 unknown).
 	prompt, cached, completion int
 }
@@ -145,22 +147,39 @@ func (st *streamState) responseModel(res *Result, r *wire.ResponsesResponse) {
 // responsesUsage sets res's usage from the Responses API's: input tokens are the prompt.
 func (st *streamState) responsesUsage(res *Result, u *wire.ResponsesUsage) {
 	e := &st.ev
+	var cached, reasoning *int
+	if d := u.InputTokensDetails; d != nil {
+		cached = d.CachedTokens
+	}
+	if d := u.OutputTokensDetails; d != nil {
+		reasoning = d.ReasoningTokens
+	}
+	res.setUsage(e.chatUsage(u.InputTokens, u.OutputTokens, u.TotalTokens, cached, reasoning))
+}
+
+// chatUsage is a typed API's counts as chat's usage object, in the state's own storage,
+// for Result.setUsage to copy: nil counts stay absent.
+func (e *eventState) chatUsage(prompt, completion, total, cached, reasoning *int) *wire.Usage {
 	e.usage = wire.Usage{}
 	set := func(dst **int, k int, v *int) {
 		if v != nil {
 			e.counts[k], *dst = *v, &e.counts[k]
 		}
 	}
-	set(&e.usage.PromptTokens, 0, u.InputTokens)
-	set(&e.usage.CompletionTokens, 1, u.OutputTokens)
-	set(&e.usage.TotalTokens, 2, u.TotalTokens)
-	res.setUsage(&e.usage)
-	if d := u.InputTokensDetails; d != nil && d.CachedTokens != nil {
-		res.usage.counts[3], res.usage.u.CachedTokens = *d.CachedTokens, &res.usage.counts[3]
+	set(&e.usage.PromptTokens, 0, prompt)
+	set(&e.usage.CompletionTokens, 1, completion)
+	set(&e.usage.TotalTokens, 2, total)
+	if cached != nil {
+		e.details = wire.Details{}
+		set(&e.details.CachedTokens, 3, cached)
+		e.usage.PromptTokensDetails = &e.details
 	}
-	if d := u.OutputTokensDetails; d != nil && d.ReasoningTokens != nil {
-		res.usage.counts[4], res.usage.u.ReasoningTokens = *d.ReasoningTokens, &res.usage.counts[4]
+	if reasoning != nil {
+		e.completions = wire.CompletionDetails{}
+		set(&e.completions.ReasoningTokens, 4, reasoning)
+		e.usage.CompletionTokensDetails = &e.completions
 	}
+	return &e.usage
 }
 
 // messages folds one Messages API event into res; terminal reports message_stop.
@@ -229,20 +248,17 @@ func (st *streamState) messagesUsage(res *Result, u *wire.MessagesUsage) {
 	if u.OutputTokens != nil {
 		e.completion = *u.OutputTokens
 	}
-	e.usage = wire.Usage{}
-	if e.prompt >= 0 {
-		e.counts[0], e.usage.PromptTokens = e.prompt, &e.counts[0]
+	known := func(v int) *int {
+		if v < 0 {
+			return nil
+		}
+		return &v
 	}
-	if e.completion >= 0 {
-		e.counts[1], e.usage.CompletionTokens = e.completion, &e.counts[1]
-	}
+	var total *int
 	if e.prompt >= 0 && e.completion >= 0 {
-		e.counts[2], e.usage.TotalTokens = e.prompt+e.completion, &e.counts[2]
+		total = known(e.prompt + e.completion)
 	}
-	res.setUsage(&e.usage)
-	if e.cached >= 0 {
-		res.usage.counts[3], res.usage.u.CachedTokens = e.cached, &res.usage.counts[3]
-	}
+	res.setUsage(e.chatUsage(known(e.prompt), known(e.completion), total, known(e.cached), nil))
 }
 
 // stopReason is a Messages API stop_reason as the chat API's finish_reason.

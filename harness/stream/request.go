@@ -113,16 +113,7 @@ func (r ChatRequest) appendTools(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch r.ToolChoice {
-	case "":
-	case "required", "auto", "none":
-		dst = append(dst, `,"tool_choice":`...)
-		dst = wire.AppendString(dst, r.ToolChoice)
-	default:
-		dst = append(dst, `,"tool_choice":{"type":"function","function":{"name":`...)
-		dst = wire.AppendString(dst, r.ToolChoice)
-		dst = append(dst, "}}"...)
-	}
+	dst = r.appendToolChoice(dst, chatTools)
 	if f := r.ResponseFormat; f != nil {
 		if !json.Valid(f.Schema) {
 			return nil, fmt.Errorf("encode chat request: response format %q: the schema is not JSON", f.Name)

@@ -24,16 +24,7 @@ func (r ChatRequest) appendResponses(dst []byte) ([]byte, error) {
 	if dst, err = r.appendToolList(dst, responsesTools); err != nil {
 		return nil, err
 	}
-	switch r.ToolChoice {
-	case "":
-	case "required", "auto", "none":
-		dst = append(dst, `,"tool_choice":`...)
-		dst = wire.AppendString(dst, r.ToolChoice)
-	default:
-		dst = append(dst, `,"tool_choice":{"type":"function","name":`...)
-		dst = wire.AppendString(dst, r.ToolChoice)
-		dst = append(dst, '}')
-	}
+	dst = r.appendToolChoice(dst, responsesTools)
 	if f := r.ResponseFormat; f != nil {
 		if !json.Valid(f.Schema) {
 			return nil, fmt.Errorf("encode responses request: response format %q: the schema is not JSON", f.Name)
@@ -116,6 +107,23 @@ var (
 	responsesTools = toolForm{"responses", `{"type":"function","name":`, `,"parameters":`, "}"}
 	messagesTools  = toolForm{"messages", `{"name":`, `,"input_schema":`, "}"}
 )
+
+// appendToolChoice appends the tool choice as chat and the Responses API write it:
+// "required", "auto" and "none" as strings, a named function as its tool's opening, name
+// and close.
+func (r ChatRequest) appendToolChoice(dst []byte, f toolForm) []byte {
+	switch r.ToolChoice {
+	case "":
+		return dst
+	case "required", "auto", "none":
+		dst = append(dst, `,"tool_choice":`...)
+		return wire.AppendString(dst, r.ToolChoice)
+	}
+	dst = append(dst, `,"tool_choice":`...)
+	dst = append(dst, f.open...)
+	dst = wire.AppendString(dst, r.ToolChoice)
+	return append(dst, f.close...)
+}
 
 // appendToolList appends the request's tools as "tools" in the API's form.
 func (r ChatRequest) appendToolList(dst []byte, f toolForm) ([]byte, error) {

@@ -190,11 +190,7 @@ func (res *Result) addToolCalls(fragments []wire.ToolCall) {
 		k := len(res.ToolCalls) - 1
 		switch {
 		case f.Index != nil:
-			k = slices.IndexFunc(res.ToolCalls, func(c ToolCall) bool { return c.Index == *f.Index })
-			if k < 0 {
-				res.ToolCalls = append(res.ToolCalls, ToolCall{Index: *f.Index})
-				k = len(res.ToolCalls) - 1
-			}
+			k = res.callAt(*f.Index)
 		case k < 0 || (f.ID != "" && f.ID != res.ToolCalls[k].ID && res.ToolCalls[k].ID != ""):
 			res.ToolCalls = append(res.ToolCalls, ToolCall{Index: len(res.ToolCalls)})
 			k = len(res.ToolCalls) - 1
@@ -210,16 +206,21 @@ func (res *Result) addToolCalls(fragments []wire.ToolCall) {
 	}
 }
 
-// toolFragment adds a fragment of the call at index: its id and name when they come,
-// its arguments in pieces (the Responses and Messages APIs name calls by their item or
-// block index).
-func (res *Result) toolFragment(index int, id, name, arguments string) {
+// callAt is the position of the call named by index, a new call's when none is yet.
+func (res *Result) callAt(index int) int {
 	k := slices.IndexFunc(res.ToolCalls, func(c ToolCall) bool { return c.Index == index })
 	if k < 0 {
 		res.ToolCalls = append(res.ToolCalls, ToolCall{Index: index})
 		k = len(res.ToolCalls) - 1
 	}
-	c := &res.ToolCalls[k]
+	return k
+}
+
+// toolFragment adds a fragment of the call at index: its id and name when they come,
+// its arguments in pieces (the Responses and Messages APIs name calls by their item or
+// block index).
+func (res *Result) toolFragment(index int, id, name, arguments string) {
+	c := &res.ToolCalls[res.callAt(index)]
 	if c.ID == "" {
 		c.ID = strings.Clone(id)
 	}
