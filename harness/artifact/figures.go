@@ -53,30 +53,31 @@ var extensionFamilies = []extensionFamily{
 		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }},
 }
 
-// extensionScalars are the run-level figures of the extension a budget can name: the
-// engine's speculative decoding.
-var extensionScalars = []struct {
-	key   string
-	value func(*Extension) *Float
-}{
-	{"spec_accept_rate", func(x *Extension) *Float {
-		if x == nil || x.EngineMetrics.SpecDecode == nil {
-			return nil
-		}
-		return x.EngineMetrics.SpecDecode.AcceptanceRate
-	}},
-	{"spec_accept_length", func(x *Extension) *Float {
-		if x == nil || x.EngineMetrics.SpecDecode == nil {
-			return nil
-		}
-		return x.EngineMetrics.SpecDecode.MeanAcceptedLength
-	}},
+// SpecFigure is a figure of the engine's speculative decoding, of a run or of a block.
+type SpecFigure struct {
+	Key   string
+	Value func(*SpecDecode) *Float
 }
 
+// SpecFigures are the figures of the engine's speculative decoding a budget or a gate can
+// name: per run (Figure) and per block (Blocks.Figures), from the engine's counters.
+func SpecFigures() []SpecFigure {
+	return []SpecFigure{
+		{"spec_accept_rate", func(d *SpecDecode) *Float { return d.AcceptanceRate }},
+		{"spec_accept_length", func(d *SpecDecode) *Float { return d.MeanAcceptedLength }},
+	}
+}
+
+// extensionScalar is how a run-level figure of the extension is read.
 func extensionScalar(key string) (func(*Extension) *Float, bool) {
-	for _, s := range extensionScalars {
-		if s.key == key {
-			return s.value, true
+	for _, f := range SpecFigures() {
+		if f.Key == key {
+			return func(x *Extension) *Float {
+				if x == nil || x.EngineMetrics.SpecDecode == nil {
+					return nil
+				}
+				return f.Value(x.EngineMetrics.SpecDecode)
+			}, true
 		}
 	}
 	return nil, false
@@ -165,8 +166,8 @@ func ParseFigureKey(key string) (family, stat string, ok bool) {
 // ExtensionFigureKeys lists the extension's figure keys, sorted.
 func ExtensionFigureKeys() []string {
 	var out []string
-	for _, s := range extensionScalars {
-		out = append(out, s.key)
+	for _, f := range SpecFigures() {
+		out = append(out, f.Key)
 	}
 	for _, f := range extensionFamilies {
 		for _, s := range percentileStats {

@@ -286,7 +286,8 @@ func FormatPlaces(v float64, unit string, places int) string {
 	case "ms":
 		return strconv.FormatFloat(v, 'f', places, 64) + "ms"
 	case "":
-		return strconv.FormatFloat(v, 'f', -1, 64)
+		// Counts print whole, ratios (an acceptance rate) to four places.
+		return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', places, 64) + " " + unit
 }

@@ -55,7 +55,9 @@ func (r *run) prepareBlock(ctx context.Context, j int) error {
 
 // runBlock runs the prepared block and keeps what it left.
 func (r *run) runBlock(ctx context.Context) {
+	r.engine.Mark(ctx)
 	started, finished := r.pacer.execute(ctx)
+	r.engine.Mark(ctx)
 	r.started = started
 	r.kind.finish(r)
 	r.blocks = append(r.blocks, block{plan: r.plan, indices: r.indices, outcomes: r.outcomes, expected: r.expected,
@@ -125,7 +127,8 @@ func (r *run) busy() time.Duration {
 func (r *run) local(i int) int { return i % len(r.base) }
 
 // blockRecord is the artifact's anvilbench.blocks: each block's bounds and each figure of
-// artifact.BlockMetrics block by block and across the blocks.
+// artifact.BlockMetrics, and of the engine's speculative decoding when it drafted, block
+// by block and across the blocks.
 func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 	per := len(r.base)
 	out := &artifact.Blocks{Repeats: len(r.blocks), RequestsPerBlock: per, Figures: map[string]artifact.BlockFigures{}}
@@ -143,6 +146,13 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 				v = artifact.F(*x)
 			}
 			values[name] = append(values[name], v)
+		}
+	}
+	if spec := r.engine.Blocks(); len(spec) > 0 {
+		for _, f := range artifact.SpecFigures() {
+			for _, d := range spec {
+				values[f.Key] = append(values[f.Key], specValue(f, d))
+			}
 		}
 	}
 	for name, v := range values {
@@ -254,4 +264,12 @@ func rowFigures(outcomes []outcome) (ttft, tpot []float64) {
 		}
 	}
 	return ttft, tpot
+}
+
+// specValue is f of a block's speculative decoding; nil for a block without one.
+func specValue(f artifact.SpecFigure, d *artifact.SpecDecode) *artifact.Float {
+	if d == nil {
+		return nil
+	}
+	return f.Value(d)
 }

@@ -310,6 +310,7 @@ func (r *run) watchEngine(ctx context.Context, target Target) func() artifact.En
 	}
 	client := &http.Client{Timeout: 10 * time.Second}
 	w := enginemetrics.Start(ctx, client, url, metricsInterval)
+	r.engine = w
 	return func() artifact.EngineMetrics {
 		final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -355,4 +356,6 @@ type run struct {
 	started time.Time
 	blocks  []block
 	nonce   string
+	// engine watches the engine's metrics; each block marks its counters (nil when off).
+	engine *enginemetrics.Watch
 }

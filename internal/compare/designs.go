@@ -2,6 +2,7 @@ package compare
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -41,10 +42,17 @@ func (v *Verdict) stored(s series, baseline, current *artifact.Benchmark, opts O
 		return comparison{}, err
 	}
 	var within, dfWithin, perBlock float64
-	if len(bf) >= 2 || len(cf) >= 2 {
+	switch {
+	case len(bf) >= 2 || len(cf) >= 2:
 		perBlock, dfWithin = pooled([][]float64{bf, cf})
 		within = perBlock * (1/float64(len(bf)) + 1/float64(len(cf)))
-	} else {
+	case s.engine != nil:
+		// One count a side: nothing measured how much a block's count varies.
+		v.Units = "one run against one stored run, " + blocks(len(bf), len(cf))
+		v.Ratio = v.Current / v.Baseline
+		v.Outcome, v.Err = Inconclusive, fmt.Errorf("%s is the engine's count over a block, and one block a side has no spread to test: run 2 or more blocks a side (ANVIL_REPEATS), interleaved blocks against the baseline build (ANVIL_BASELINE_URL) or against a history of runs (ANVIL_BASELINE=dir/)", s.name)
+		return comparison{}, nil
+	default:
 		resamples := cmp.Or(opts.Resamples, defaultResamples)
 		lo, hi := s.interval(base, cur, resamples, opts.Seed)
 		within, dfWithin = math.Pow(logSE(lo, hi), 2), math.Inf(1)
@@ -85,19 +93,16 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 		v.Outcome, v.Err = Insufficient, fmt.Errorf("a history of %d comparable runs with a figure: a spread needs at least %d", len(levels), MinHistory)
 		return comparison{}, nil
 	}
-	cur, err := s.samples(current)
-	if err != nil {
+	cur, err := s.read(current, "current")
+	v.CurrentSamples = cur.n
+	if err != nil && cur.n >= minRows {
 		return comparison{}, err
 	}
-	v.CurrentSamples = len(cur)
-	if len(cur) < minRows {
+	if cur.n < minRows {
 		v.Outcome = Insufficient
 		return comparison{}, nil
 	}
-	if v.Current, err = s.figure(current, cur, "current"); err != nil {
-		return comparison{}, err
-	}
-	if !(v.Current > 0) || !positive(cur) {
+	if v.Current = cur.figure; !(v.Current > 0) || !positive(cur.rows) {
 		return comparison{}, fmt.Errorf("%s: a ratio needs positive figures and rows (current %v)", s.name, v.Current)
 	}
 	cps := changePoints(levels, opts.Seed)
@@ -123,15 +128,11 @@ func (s series) runFigures(runs []*artifact.Benchmark) (logs []float64, kept []*
 	runs = slices.Clone(runs)
 	slices.SortStableFunc(runs, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 	for _, h := range runs {
-		rows, err := s.samples(h)
-		if err != nil || len(rows) < minRows || !positive(rows) {
+		sd, err := s.read(h, "history")
+		if err != nil || sd.n < minRows || !positive(sd.rows) || !(sd.figure > 0) {
 			continue
 		}
-		f, err := s.figure(h, rows, "history")
-		if err != nil || !(f > 0) {
-			continue
-		}
-		logs, kept = append(logs, math.Log(f)), append(kept, h)
+		logs, kept = append(logs, math.Log(sd.figure)), append(kept, h)
 	}
 	return logs, kept
 }
@@ -209,27 +210,21 @@ func (v *Verdict) sameWorkload(baseline, current *artifact.Benchmark, opts Optio
 // sides reads both runs' rows and figures, ending the verdict as insufficient when a side
 // has too few.
 func (v *Verdict) sides(s series, baseline, current *artifact.Benchmark) (base, cur []float64, err error) {
-	if base, err = s.samples(baseline); err != nil {
-		return nil, nil, err
-	}
-	if cur, err = s.samples(current); err != nil {
-		return nil, nil, err
-	}
-	v.BaselineSamples, v.CurrentSamples = len(base), len(cur)
-	if len(base) < minRows || len(cur) < minRows {
+	b, errB := s.read(baseline, "baseline")
+	c, errC := s.read(current, "current")
+	v.BaselineSamples, v.CurrentSamples = b.n, c.n
+	if b.n < minRows || c.n < minRows {
 		v.Outcome = Insufficient
-		return base, cur, nil
+		return b.rows, c.rows, nil
 	}
-	if v.Baseline, err = s.figure(baseline, base, "baseline"); err != nil {
+	if err := errors.Join(errB, errC); err != nil {
 		return nil, nil, err
 	}
-	if v.Current, err = s.figure(current, cur, "current"); err != nil {
-		return nil, nil, err
-	}
-	if !(v.Baseline > 0) || !(v.Current > 0) || !positive(base) || !positive(cur) {
+	v.Baseline, v.Current = b.figure, c.figure
+	if !(v.Baseline > 0) || !(v.Current > 0) || !positive(b.rows) || !positive(c.rows) {
 		return nil, nil, fmt.Errorf("%s: a ratio needs positive figures and rows (baseline %v, current %v)", s.name, v.Baseline, v.Current)
 	}
-	return base, cur, nil
+	return b.rows, c.rows, nil
 }
 
 // interleavedPair reports whether the two are the baseline's and the current engine's

@@ -32,6 +32,11 @@ func (v Verdict) message() string {
 		}
 		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, minRows)
 	case Inconclusive:
+		if v.Err != nil {
+			unit := budget.Unit(v.Metric)
+			return fmt.Sprintf("%s inconclusive: changed %s (%s -> %s): %v", name, signedPercent(v.Ratio-1),
+				budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), v.Err)
+		}
 		return fmt.Sprintf("%s inconclusive: changed %s (%s); %s%s resolves %s at best, not the %s gate: %s",
 			name, signedPercent(v.Ratio-1), v.figures(), v.Units, v.counted(), percent(v.Detectable), gate, v.resolvedBy())
 	case Regressed:

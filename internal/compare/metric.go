@@ -20,8 +20,9 @@ var (
 	rateFamilies = []string{"decode_tok_s", "effective_prefill_tok_s"}
 )
 
-// CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, or a mean
-// or percentile key of a latency or rate family. The error quotes the metric.
+// CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, a mean
+// or percentile key of a latency or rate family, or a figure of the engine's speculative
+// decoding (spec_accept_rate, spec_accept_length). The error quotes the metric.
 func CheckMetric(metric string) error {
 	if metric == failedMetric {
 		return nil
@@ -33,9 +34,12 @@ func CheckMetric(metric string) error {
 // series is how one metric is drawn from an artifact's rows for a regression test.
 type series struct {
 	name          string
-	family        string  // request_timings family; "" for throughput
+	family        string  // request_timings family; "" for throughput and engine figures
 	q             float64 // percentile, or 0 for a mean
 	higherIsWorse bool
+	// engine reads a figure the engine counts over a run or a block (spec_accept_rate):
+	// it has no per-request rows, so its spread comes from blocks or a history.
+	engine *artifact.SpecFigure
 }
 
 // seriesOf resolves a metrics key: a mean or percentile key of a latency or rate family, or
@@ -44,6 +48,12 @@ func seriesOf(metric string) (series, error) {
 	s := series{name: budget.Describe(metric)}
 	if metric == throughput {
 		return s, nil
+	}
+	for _, f := range artifact.SpecFigures() {
+		if f.Key == metric {
+			s.engine = &f
+			return s, nil
+		}
 	}
 	family, stat, ok := artifact.ParseFigureKey(metric)
 	switch {
@@ -109,27 +119,59 @@ func (s series) interval(baseline, current []float64, resamples int, seed int64)
 	return lo, hi
 }
 
+// side is what one run holds of the metric: its figure, the requests it stands on and,
+// for a figure of the rows, their values (nil for an engine figure).
+type side struct {
+	figure float64
+	n      int
+	rows   []float64
+}
+
+// read is the metric's side in a: for an engine figure, the run's figure and its completed
+// requests; else the rows and, with enough of them, their figure.
+func (s series) read(a *artifact.Benchmark, name string) (side, error) {
+	if s.engine != nil {
+		out := side{n: len(a.RequestTimings)}
+		v, _, _ := a.Figure(s.engine.Key)
+		if v == nil {
+			return out, fmt.Errorf("%s: the %s run has none: its engine exported no speculative decoding counters, or drafted nothing", s.name, name)
+		}
+		out.figure = *v
+		return out, nil
+	}
+	rows, err := s.samples(a)
+	if err != nil || len(rows) < minRows {
+		return side{rows: rows, n: len(rows)}, err
+	}
+	f, err := s.figure(a, rows, name)
+	return side{figure: f, n: len(rows), rows: rows}, err
+}
+
 // blockFigures are the log of the metric's figure in each block of a, and each block's
 // midpoint in Unix ns, the whole run one block when it records none; a block without a
 // positive figure is left out.
 func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int64, err error) {
 	x := a.Extension
-	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) == 0 {
-		rows, err := s.samples(a)
-		if err != nil {
+	recorded := x != nil && x.Blocks != nil && len(x.Blocks.Blocks) > 0
+	if recorded && s.engine != nil {
+		_, recorded = x.Blocks.Figures[s.engine.Key]
+	}
+	if !recorded {
+		sd, err := s.read(a, "a")
+		if err != nil || !(sd.figure > 0) {
 			return nil, nil, err
 		}
-		f, err := s.figure(a, rows, "a")
-		if err != nil || !(f > 0) {
-			return nil, nil, err
-		}
-		return []float64{math.Log(f)}, []int64{(a.StartedAtUnixNs + a.FinishedAtUnixNs) / 2}, nil
+		return []float64{math.Log(sd.figure)}, []int64{(a.StartedAtUnixNs + a.FinishedAtUnixNs) / 2}, nil
 	}
 	per := x.Blocks.RequestsPerBlock
 	for j, bl := range x.Blocks.Blocks {
 		f := 0.0
 		if s.family == "" {
-			if v := x.Blocks.Figures[throughput].Values; j < len(v) && v[j] != nil {
+			key := throughput
+			if s.engine != nil {
+				key = s.engine.Key
+			}
+			if v := x.Blocks.Figures[key].Values; j < len(v) && v[j] != nil {
 				f = float64(*v[j])
 			}
 		} else {

@@ -231,8 +231,11 @@ func (v *Verdict) decide(c comparison) {
 		v.Worse = -math.Expm1(-worse)
 	}
 	v.P = 1
-	if se > 0 {
+	switch {
+	case se > 0:
 		v.P = dist.Upper(worse / se)
+	case worse > 0:
+		v.P = 0 // no spread at all: any change worse is certain (identical blocks of a count)
 	}
 	v.Significant = v.P < v.Alpha
 	v.Improved = se > 0 && dist.Upper(-worse/se) < v.Alpha && -v.Worse > v.By/2

@@ -18,12 +18,9 @@ func Sufficient(baseline *artifact.Benchmark, metric string) error {
 	if baseline == nil {
 		return fmt.Errorf("%s: no baseline artifact", s.name)
 	}
-	rows, err := s.samples(baseline)
-	if err != nil {
-		return err
+	sd, err := s.read(baseline, "baseline")
+	if sd.n < minRows {
+		return fmt.Errorf("%s: the baseline has %d requests with a figure; a comparison needs at least %d", s.name, sd.n, minRows)
 	}
-	if len(rows) < minRows {
-		return fmt.Errorf("%s: the baseline has %d requests with a figure; a comparison needs at least %d", s.name, len(rows), minRows)
-	}
-	return nil
+	return err
 }

@@ -324,10 +324,12 @@ type Watch struct {
 	// specLength sums SGLang's accept length gauge over specLengths scrapes.
 	specLength  float64
 	specLengths int
-	scrapes     int
-	err         error
-	stop        chan struct{}
-	done        chan struct{}
+	// marks are the speculative decoding counters at each block's start and end (Mark).
+	marks   []specCounters
+	scrapes int
+	err     error
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // Start scrapes url once and, when it answers, keeps scraping every interval until
@@ -424,24 +426,99 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	return out
 }
 
-// specDecode is the run's speculative decoding: vLLM's counters differenced (acceptance
-// over drafted tokens, 1 + accepted per draft, by position), else SGLang's accept length
-// averaged over the scrapes; nil when the engine exports neither or drafted nothing.
-func (w *Watch) specDecode(last snapshot) *artifact.SpecDecode {
-	drafts, tokens, accepted := delta(w.first, last, specDraftsNames), delta(w.first, last, specDraftTokensNames), delta(w.first, last, specAcceptedNames)
-	if drafts != nil && tokens != nil && accepted != nil && *drafts > 0 && *tokens > 0 {
-		d := &artifact.SpecDecode{Source: specDraftsNames[0] + ", " + specDraftTokensNames[0] + ", " + specAcceptedNames[0],
-			Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted,
-			AcceptanceRate:     artifact.F(float64(*accepted) / float64(*tokens)),
-			MeanAcceptedLength: artifact.F(1 + float64(*accepted)/float64(*drafts))}
-		after, before := last.byLabel(specPerPosNames, "position"), w.first.byLabel(specPerPosNames, "position")
-		for pos := 0; ; pos++ {
-			v, ok := after[strconv.Itoa(pos)]
-			if !ok {
-				break
-			}
-			d.PerPosition = append(d.PerPosition, artifact.Float((v-before[strconv.Itoa(pos)])/float64(*drafts)))
+// specCounters are vLLM's speculative decoding counters at one scrape; ok is false when
+// the scrape failed or the engine does not export them.
+type specCounters struct {
+	drafts, tokens, accepted float64
+	perPos                   map[string]float64
+	ok                       bool
+}
+
+func specOf(s snapshot) specCounters {
+	d, ok1 := s.total(specDraftsNames)
+	t, ok2 := s.total(specDraftTokensNames)
+	a, ok3 := s.total(specAcceptedNames)
+	if !ok1 || !ok2 || !ok3 {
+		return specCounters{}
+	}
+	return specCounters{drafts: d, tokens: t, accepted: a, perPos: s.byLabel(specPerPosNames, "position"), ok: true}
+}
+
+// Mark reads the speculative decoding counters now, at a block's start or end: Blocks and
+// Finish then count the measured blocks only, not the warm-up nor, in an interleaved run,
+// the other engine's turns. One synchronous scrape between blocks, and none at all for an
+// engine that does not export the counters.
+func (w *Watch) Mark(ctx context.Context) {
+	if w == nil || w.err != nil || !specOf(w.first).ok {
+		return
+	}
+	s, err := scrape(ctx, w.client, w.url)
+	if err != nil {
+		w.marks = append(w.marks, specCounters{})
+		return
+	}
+	w.marks = append(w.marks, specOf(s))
+}
+
+// Blocks is the speculative decoding of each block between Marks (a start and an end
+// each), nil for a block a scrape missed or that drafted nothing; nil when nothing was
+// marked.
+func (w *Watch) Blocks() []*artifact.SpecDecode {
+	if w == nil || len(w.marks) < 2 {
+		return nil
+	}
+	out := make([]*artifact.SpecDecode, len(w.marks)/2)
+	for j := range out {
+		out[j] = specBetween(w.marks[2*j], w.marks[2*j+1], "")
+	}
+	return out
+}
+
+// specBetween is the speculative decoding between two reads of the counters; nil when a
+// read failed or nothing was drafted.
+func specBetween(before, after specCounters, source string) *artifact.SpecDecode {
+	drafts, tokens, accepted := after.drafts-before.drafts, after.tokens-before.tokens, after.accepted-before.accepted
+	if !before.ok || !after.ok || !(drafts > 0) || !(tokens > 0) {
+		return nil
+	}
+	d := &artifact.SpecDecode{Source: source, Drafts: artifact.F(drafts), DraftTokens: artifact.F(tokens), AcceptedTokens: artifact.F(accepted),
+		AcceptanceRate:     artifact.F(accepted / tokens),
+		MeanAcceptedLength: artifact.F(1 + accepted/drafts)}
+	for pos := 0; ; pos++ {
+		v, ok := after.perPos[strconv.Itoa(pos)]
+		if !ok {
+			break
 		}
+		d.PerPosition = append(d.PerPosition, artifact.Float((v-before.perPos[strconv.Itoa(pos)])/drafts))
+	}
+	return d
+}
+
+// specDecode is the run's speculative decoding: vLLM's counters differenced over the
+// marked blocks (acceptance over drafted tokens, 1 + accepted per draft, by position), or
+// over the whole watch, warm-up included, when no block was marked; else SGLang's accept
+// length averaged over the scrapes; nil when the engine exports neither or drafted nothing.
+func (w *Watch) specDecode(last snapshot) *artifact.SpecDecode {
+	source := specDraftsNames[0] + ", " + specDraftTokensNames[0] + ", " + specAcceptedNames[0]
+	if blocks := w.Blocks(); len(blocks) > 0 {
+		var before, after specCounters
+		before.ok, after.ok = true, true
+		before.perPos, after.perPos = map[string]float64{}, map[string]float64{}
+		for j := range blocks {
+			b, a := w.marks[2*j], w.marks[2*j+1]
+			if !b.ok || !a.ok {
+				continue // a missed scrape loses its block, not the run
+			}
+			after.drafts, after.tokens, after.accepted = after.drafts+a.drafts-b.drafts, after.tokens+a.tokens-b.tokens, after.accepted+a.accepted-b.accepted
+			for pos, v := range a.perPos {
+				after.perPos[pos] += v - b.perPos[pos]
+			}
+		}
+		if d := specBetween(before, after, source+" (the measured blocks)"); d != nil {
+			return d
+		}
+	}
+	if d := specBetween(specOf(w.first), specOf(last), source+" (the whole watch, warm-up included)"); d != nil {
 		return d
 	}
 	if w.specLengths > 0 {
