@@ -2,7 +2,7 @@
 // after a run: SM and memory clocks, power, temperature, utilisation, memory used and the
 // reasons the driver gives for holding clocks down (throttle, or "clock event", reasons).
 // It reads a DCGM exporter's Prometheus text (dcgm-exporter, its DCGM_FI_DEV_* fields) or,
-// on the engine's host, nvidia-smi's query output.
+// on the engine's host, nvidia-smi's query output or amd-smi's JSON.
 package gpumetrics
 
 import (
@@ -39,7 +39,7 @@ type source interface {
 }
 
 // Source picks where to read the GPUs: a DCGM exporter at url; with url empty, nvidia-smi
-// when it is on this host; nil with a note when neither (or url is "off").
+// or else amd-smi when it is on this host; nil with a note when none is (or url is "off").
 func Source(url string) (src source, note string) {
 	switch {
 	case url == "off":
@@ -50,7 +50,10 @@ func Source(url string) (src source, note string) {
 	if path, err := exec.LookPath("nvidia-smi"); err == nil {
 		return smi{path: path}, ""
 	}
-	return nil, "no GPU telemetry: set ANVIL_GPU_METRICS_URL to a DCGM exporter's /metrics, or run beside nvidia-smi"
+	if path, err := exec.LookPath("amd-smi"); err == nil {
+		return &amdSMI{path: path}, ""
+	}
+	return nil, "no GPU telemetry: set ANVIL_GPU_METRICS_URL to a DCGM exporter's /metrics, or run beside nvidia-smi or amd-smi"
 }
 
 // dcgm reads a DCGM exporter's metrics.

@@ -61,3 +61,49 @@ func TestNvidiaSMIOnTheHost(t *testing.T) {
 		t.Errorf("without nvidia-smi: %v, %q", src, note)
 	}
 }
+
+// amd-smi on the host, when nvidia-smi is not: its JSON in both shapes (a list with
+// {"value", "unit"} readings and the one throttle flag of older versions; {"gpu_data"}
+// with bare numbers and the violation statuses of MI300 and later), the first clock
+// domain that reports, the model from `static --asic`.
+func TestAMDSMIOnTheHost(t *testing.T) {
+	dir := t.TempDir()
+	metric := `{"gpu_data": [
+ {"gpu": 0, "usage": {"gfx_activity": {"value": 97, "unit": "%"}}, "power": {"socket_power": {"value": 612, "unit": "W"}, "throttle_status": "N/A"},
+  "clock": {"gfx_1": {"clk": "N/A"}, "gfx_0": {"clk": {"value": 2100, "unit": "MHz"}}, "mem_0": {"clk": {"value": 1300, "unit": "MHz"}}},
+  "temperature": {"edge": {"value": 51, "unit": "C"}, "hotspot": {"value": 78, "unit": "C"}}, "mem_usage": {"used_vram": {"value": 150000, "unit": "MB"}},
+  "throttle": {"ppt_violation_status": "ACTIVE", "prochot_violation_status": "NOT ACTIVE", "hbm_thermal_violation_status": "NOT ACTIVE"}},
+ {"gpu": 1, "usage": {"gfx_activity": 96}, "power": {"socket_power": 540}, "clock": {"gfx_0": {"clk": 2100}},
+  "temperature": {"edge": 50, "hotspot": "N/A"}, "mem_usage": {"used_vram": 149000},
+  "throttle": {"ppt_violation_status": "NOT ACTIVE", "prochot_violation_status": "NOT ACTIVE"}}]}`
+	static := `[{"gpu": 0, "asic": {"market_name": "AMD Instinct MI300X"}}, {"gpu": 1, "asic": {"market_name": "AMD Instinct MI300X"}}]`
+	// Shell builtins only: PATH holds nothing else.
+	script := "#!/bin/sh\ncase \"$1\" in\nstatic) printf '%s\\n' '" + static + "';;\n*) echo 'WARNING: not in render group'; printf '%s\\n' '" + metric + "';;\nesac\n"
+	if err := os.WriteFile(filepath.Join(dir, "amd-smi"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	src, note := Source("")
+	if src == nil || src.name() != "amd-smi" {
+		t.Fatalf("source %v, note %q", src, note)
+	}
+	rs, err := src.read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || *rs[0].sm != 2100 || *rs[0].mem != 1300 || *rs[0].temp != 78 || *rs[0].power != 612 || *rs[0].util != 97 ||
+		*rs[0].memUsed != 150000 || *rs[0].reasons != 0x4 || rs[0].model != "AMD Instinct MI300X" {
+		t.Fatalf("GPU 0: %+v", rs[0])
+	}
+	if *rs[1].temp != 50 || *rs[1].reasons != 0 || *rs[1].sm != 2100 || rs[1].mem != nil {
+		t.Fatalf("GPU 1: %+v", rs[1])
+	}
+	old, err := parseAMDMetric([]byte(`[{"gpu": 0, "power": {"average_socket_power": {"value": 90, "unit": "W"}, "throttle_status": "THROTTLED"}},
+		{"gpu": 1, "power": {"throttle_status": "UNTHROTTLED"}}, {"gpu": 2}]`))
+	if err != nil || len(old) != 3 || *old[0].power != 90 || *old[0].reasons != 0x8 || *old[1].reasons != 0 || old[2].reasons != nil {
+		t.Fatalf("older amd-smi: %+v, %v", old, err)
+	}
+	if _, err := parseAMDMetric([]byte("amd-smi: no GPU found")); err == nil {
+		t.Error("a message without JSON parsed")
+	}
+}
