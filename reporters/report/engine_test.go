@@ -120,6 +120,23 @@ func TestTheReportDrawsTheReasoningSplit(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
 		}
 	}
+	// report.html draws each request's reasoning in its timeline bar, between its wait and
+	// its answer.
+	for i := range b.Extension.Timeline {
+		b.Extension.Timeline[i].ReasoningToAnswerMs, b.Extension.Timeline[i].ReasoningTokens = artifact.F(30), new(24)
+	}
+	if m, err = Build(Input{Runs: []Run{{Path: "capacity/configured.json", Benchmark: b}}}); err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	if err := m.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">reasoning</text>", "(reasoning from 20.00 ms), 24 reasoning tokens", `fill="#E69F00"`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
 	b.Extension.Reasoning = &artifact.Reasoning{ReasoningToAnswerMs: p(48)}
 	md.Reset()
 	if err := m.WriteMarkdown(&md); err != nil {
@@ -156,6 +173,16 @@ func TestTheReportDrawsTheGPUs(t *testing.T) {
 	for _, want := range []string{"### configured: GPUs (dcgm http://h:9400/metrics)", "| 0 | NVIDIA H100 80GB HBM3 | 1410–1980 | 2619 | 600 | 88 | HW thermal slowdown |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	// report.html draws the clocks through the run, the throttle marked and named.
+	var page strings.Builder
+	if err := m.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="chart-gpu-`, "GPU 0 throttled 1.0 s in (HW thermal slowdown).", "GPU 0 at 1.0 s: 1410 MHz, 600 W, 88 °C (HW thermal slowdown)"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %q", want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ type KindChart struct {
 }
 
 // kindCharts draws what the run's workload kind shows on its own, its blocks (beside its
-// partner's of an interleaved run) and the history it was judged against.
+// partner's of an interleaved run), the history it was judged against and its GPUs' clocks.
 func kindCharts(v *RunView, partner *RunView) []KindChart {
 	x := v.B.Extension
 	if x == nil {
@@ -29,6 +29,11 @@ func kindCharts(v *RunView, partner *RunView) []KindChart {
 	}
 	if c, ok := trendChart(v); ok {
 		out = append(out, c)
+	}
+	if g := x.GPU; g != nil && len(g.GPUs) > 0 {
+		if c, ok := gpuChart(v, g); ok {
+			out = append(out, c)
+		}
 	}
 	if s := x.Sessions; s != nil {
 		if c, ok := turnChart(v, s); ok {

@@ -289,7 +289,7 @@ func timeline(v *RunView) (string, string) {
 	}
 	failed, unsent := 0, 0
 	for _, s := range spans {
-		sp := chart.Span{Start: math.NaN(), FirstToken: math.NaN(), End: math.NaN(), Failed: s.Outcome != "ok"}
+		sp := chart.Span{Start: math.NaN(), FirstToken: math.NaN(), End: math.NaN(), Reasoning: math.NaN(), Failed: s.Outcome != "ok"}
 		label := fmt.Sprintf("request %d: %s", s.RequestIndex, s.Outcome)
 		if s.StartOffsetMs == nil {
 			unsent++
@@ -300,6 +300,13 @@ func timeline(v *RunView) (string, string) {
 			if s.TTFTMs != nil {
 				sp.FirstToken = sp.Start + float64(*s.TTFTMs)
 				label += ", first token after " + fmtMs(float64(*s.TTFTMs))
+				if r := s.ReasoningToAnswerMs; r != nil {
+					sp.Reasoning = sp.FirstToken - float64(*r)
+					label += fmt.Sprintf(" (reasoning from %s)", fmtMs(sp.Reasoning-sp.Start))
+				}
+				if s.ReasoningTokens != nil {
+					label += fmt.Sprintf(", %d reasoning tokens", *s.ReasoningTokens)
+				}
 			}
 			if s.E2EMs != nil {
 				sp.End = sp.Start + float64(*s.E2EMs)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // Span is one request on a timeline, in milliseconds from the start of the request phase.
@@ -11,6 +12,8 @@ type Span struct {
 	// Start is when the request was sent, FirstToken when its first token arrived (NaN when
 	// none did) and End when it ended (NaN when unknown), all on the run's clock.
 	Start, FirstToken, End float64
+	// Reasoning is when its first reasoning arrived, before FirstToken (NaN without).
+	Reasoning float64
 	// Failed marks a failed request.
 	Failed bool
 	// Label is the span's tooltip.
@@ -33,10 +36,14 @@ func (t Timeline) Write(w io.Writer) error {
 		return fmt.Errorf("timeline %s: no request to draw", t.ID)
 	}
 	width := orDefault(t.Width, defaultWidth)
-	rows := legendRows([]legendItem{
+	items := []legendItem{
 		{name: "waiting for the first token", color: palette[4], swatch: true},
 		{name: "streaming", color: palette[0], swatch: true},
-		{name: "failed", color: failColor, swatch: true}}, width)
+		{name: "failed", color: failColor, swatch: true}}
+	if slices.ContainsFunc(t.Spans, func(s Span) bool { return finite(s.Reasoning) }) {
+		items = slices.Insert(items, 1, legendItem{name: "reasoning", color: palette[1], swatch: true})
+	}
+	rows := legendRows(items, width)
 	plot := math.Min(math.Max(float64(len(t.Spans))*8, 72), 400)
 	top := marginTop + float64(len(rows))*legendRow + 6
 	height := top + plot + marginBottom
@@ -76,7 +83,12 @@ func (t Timeline) Write(w io.Writer) error {
 			b.rect(x0, y, math.Max(2, x1-x0), bar, failColor)
 		case finite(s.FirstToken):
 			ft := fr.x(xa, math.Min(s.FirstToken, end))
-			b.rect(x0, y, math.Max(0.5, ft-x0), bar, palette[4])
+			waited := ft
+			if finite(s.Reasoning) && s.Reasoning < s.FirstToken {
+				waited = fr.x(xa, math.Max(s.Reasoning, s.Start))
+				b.rect(waited, y, math.Max(0.5, ft-waited), bar, palette[1])
+			}
+			b.rect(x0, y, math.Max(0.5, waited-x0), bar, palette[4])
 			b.rect(ft, y, math.Max(0.5, x1-ft), bar, palette[0])
 		default:
 			b.rect(x0, y, math.Max(0.5, x1-x0), bar, palette[4])
