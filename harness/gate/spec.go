@@ -2,6 +2,7 @@ package gate
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -205,6 +206,20 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 		}
 	}
 	return nil
+}
+
+// UnmarshalJSON reads the list as a scenarios file may write it: the text
+// "tpot_p50_ms,ttft_p50_ms", or a list of keys as budgets are written.
+func (l *MetricList) UnmarshalJSON(data []byte) error {
+	var keys []string
+	if err := json.Unmarshal(data, &keys); err == nil {
+		return l.UnmarshalText([]byte(strings.Join(keys, ",")))
+	}
+	var text string
+	if err := json.Unmarshal(data, &text); err != nil {
+		return err
+	}
+	return l.UnmarshalText([]byte(text))
 }
 
 // Checks are the spec's checks of a run, in the order a gated container runs them:

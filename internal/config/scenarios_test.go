@@ -42,7 +42,8 @@ func TestScenariosTakeTheEnvironmentThenTheDefaults(t *testing.T) {
 	   "response_words": 32, "controlled_output_policy": "strict", "budgets": ["tpot_p50_ms<=6", "ttft_p95_ms<=1500@upper95"],
 	   "baseline": "baselines/short-chat.json", "labels": ["fast"]},
 	  {"name": "agent-32k", "context_tokens": 32000, "temperature": 0.6, "gate_by": 0.1},
-	  {"name": "prefix-burst", "burst": 16, "prompt_cache_mode": "shared", "shared_prefix_tokens": 4000, "api": "completions"}
+	  {"name": "prefix-burst", "burst": 16, "prompt_cache_mode": "shared", "shared_prefix_tokens": 4000, "api": "completions",
+	   "gate_metrics": ["tpot_p50_ms", "spec_accept_rate"]}
 	]}`)
 	cfg, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_CONCURRENCY": "4", "ANVIL_MODEL": "m", "ANVIL_BUDGETS": "tpot_p99_ms<=9"})
 	if err != nil {
@@ -73,6 +74,10 @@ func TestScenariosTakeTheEnvironmentThenTheDefaults(t *testing.T) {
 	if strings.Join(agent.Metrics, ",") != "tpot_p50_ms,ttft_p50_ms" {
 		t.Errorf("agent-32k gate metrics %v", agent.Metrics)
 	}
+	// gate_metrics as budgets are written, a list, as well as the variable's text.
+	if strings.Join(burst.Metrics, ",") != "tpot_p50_ms,spec_accept_rate" {
+		t.Errorf("prefix-burst gate metrics %v", burst.Metrics)
+	}
 	if burst.Scenario.Burst != 16 || burst.Scenario.RequestCount() != 16 || burst.Scenario.API != capacity.APICompletions {
 		t.Errorf("prefix-burst: %+v", burst.Scenario)
 	}
@@ -84,7 +89,7 @@ func TestAMalformedScenariosFileListsEveryProblem(t *testing.T) {
 	path := writeScenarios(t, `{"scenarios": [
 	  {"name": "ok", "requests": 8},
 	  {"name": "Bad Name", "requests": -5, "concurency": 4, "budgets": ["tpot_p50_ms<=6", "tpot_p50_ms<=fast"]},
-	  {"name": "ok", "max_tokens": "many", "temperature": null, "context_tokens": null, "labels": ["a,b"]},
+	  {"name": "ok", "max_tokens": "many", "temperature": null, "context_tokens": null, "labels": ["a,b"], "gate_metrics": 5},
 	  {"requests": 4, "controlled_output_policy": "loose", "response_words": 0, "baseline": "no/such.json"}
 	]}`)
 	_, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path})
@@ -102,6 +107,7 @@ func TestAMalformedScenariosFileListsEveryProblem(t *testing.T) {
 		`scenarios[2].max_tokens: want an integer, got "many"`,
 		`scenarios[2].context_tokens: want an integer, got null`,
 		`scenarios[2].labels[0]="a,b": want a non-empty label`,
+		`scenarios[2].gate_metrics: want a string or a list of strings, got 5`,
 		`scenarios[3]: no name`,
 		`scenarios[3].controlled_output_policy="loose": unknown value (want strict or observe)`,
 		`scenarios[3].baseline="`,
@@ -113,8 +119,8 @@ func TestAMalformedScenariosFileListsEveryProblem(t *testing.T) {
 	if strings.Contains(msg, "scenarios[0]") && !strings.Contains(msg, "also the name of scenarios[0]") {
 		t.Errorf("the valid scenario is blamed:\n%s", msg)
 	}
-	if len(p) != 11 {
-		t.Errorf("%d problems, want 11:\n%s", len(p), msg)
+	if len(p) != 12 {
+		t.Errorf("%d problems, want 12:\n%s", len(p), msg)
 	}
 }
 

@@ -212,6 +212,8 @@ func (f Field) Kind() string {
 		return "a number"
 	case t.Kind() == reflect.Bool:
 		return "true or false"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return "a string or a list of strings"
 	}
 	return "a string"
 }
