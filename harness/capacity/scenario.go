@@ -25,8 +25,8 @@ type Target struct {
 	// after the run; empty means /metrics at the root of BaseURL, MetricsOff none.
 	MetricsURL string
 	// GPUMetricsURL is a DCGM exporter's /metrics for the engine's GPUs, sampled before,
-	// during and after the run; empty reads nvidia-smi when it is on this host, MetricsOff
-	// none.
+	// during and after the run; empty reads nvidia-smi, else amd-smi, when it is on this
+	// host, MetricsOff none.
 	GPUMetricsURL string
 	// UserSpaceStamps stamps events when the read returns even where the kernel stamps
 	// their arrival (Linux).

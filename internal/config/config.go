@@ -62,8 +62,8 @@ type Config struct {
 	// around each scenario; empty means /metrics at the root of the endpoint, "off" none.
 	MetricsURL string `env:"METRICS_URL"`
 	// GPUMetricsURL (ANVIL_GPU_METRICS_URL) is a DCGM exporter's /metrics for the engine's
-	// GPUs, sampled around each scenario; empty reads nvidia-smi when it is on this host,
-	// "off" none.
+	// GPUs, sampled around each scenario; empty reads nvidia-smi, else amd-smi, when it is
+	// on this host, "off" none.
 	GPUMetricsURL string `env:"GPU_METRICS_URL"`
 
 	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
