@@ -207,11 +207,8 @@ func (e *MessagesEvent) DecodeFast(data []byte) bool {
 
 // messagesDelta parses a delta object (null leaves it as it is, as encoding/json does).
 func (s *scanner) messagesDelta(d *MessagesDelta) bool {
-	if s.null() {
-		return true
-	}
-	if !s.byte_('{') {
-		return false
+	if open, ok := s.optObject(); !open {
+		return ok
 	}
 	seen := 0
 	return s.members(func(key []byte) bool {

@@ -155,6 +155,17 @@ func (s *scanner) literal(lit string) bool {
 
 func (s *scanner) null() bool { return s.literal("null") }
 
+// optObject opens an object that may be null: open is true after its '{', false for null
+// (which leaves the destination as it is, as encoding/json does) or anything else, and ok
+// is false only for anything else.
+func (s *scanner) optObject() (open, ok bool) {
+	if s.null() {
+		return false, true
+	}
+	open = s.byte_('{')
+	return open, open
+}
+
 // members parses an object's members after its '{', calling member for each key with the
 // scanner at the value (whitespace skipped); member returns false to give up.
 func (s *scanner) members(member func(key []byte) bool) bool {
@@ -333,11 +344,8 @@ func (s *scanner) choice(ch *Choice) bool {
 }
 
 func (s *scanner) delta(ch *Choice) bool {
-	if s.null() {
-		return true
-	}
-	if !s.byte_('{') {
-		return false
+	if open, ok := s.optObject(); !open {
+		return ok
 	}
 	seen := 0
 	return s.members(func(key []byte) bool {
@@ -358,11 +366,8 @@ func (s *scanner) delta(ch *Choice) bool {
 }
 
 func (s *scanner) usage() bool {
-	if s.null() {
-		return true
-	}
-	if !s.byte_('{') {
-		return false
+	if open, ok := s.optObject(); !open {
+		return ok
 	}
 	c := s.c
 	u := &c.usage
@@ -380,11 +385,8 @@ func (s *scanner) usage() bool {
 			if !once(&seen, mCompletionDetails) {
 				return false
 			}
-			if s.null() {
-				return true
-			}
-			if !s.byte_('{') {
-				return false
+			if open, ok := s.optObject(); !open {
+				return ok
 			}
 			d := &c.completionDetails
 			u.CompletionTokensDetails = d
@@ -399,11 +401,8 @@ func (s *scanner) usage() bool {
 			if !once(&seen, mDetails) {
 				return false
 			}
-			if s.null() {
-				return true
-			}
-			if !s.byte_('{') {
-				return false
+			if open, ok := s.optObject(); !open {
+				return ok
 			}
 			d := &c.details
 			u.PromptTokensDetails = d
