@@ -114,19 +114,26 @@ func (r ChatRequest) appendTools(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = r.appendToolChoice(dst, chatTools)
-	if f := r.ResponseFormat; f != nil {
-		if !json.Valid(f.Schema) {
-			return nil, fmt.Errorf("encode chat request: response format %q: the schema is not JSON", f.Name)
-		}
-		dst = append(dst, `,"response_format":{"type":"json_schema","json_schema":{"name":`...)
-		dst = wire.AppendString(dst, f.Name)
-		dst = append(dst, `,"schema":`...)
-		dst = append(dst, f.Schema...)
-		dst = append(dst, `,"strict":`...)
-		dst = strconv.AppendBool(dst, f.Strict)
-		dst = append(dst, "}}"...)
+	return r.appendNamedFormat(dst, "chat", `,"response_format":{"type":"json_schema","json_schema":{"name":`)
+}
+
+// appendNamedFormat appends the response format, if any, as chat and the Responses API
+// write it: open, then its name, schema and strictness, closing two objects.
+func (r ChatRequest) appendNamedFormat(dst []byte, api, open string) ([]byte, error) {
+	f := r.ResponseFormat
+	if f == nil {
+		return dst, nil
 	}
-	return dst, nil
+	if !json.Valid(f.Schema) {
+		return nil, fmt.Errorf("encode %s request: response format %q: the schema is not JSON", api, f.Name)
+	}
+	dst = append(dst, open...)
+	dst = wire.AppendString(dst, f.Name)
+	dst = append(dst, `,"schema":`...)
+	dst = append(dst, f.Schema...)
+	dst = append(dst, `,"strict":`...)
+	dst = strconv.AppendBool(dst, f.Strict)
+	return append(dst, "}}"...), nil
 }
 
 // Body encodes the request with stream: true and stream_options.include_usage, so the

@@ -25,17 +25,8 @@ func (r ChatRequest) appendResponses(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = r.appendToolChoice(dst, responsesTools)
-	if f := r.ResponseFormat; f != nil {
-		if !json.Valid(f.Schema) {
-			return nil, fmt.Errorf("encode responses request: response format %q: the schema is not JSON", f.Name)
-		}
-		dst = append(dst, `,"text":{"format":{"type":"json_schema","name":`...)
-		dst = wire.AppendString(dst, f.Name)
-		dst = append(dst, `,"schema":`...)
-		dst = append(dst, f.Schema...)
-		dst = append(dst, `,"strict":`...)
-		dst = strconv.AppendBool(dst, f.Strict)
-		dst = append(dst, "}}"...)
+	if dst, err = r.appendNamedFormat(dst, "responses", `,"text":{"format":{"type":"json_schema","name":`); err != nil {
+		return nil, err
 	}
 	if dst, err = r.appendKwargs(dst); err != nil {
 		return nil, err
