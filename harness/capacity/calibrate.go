@@ -79,7 +79,7 @@ var errNoUsage = errors.New("the response carried no usage.prompt_tokens")
 // usageProbe sends prompt for one token and returns the prompt tokens the server counted.
 func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt string) (int, error) {
 	req := sc.request(prompt)
-	req.MaxTokens = sc.API.probeTokens()
+	req.MaxTokens = probeTokens(sc.API)
 	body, err := req.Body()
 	if err != nil {
 		return 0, err

@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
@@ -69,40 +68,26 @@ func (i CacheIntent) Valid() bool {
 	return i == CacheIntentNone || slices.Contains(i.Choices(), string(i))
 }
 
-// API is the endpoint a scenario's requests go to.
-type API string
+// API is the endpoint a scenario's requests go to, chat when empty: the stream client's
+// own, named here so that a scenario can be written with this package alone.
+type API = stream.API
 
 // APIs.
 const (
-	// APIChat sends each prompt as a user message to /v1/chat/completions.
-	APIChat API = "chat"
-	// APICompletions sends it as a plain prompt to the legacy /v1/completions.
-	APICompletions API = "completions"
-	// APIResponses sends it as an input message to OpenAI's Responses API, /v1/responses.
-	APIResponses API = "responses"
-	// APIMessages sends it as a user message to Anthropic's Messages API, /v1/messages.
-	APIMessages API = "messages"
+	APIChat        = stream.APIChat
+	APICompletions = stream.APICompletions
+	APIResponses   = stream.APIResponses
+	APIMessages    = stream.APIMessages
 )
 
-// Choices lists the APIs.
-func (API) Choices() []string {
-	return []string{string(APIChat), string(APICompletions), string(APIResponses), string(APIMessages)}
-}
-
-// stream is the API as the stream client names it (chat when empty).
-func (a API) stream() stream.API { return stream.API(cmp.Or(a, APIChat)) }
-
-// probeTokens is max_tokens of a one-token probe: OpenAI's Responses API refuses fewer
-// than 16 output tokens.
-func (a API) probeTokens() int {
-	if a == APIResponses {
+// probeTokens is max_tokens of a one-token probe of api: OpenAI's Responses API refuses
+// fewer than 16 output tokens.
+func probeTokens(api API) int {
+	if api == APIResponses {
 		return 16
 	}
 	return 1
 }
-
-// Valid reports whether a is empty (chat) or one of Choices.
-func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }
 
 // The workload's own enums, named here so that a scenario can be written with this
 // package alone.

@@ -272,7 +272,7 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	r := stream.ChatRequest{
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
-		ReasoningEffort: string(sc.ReasoningEffort), API: sc.API.stream(), ContinuousUsage: sc.ContinuousUsage,
+		ReasoningEffort: string(sc.ReasoningEffort), API: sc.API, ContinuousUsage: sc.ContinuousUsage,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature

@@ -94,6 +94,14 @@ func apiOf(path string) API {
 	return APIChat
 }
 
+// Choices lists the APIs.
+func (API) Choices() []string {
+	return []string{string(APIChat), string(APICompletions), string(APIResponses), string(APIMessages)}
+}
+
+// Valid reports whether a is empty (chat) or one of Choices.
+func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }
+
 // Path is the API's path under the base URL; chat's for an unknown API.
 func (a API) Path() string {
 	switch a {
