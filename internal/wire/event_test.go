@@ -49,19 +49,9 @@ func FuzzResponsesEvent(f *testing.F) {
 		`{"type":null,"delta":null,"output_index":null}`, `{"type":"a","type":"b"}`, `{"output_index":1.5}`,
 		`{"type":"error","code":"server_error","message":"boom"}`)
 	f.Fuzz(func(t *testing.T, data string) {
-		var fast, slow ResponsesEvent
-		before := []byte(`{"type":"response.completed","delta":"old","output_index":3,"response":{"model":"old","usage":{"input_tokens":1}},"item":{"type":"x"},"message":"old"}`)
-		if err := fast.DecodeJSON(before); err != nil || !slow.DecodeFast([]byte(`{"type":"old","delta":"old","output_index":2}`)) {
-			t.Fatal("the warm-up events must decode")
-		}
-		raw := []byte(data)
-		if !fast.DecodeFast(raw) {
-			return
-		}
-		if err := slow.DecodeJSON([]byte(data)); err != nil {
-			t.Fatalf("the fast path took %q, encoding/json refuses it: %v", data, err)
-		}
-		sameMeaning(t, data, &fast, &slow)
+		fastAgreesWithJSON[ResponsesEvent](t, data,
+			`{"type":"response.completed","delta":"old","output_index":3,"response":{"model":"old","usage":{"input_tokens":1}},"item":{"type":"x"},"message":"old"}`,
+			`{"type":"old","delta":"old","output_index":2}`)
 	})
 }
 
@@ -74,20 +64,31 @@ func FuzzMessagesEvent(f *testing.F) {
 		`{"type":"ping"}`, `{"type":"content_block_stop","index":0}`, `{"delta":null}`, `{"delta":{"Text":"x"}}`,
 		`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
 	f.Fuzz(func(t *testing.T, data string) {
-		var fast, slow MessagesEvent
-		before := []byte(`{"type":"message_delta","index":3,"delta":{"type":"x","text":"old","stop_reason":"end_turn"},"usage":{"output_tokens":4},"message":{"model":"old"},"content_block":{"type":"text"},"error":{}}`)
-		if err := fast.DecodeJSON(before); err != nil || !slow.DecodeFast([]byte(`{"type":"old","index":2,"delta":{"type":"text_delta","text":"old"}}`)) {
-			t.Fatal("the warm-up events must decode")
-		}
-		raw := []byte(data)
-		if !fast.DecodeFast(raw) {
-			return
-		}
-		if err := slow.DecodeJSON([]byte(data)); err != nil {
-			t.Fatalf("the fast path took %q, encoding/json refuses it: %v", data, err)
-		}
-		sameMeaning(t, data, &fast, &slow)
+		fastAgreesWithJSON[MessagesEvent](t, data,
+			`{"type":"message_delta","index":3,"delta":{"type":"x","text":"old","stop_reason":"end_turn"},"usage":{"output_tokens":4},"message":{"model":"old"},"content_block":{"type":"text"},"error":{}}`,
+			`{"type":"old","index":2,"delta":{"type":"text_delta","text":"old"}}`)
 	})
+}
+
+// fastAgreesWithJSON is a typed event's fuzz body: two events warmed with other contents
+// (one by encoding/json, one by the scanner, so a field either leaves stale shows), then
+// whatever the scanner takes encoding/json must take too, meaning the same.
+func fastAgreesWithJSON[E any, P interface {
+	*E
+	DecodeJSON([]byte) error
+	DecodeFast([]byte) bool
+}](t *testing.T, data, warmJSON, warmFast string) {
+	var fast, slow E
+	if err := P(&fast).DecodeJSON([]byte(warmJSON)); err != nil || !P(&slow).DecodeFast([]byte(warmFast)) {
+		t.Fatal("the warm-up events must decode")
+	}
+	if !P(&fast).DecodeFast([]byte(data)) {
+		return
+	}
+	if err := P(&slow).DecodeJSON([]byte(data)); err != nil {
+		t.Fatalf("the fast path took %q, encoding/json refuses it: %v", data, err)
+	}
+	sameMeaning(t, data, &fast, &slow)
 }
 
 // The per-token events of both APIs take the scanner's way and allocate nothing.
