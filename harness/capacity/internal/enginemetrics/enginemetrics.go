@@ -76,17 +76,23 @@ func parse(text io.Reader) (snapshot, error) {
 	return families, nil
 }
 
-// gaugeReader reads a watch's scrapes during a run. Only the lines of the gauges whose
-// peaks it keeps are parsed: a whole vLLM exposition of 169 KB leaves 2 MB of garbage
-// when parsed, and the request phase runs with the collector off.
-type gaugeReader struct {
+// lineReader reads a watch's scrapes during a run. Only the lines of the families it
+// keeps are parsed (the gauges whose peaks it keeps; at a block's edges the speculative
+// decoding counters): a whole vLLM exposition of 169 KB leaves 2 MB of garbage when
+// parsed, and the request phase runs with the collector off.
+type lineReader struct {
+	keep  map[string]bool
 	lines *bufio.Reader
 	kept  bytes.Buffer
 }
 
-func newGaugeReader() *gaugeReader { return &gaugeReader{lines: bufio.NewReaderSize(nil, 64<<10)} }
+func newLineReader(keep map[string]bool) *lineReader {
+	return &lineReader{keep: keep, lines: bufio.NewReaderSize(nil, 64<<10)}
+}
 
-func (g *gaugeReader) read(body io.Reader) (snapshot, error) {
+func newGaugeReader() *lineReader { return newLineReader(peakGauges) }
+
+func (g *lineReader) read(body io.Reader) (snapshot, error) {
 	g.lines.Reset(body)
 	g.kept.Reset()
 	for {
@@ -95,7 +101,7 @@ func (g *gaugeReader) read(body io.Reader) (snapshot, error) {
 			line = nil
 			_, err = g.lines.ReadSlice('\n')
 		}
-		if peakGauges[string(lineName(line))] {
+		if g.keep[string(lineName(line))] {
 			g.kept.Write(line)
 			if line[len(line)-1] != '\n' {
 				g.kept.WriteByte('\n')
@@ -159,14 +165,21 @@ var (
 )
 
 // peakGauges are the gauges a watch reads during a run: the peaks it keeps, and SGLang's
-// accept length it averages.
-var peakGauges = func() map[string]bool {
+// accept length it averages; specCounters the counters a block's Marks read.
+var (
+	peakGauges   = lineNames(kvUsageNames, runningNames, waitingNames, specLengthNames)
+	specCounters = lineNames(specDraftsNames, specDraftTokensNames, specAcceptedNames, specPerPosNames)
+)
+
+// lineNames are the names the lines of these families carry: a counter's samples end in
+// _total, its # TYPE line may not.
+func lineNames(names ...[]string) map[string]bool {
 	m := map[string]bool{}
-	for _, n := range slices.Concat(kvUsageNames, runningNames, waitingNames, specLengthNames) {
-		m[n] = true
+	for _, n := range slices.Concat(names...) {
+		m[n], m[strings.TrimSuffix(n, "_total")] = true, true
 	}
 	return m
-}()
+}
 
 // find returns the first family of names present, and its name.
 func (s snapshot) find(names []string) (*dto.MetricFamily, string) {
@@ -324,12 +337,14 @@ type Watch struct {
 	// specLength sums SGLang's accept length gauge over specLengths scrapes.
 	specLength  float64
 	specLengths int
-	// marks are the speculative decoding counters at each block's start and end (Mark).
-	marks   []specCounters
-	scrapes int
-	err     error
-	stop    chan struct{}
-	done    chan struct{}
+	// marks are the speculative decoding counters at each block's start and end (Mark),
+	// read by counters.
+	marks    []specCount
+	counters *lineReader
+	scrapes  int
+	err      error
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // Start scrapes url once and, when it answers, keeps scraping every interval until
@@ -426,22 +441,22 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	return out
 }
 
-// specCounters are vLLM's speculative decoding counters at one scrape; ok is false when
-// the scrape failed or the engine does not export them.
-type specCounters struct {
+// specCount is vLLM's speculative decoding counters at one scrape; ok is false when the
+// scrape failed or the engine does not export them.
+type specCount struct {
 	drafts, tokens, accepted float64
 	perPos                   map[string]float64
 	ok                       bool
 }
 
-func specOf(s snapshot) specCounters {
+func specOf(s snapshot) specCount {
 	d, ok1 := s.total(specDraftsNames)
 	t, ok2 := s.total(specDraftTokensNames)
 	a, ok3 := s.total(specAcceptedNames)
 	if !ok1 || !ok2 || !ok3 {
-		return specCounters{}
+		return specCount{}
 	}
-	return specCounters{drafts: d, tokens: t, accepted: a, perPos: s.byLabel(specPerPosNames, "position"), ok: true}
+	return specCount{drafts: d, tokens: t, accepted: a, perPos: s.byLabel(specPerPosNames, "position"), ok: true}
 }
 
 // Mark reads the speculative decoding counters now, at a block's start or end: Blocks and
@@ -452,9 +467,15 @@ func (w *Watch) Mark(ctx context.Context) {
 	if w == nil || w.err != nil || !specOf(w.first).ok {
 		return
 	}
-	s, err := scrape(ctx, w.client, w.url)
-	if err != nil {
-		w.marks = append(w.marks, specCounters{})
+	if w.counters == nil {
+		w.counters = newLineReader(specCounters)
+	}
+	var s snapshot
+	if err := fetch(ctx, w.client, w.url, func(body io.Reader) (err error) {
+		s, err = w.counters.read(body)
+		return err
+	}); err != nil {
+		w.marks = append(w.marks, specCount{})
 		return
 	}
 	w.marks = append(w.marks, specOf(s))
@@ -476,7 +497,7 @@ func (w *Watch) Blocks() []*artifact.SpecDecode {
 
 // specBetween is the speculative decoding between two reads of the counters; nil when a
 // read failed or nothing was drafted.
-func specBetween(before, after specCounters, source string) *artifact.SpecDecode {
+func specBetween(before, after specCount, source string) *artifact.SpecDecode {
 	drafts, tokens, accepted := after.drafts-before.drafts, after.tokens-before.tokens, after.accepted-before.accepted
 	if !before.ok || !after.ok || !(drafts > 0) || !(tokens > 0) {
 		return nil
@@ -501,7 +522,7 @@ func specBetween(before, after specCounters, source string) *artifact.SpecDecode
 func (w *Watch) specDecode(last snapshot) *artifact.SpecDecode {
 	source := specDraftsNames[0] + ", " + specDraftTokensNames[0] + ", " + specAcceptedNames[0]
 	if blocks := w.Blocks(); len(blocks) > 0 {
-		var before, after specCounters
+		var before, after specCount
 		before.ok, after.ok = true, true
 		before.perPos, after.perPos = map[string]float64{}, map[string]float64{}
 		for j := range blocks {

@@ -156,6 +156,35 @@ func TestGaugeReaderKeepsThePeakGauges(t *testing.T) {
 	}
 }
 
+// A block's mark keeps the speculative decoding counters alone, read as a full parse reads
+// them: under their _total names, as vLLM writes them, or without, as find also takes them.
+func TestAMarkReadsTheSpecCountersAlone(t *testing.T) {
+	t.Parallel()
+	text := vllmText() +
+		"# HELP vllm:spec_decode_num_drafts_total Number of drafts.\n# TYPE vllm:spec_decode_num_drafts_total counter\n" +
+		`vllm:spec_decode_num_drafts_total{engine="0",model_name="m"} 100` + "\n" + `vllm:spec_decode_num_drafts_total{engine="1",model_name="m"} 50` + "\n" +
+		"# TYPE vllm:spec_decode_num_draft_tokens counter\n" + `vllm:spec_decode_num_draft_tokens{engine="0",model_name="m"} 450` + "\n" +
+		"# TYPE vllm:spec_decode_num_accepted_tokens_total counter\n" + `vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} 315` + "\n" +
+		"# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n" +
+		`vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="0"} 140` + "\n" +
+		`vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="1"} 105` + "\n"
+	full, err := parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := newLineReader(specCounters).read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 {
+		t.Errorf("families %d, want the 4 speculative decoding counters", len(got))
+	}
+	if a, b := specOf(full), specOf(got); !b.ok || a.drafts != b.drafts || a.tokens != b.tokens || a.accepted != b.accepted ||
+		b.drafts != 150 || b.perPos["0"] != 140 || b.perPos["1"] != 105 {
+		t.Errorf("the mark read %+v, a full parse %+v", b, a)
+	}
+}
+
 // The garbage of one scrape: the whole exposition parsed (the scrapes before and after a
 // run), and the gauges alone (the scrapes during it, with the collector off).
 func BenchmarkScrape(b *testing.B) {
@@ -164,6 +193,15 @@ func BenchmarkScrape(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := parse(strings.NewReader(text)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("spec counters", func(b *testing.B) {
+		g := newLineReader(specCounters)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := g.read(strings.NewReader(text)); err != nil {
 				b.Fatal(err)
 			}
 		}
