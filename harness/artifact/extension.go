@@ -493,6 +493,15 @@ var gpuReasons = []struct {
 	{0x80, "HW power brake slowdown"}, {0x100, "display clock setting"},
 }
 
+// Throttles names the sample's throttle reasons (those of GPUThrottleReasons it reports),
+// not the reasons that hold an idle GPU's clocks down; none without reasons.
+func (s GPUSample) Throttles() []string {
+	if s.Reasons == nil {
+		return nil
+	}
+	return GPUReasonNames(*s.Reasons & GPUThrottleReasons)
+}
+
 // GPUReasonNames names the clock event reasons set in mask.
 func GPUReasonNames(mask uint64) []string {
 	var out []string

@@ -43,7 +43,7 @@ func GPUHeldClocks(bounds GPUBounds, baseline *artifact.Benchmark) Check {
 		for _, g := range t.GPUs {
 			name := "GPU " + g.GPU
 			if ev, ok := firstThrottle(g.Series); ok {
-				msg := fmt.Sprintf("%s throttled %.1f s into the measured phase (%s)%s", name, float64(ev.OffsetMs)/1000, strings.Join(throttleNames(*ev.Reasons), ", "), clockAt(ev))
+				msg := fmt.Sprintf("%s throttled %.1f s into the measured phase (%s)%s", name, float64(ev.OffsetMs)/1000, strings.Join(ev.Throttles(), ", "), clockAt(ev))
 				if bounds.AllowThrottle {
 					notes = append(notes, msg+" (allowed: gpu_allow_throttle)")
 				} else {
@@ -95,11 +95,6 @@ func firstThrottle(series []artifact.GPUSample) (artifact.GPUSample, bool) {
 		}
 	}
 	return artifact.GPUSample{}, false
-}
-
-// throttleNames names the throttle reasons of a mask.
-func throttleNames(mask uint64) []string {
-	return artifact.GPUReasonNames(mask & artifact.GPUThrottleReasons)
 }
 
 func clockAt(s artifact.GPUSample) string {

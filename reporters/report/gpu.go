@@ -38,7 +38,7 @@ func gpuChart(v *RunView, t *artifact.GPUTelemetry) (KindChart, bool) {
 				label += " (" + strings.Join(p.ReasonNames, ", ") + ")"
 			}
 			s.Points = append(s.Points, chart.Point{X: at, Y: float64(*p.SMClockMHz), Label: label})
-			if names := throttleNames(p); p.During && len(names) > 0 && !throttled {
+			if names := p.Throttles(); p.During && len(names) > 0 && !throttled {
 				throttled = true
 				c.Marks = append(c.Marks, chart.Mark{X: at, Label: "GPU " + g.GPU + " throttled"})
 				events = append(events, fmt.Sprintf("GPU %s throttled %.1f s in (%s)", g.GPU, at, strings.Join(names, ", ")))
@@ -62,13 +62,4 @@ func gpuChart(v *RunView, t *artifact.GPUTelemetry) (KindChart, bool) {
 		caption += " No GPU throttled during it."
 	}
 	return KindChart{SVG: buf.String(), Caption: caption}, true
-}
-
-// throttleNames are the sample's throttle reasons (a power cap, a slowdown), not the
-// reasons that hold an idle GPU's clocks down.
-func throttleNames(p artifact.GPUSample) []string {
-	if p.Reasons == nil {
-		return nil
-	}
-	return artifact.GPUReasonNames(*p.Reasons & artifact.GPUThrottleReasons)
 }
