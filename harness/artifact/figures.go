@@ -56,7 +56,15 @@ var extensionFamilies = []extensionFamily{
 // SpecFigure is a figure of the engine's speculative decoding, of a run or of a block.
 type SpecFigure struct {
 	Key   string
-	Value func(*SpecDecode) *Float
+	value func(*SpecDecode) *Float
+}
+
+// Of is the figure in d; nil when d is nil or lacks it.
+func (f SpecFigure) Of(d *SpecDecode) *Float {
+	if d == nil {
+		return nil
+	}
+	return f.value(d)
 }
 
 // SpecFigures are the figures of the engine's speculative decoding a budget or a gate can
@@ -73,10 +81,10 @@ func extensionScalar(key string) (func(*Extension) *Float, bool) {
 	for _, f := range SpecFigures() {
 		if f.Key == key {
 			return func(x *Extension) *Float {
-				if x == nil || x.EngineMetrics.SpecDecode == nil {
+				if x == nil {
 					return nil
 				}
-				return f.Value(x.EngineMetrics.SpecDecode)
+				return f.Of(x.EngineMetrics.SpecDecode)
 			}, true
 		}
 	}

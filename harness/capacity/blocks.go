@@ -151,7 +151,7 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 	if spec := r.engine.Blocks(); len(spec) > 0 {
 		for _, f := range artifact.SpecFigures() {
 			for _, d := range spec {
-				values[f.Key] = append(values[f.Key], specValue(f, d))
+				values[f.Key] = append(values[f.Key], f.Of(d))
 			}
 		}
 	}
@@ -264,12 +264,4 @@ func rowFigures(outcomes []outcome) (ttft, tpot []float64) {
 		}
 	}
 	return ttft, tpot
-}
-
-// specValue is f of a block's speculative decoding; nil for a block without one.
-func specValue(f artifact.SpecFigure, d *artifact.SpecDecode) *artifact.Float {
-	if d == nil {
-		return nil
-	}
-	return f.Value(d)
 }
