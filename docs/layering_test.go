@@ -44,9 +44,9 @@ var layers = map[string][]string{
 	// Floor 5: the gate judges artifacts; it needs no runner.
 	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields", "internal/stats"},
 	// Floor 6: what carries the gate's judgements.
-	"internal/runrecord":          {"harness/artifact", "harness/gate"},
-	"internal/checklog":           {"harness/gate"},
-	"suites/anvil/internal/junit": {"harness/artifact", "harness/gate"},
+	"internal/runrecord":           {"harness/artifact", "harness/gate"},
+	"internal/checklog":            {"harness/gate"},
+	"harness/anvil/internal/junit": {"harness/artifact", "harness/gate"},
 	// Floor 7: configuration, matchers, the report.
 	"internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
 		"internal/runrecord", "internal/suggest"},
@@ -54,8 +54,8 @@ var layers = map[string][]string{
 	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/stream", "internal/compare",
 		"internal/runrecord", "reporters/report/internal/chart"},
 	// Floor 8: the toolkit and the command.
-	"suites/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/checklog",
-		"internal/config", "internal/runrecord", "reporters/report", "suites/anvil/internal/junit"},
+	"harness/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/checklog",
+		"internal/config", "internal/runrecord", "reporters/report", "harness/anvil/internal/junit"},
 	"cmd/anvilbench": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/compare", "internal/config",
 		"internal/runrecord", "reporters/report"},
 }
@@ -119,7 +119,7 @@ func TestTheLayoutPageDrawsTheFloors(t *testing.T) {
 		}
 	}
 	for pkg := range layers {
-		if pkg == "docs" || strings.HasPrefix(pkg, "suites/") && pkg != "suites/anvil" || pkg == "deploy/kubernetes" {
+		if pkg == "docs" || strings.HasPrefix(pkg, "suites/") || pkg == "deploy/kubernetes" {
 			continue // tests only: no floor to stand on
 		}
 		if want := of(pkg); drawn[pkg] != want {
@@ -128,6 +128,45 @@ func TestTheLayoutPageDrawsTheFloors(t *testing.T) {
 	}
 	if len(drawn) < 20 {
 		t.Errorf("docs/layout.md's floor table names %d packages; the table is gone or malformed", len(drawn))
+	}
+}
+
+// ./suites holds scenario suites and nothing else, so the README's main job,
+// `ginkgo -r ./suites`, runs benchmarks and no package's unit tests: each package under it
+// is test files only, one of them starting its Ginkgo suite through the toolkit.
+func TestSuitesHoldsScenarioSuitesOnly(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	dirs := map[string][]string{}
+	err := filepath.WalkDir(filepath.Join(root, "suites"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		dirs[rel] = append(dirs[rel], path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 3 {
+		t.Fatalf("suites/ holds %d packages; the walk is broken", len(dirs))
+	}
+	for dir, files := range dirs {
+		boots := false
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				t.Errorf("%s is not a test file: ./suites holds scenario suites only (code belongs under harness/)", f)
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			boots = boots || strings.Contains(string(data), "anvil.Bootstrap(") && strings.Contains(string(data), "RunSpecs(")
+		}
+		if !boots {
+			t.Errorf("%s runs no anvilbench suite (RunSpecs and anvil.Bootstrap): ./suites holds scenario suites only", dir)
+		}
 	}
 }
 
@@ -175,10 +214,10 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 		"cmd/anvilbench", "cmd/refengine", // commands
 		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
 		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
-		"harness/refengine",                            // PrivateEngine's options, and the embedded engine
-		"harness/secret",                               // the API key type of a Target and stream.Options
-		"harness/stream",                               // a precise streaming client on its own
-		"matchers", "reporters/report", "suites/anvil", // matchers, the report, the toolkit
+		"harness/refengine",                             // PrivateEngine's options, and the embedded engine
+		"harness/secret",                                // the API key type of a Target and stream.Options
+		"harness/stream",                                // a precise streaming client on its own
+		"matchers", "reporters/report", "harness/anvil", // matchers, the report, the toolkit
 		"suites/capacity", "suites/conformance", "suites/curves", "suites/workloads", // this repository's suites
 	}
 	root := moduleRoot(t)

@@ -17,8 +17,8 @@ const interruptedOutput = "\x1b[38;5;9m[INTERRUPTED] Interrupted by User\x1b[0m\
 	"    \x1b[38;5;214mgoroutine 52 [select]\x1b[0m\n" +
 	"      \x1b[38;5;243mgithub.com/anvilbench/anvilbench/harness/capacity.(*run).measure({0xc000, 0x1})\x1b[0m\n" +
 	"        \x1b[38;5;243m/work/main/harness/capacity/run.go:120\x1b[0m\n" +
-	"    \x1b[1m> github.com/anvilbench/anvilbench/suites/anvil.Run\x1b[0m\n" +
-	"        \x1b[1m/work/main/suites/anvil/run.go:40\x1b[0m\n" +
+	"    \x1b[1m> github.com/anvilbench/anvilbench/harness/anvil.Run\x1b[0m\n" +
+	"        \x1b[1m/work/main/harness/anvil/run.go:40\x1b[0m\n" +
 	"          | \tsc = env.named(sc)\n" +
 	"          > \treturn record(ctx, spec, target, sc)\n" +
 	"\n" +

@@ -1,7 +1,7 @@
 // Package gate decides whether a run passes: the checks of a gated scenario, the kind of
 // each, the outcome a failure leads to, which outcome wins when several fail, the exit
 // code of each outcome, and the defaults. It is free of Ginkgo and Gomega: the toolkit
-// (suites/anvil) turns a Spec's checks into specs, package matchers makes each check a
+// (harness/anvil) turns a Spec's checks into specs, package matchers makes each check a
 // Gomega matcher, and `anvilbench judge` and `gate-status` run and read the same checks.
 //
 // A check judges one artifact into a Result whose outcome comes from what failed, not

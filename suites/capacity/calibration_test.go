@@ -6,10 +6,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The harness checks its own clock: against a private reference engine with a known

@@ -7,12 +7,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The gate's own error rates, in the design a pull request is gated by: the build under

@@ -1,7 +1,7 @@
 package capacity_test
 
 import (
-	"github.com/anvilbench/anvilbench/suites/anvil"
+	"github.com/anvilbench/anvilbench/harness/anvil"
 )
 
 // The configured scenario is the merge gate: exactly what the ANVIL_* variables describe,

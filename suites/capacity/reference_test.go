@@ -6,9 +6,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // The scenario of ../shared/reference/benchmark-v1-example.json: one stream at a time, a

@@ -6,11 +6,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // quick is a reference engine fast enough for workload specs: what they check is what the

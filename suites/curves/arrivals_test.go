@@ -6,10 +6,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	. "github.com/anvilbench/anvilbench/matchers"
-	"github.com/anvilbench/anvilbench/suites/anvil"
 )
 
 // An open loop at a fixed rate: arrivals do not wait for completions, so queueing shows in

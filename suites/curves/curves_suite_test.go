@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/anvilbench/anvilbench/suites/anvil"
+	"github.com/anvilbench/anvilbench/harness/anvil"
 )
 
 func TestCurves(t *testing.T) {

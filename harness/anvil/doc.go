@@ -13,7 +13,7 @@
 //		. "github.com/onsi/ginkgo/v2"
 //		. "github.com/onsi/gomega"
 //
-//		"github.com/anvilbench/anvilbench/suites/anvil"
+//		"github.com/anvilbench/anvilbench/harness/anvil"
 //	)
 //
 //	func TestEngine(t *testing.T) {

@@ -11,12 +11,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/junit"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/checklog"
 	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/reporters/report"
-	"github.com/anvilbench/anvilbench/suites/anvil/internal/junit"
 )
 
 // joinRun records the suite as running in its run's gate.json: from here on, a run that
