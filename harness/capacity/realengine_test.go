@@ -11,7 +11,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// realEngine is the Ollama of ../shared/real-engine (start.sh), with the fast tiny model.
+// realEngine is the Ollama deploy/ollama sets up, served on its default port
+// (deploy/ollama/serve DIR 11434), with the fast tiny model.
 const (
 	realEngineURL   = "http://127.0.0.1:11434/v1"
 	realEngineModel = "tiny-llama-fast"
@@ -23,7 +24,7 @@ func needRealEngine(t *testing.T) {
 	client := &http.Client{Timeout: time.Second}
 	resp, err := client.Get(realEngineURL + "/models")
 	if err != nil {
-		t.Skipf("no real engine at %s (../shared/real-engine/start.sh starts one): %v", realEngineURL, err)
+		t.Skipf("no real engine at %s (deploy/ollama/setup DIR && deploy/ollama/serve DIR 11434 starts one): %v", realEngineURL, err)
 	}
 	defer resp.Body.Close()
 	var b strings.Builder
