@@ -24,7 +24,7 @@ const module = "github.com/anvilbench/anvilbench"
 // the table does not name fails, so a new arrow between packages is drawn here on purpose.
 var layers = map[string][]string{
 	// Floor 1, the ground: nothing of the module.
-	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil,
+	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil, "internal/busy": nil, "cmd/tinyllama": nil,
 	"harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
 	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
 	// Floor 2: the wire format's users.
@@ -211,7 +211,7 @@ func TestTheReportAndTheCommandLinkNoTestFramework(t *testing.T) {
 func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 	t.Parallel()
 	public := []string{
-		"cmd/anvilbench", "cmd/refengine", // commands
+		"cmd/anvilbench", "cmd/refengine", "cmd/tinyllama", // commands
 		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
 		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
 		"harness/refengine",                             // PrivateEngine's options, and the embedded engine

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"go/format"
 	"os"
 	"os/exec"
@@ -33,13 +34,16 @@ func readmeBlock(t *testing.T, readme, after, lang string) string {
 }
 
 // The README's example is a test: its Go spec, its scenarios file and its commands, taken
-// from README.md, pass as written against the embedded engine (its one edit: no
-// ANVIL_BASE_URL). Six runs on main are recorded as baselines (three judged a pull
-// request's TTFT p50 inconclusive, resolving 5.4% where the gate asks 5%, and said a
-// history of 6 would); a seventh, judged against them, compares every scenario and passes.
-func TestTheReadmesExamplePassesAsWritten(t *testing.T) {
+// from README.md, run as written against the embedded engine (its one edit: no
+// ANVIL_BASE_URL). Three runs on main are recorded as baselines, as the README says a
+// history starts; a fourth, judged against them, compares every scenario and is passed or
+// inconclusive (three runs may not resolve 5%: the verdict says what they resolve and what would),
+// never called slower: the engine did not change. A run the harness's own checks call
+// invalid (its client could not keep up on a busy machine) is run again, up to three
+// times, and the test skips saying so when none was valid.
+func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the README's example seven times")
+		t.Skip("runs the README's example four times")
 	}
 	root, err := config.ModuleRoot()
 	if err != nil {
@@ -89,21 +93,39 @@ func TestTheReadmesExamplePassesAsWritten(t *testing.T) {
 		t.Fatal(out)
 	}
 
-	for run := 1; run <= 6; run++ {
-		code, out := sh(onMain)
+	// valid runs script until the harness calls the run valid (not exit 6, an invalid run),
+	// at most three times; it skips the test, saying why, when it never does.
+	valid := func(what, script string, env ...string) (int, string) {
+		var code int
+		var out string
+		for try := 1; try <= 3; try++ {
+			if code, out = sh(script, env...); code != 6 {
+				return code, out
+			}
+			t.Logf("%s, try %d: the harness called the run invalid:\n%s", what, try, verdictLine(out))
+		}
+		t.Skipf("%s was an invalid run three times (this machine is too busy for the client to keep up): %s", what, verdictLine(out))
+		return code, out
+	}
+	for run := 1; run <= 3; run++ {
+		code, out := valid(fmt.Sprintf("main's run %d", run), onMain)
 		if code != 0 || !strings.Contains(out, "recorded run ") {
 			t.Fatalf("main's run %d as the README has it: exit %d\n%s", run, code, out)
 		}
 	}
-	// The pull request's run, judged against main's six.
-	code, out := sh("bin/anvilbench run -r --keep-going ./bench", "ANVIL_SCENARIOS_FILE=bench/scenarios.json", "ANVIL_BASELINE=bench/main-runs")
-	if code != 0 {
-		t.Fatalf("the pull request's run against main's history: exit %d\n%s", code, out)
+	// The pull request's run, judged against main's three.
+	code, out := valid("the pull request's run", "bin/anvilbench run -r --keep-going ./bench", "ANVIL_SCENARIOS_FILE=bench/scenarios.json", "ANVIL_BASELINE=bench/main-runs")
+	if code != 0 && code != 5 {
+		t.Fatalf("the pull request's run against main's history: exit %d, want 0 (held) or 5 (inconclusive)\n%s", code, out)
 	}
 	s, err := runrecord.ReadSummary(filepath.Join(mod, "artifacts", runrecord.SummaryFile))
-	if err != nil || s.ExitCode != 0 {
+	if err != nil || s.ExitCode != code {
 		t.Fatalf("verdict %+v, %v", s, err)
 	}
+	if v := verdictLine(out); code == 5 && !(strings.Contains(v, " resolves ") && (strings.Contains(v, " would") || strings.Contains(v, "no history can"))) {
+		t.Errorf("an inconclusive verdict that does not name the history that would resolve it:\n%s", verdictLine(out))
+	}
+	t.Logf("the pull request's run against main's three: %s", verdictLine(out))
 	junit, err := os.ReadFile(filepath.Join(mod, "artifacts", "junit.xml"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,4 +150,15 @@ func TestTheReadmesExamplePassesAsWritten(t *testing.T) {
 	if len(compared) != 2 {
 		t.Errorf("scenarios compared with main's runs: %v, want both\n%s", compared, junit)
 	}
+}
+
+// verdictLine is the verdict a run printed ("anvilbench: run ..., verdict ...").
+func verdictLine(out string) string {
+	var last string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, ", verdict after suite ") {
+			last = strings.TrimSpace(line)
+		}
+	}
+	return last
 }

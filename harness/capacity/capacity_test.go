@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +38,35 @@ func fastEngine(t *testing.T, opts refengine.Options) *refengine.Server {
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// measuredTraces is the engine's own record of a run's measured requests, by request
+// index: the prompt's "# anvil request <seed>:<index>[ run <nonce>]" line joins them, and
+// the warm-up's and calibration's requests are left out.
+func measuredTraces(s *refengine.Server) map[int]refengine.RequestTrace {
+	out := map[int]refengine.RequestTrace{}
+	for _, tr := range s.Traces() {
+		head, ok := strings.CutPrefix(tr.PromptHead, "# anvil request ")
+		if !ok || strings.Contains(head, " run warmup") {
+			continue
+		}
+		head, _, _ = strings.Cut(head, " run ")
+		_, index, _ := strings.Cut(head, ":")
+		if i, err := strconv.Atoi(index); err == nil && i < 990_000 {
+			out[i] = tr
+		}
+	}
+	return out
+}
+
+// stampTPOT is a request's time per output token by the engine's own flush stamps, from
+// its first token-carrying chunk to its last.
+func stampTPOT(tr refengine.RequestTrace) float64 {
+	n := len(tr.ChunkTimes)
+	if n < 2 {
+		return math.NaN()
+	}
+	return float64(tr.ChunkTimes[n-1].Sub(tr.ChunkTimes[0])) / 1e6 / float64(n-1)
 }
 
 func target(s *refengine.Server) Target {

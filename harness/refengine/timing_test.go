@@ -2,22 +2,31 @@ package refengine
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/internal/busy"
 )
 
-// TestTiming checks what a client can measure against the configured timing, from both the
-// server's traces and a plain client read loop. Not parallel: it measures.
+// TestTiming: what a plain client read loop measures agrees with the engine's own flush
+// stamps (the first chunk and the last, from the send), and the engine keeps its schedule:
+// never early, since a sleep cannot end before its deadline, and on time where the machine
+// is quiet enough to say so. The agreement is the claim that must hold on a busy machine;
+// how late the engine ran is the machine's, and judged only when a probe of the machine's
+// own sleeps says it keeps time. Not parallel: it measures.
 func TestTiming(t *testing.T) {
 	const (
 		ttft = 200 * time.Millisecond
 		itl  = 5 * time.Millisecond
 	)
 	s := start(t, Options{PrefillOverhead: ttft, ITL: itl})
-	var worstTTFT, worstITL float64
+	machine := busy.Now()
+	var late []string
 	for run := range 3 {
 		sent := time.Now()
 		got := stream(t, s, chatBody(32, true, true, nil))
@@ -25,36 +34,34 @@ func TestTiming(t *testing.T) {
 		if len(got.times) != 33 || len(tr.ChunkTimes) != 33 {
 			t.Fatalf("chunks: client %d server %d", len(got.times), len(tr.ChunkTimes))
 		}
-		checks := []struct {
-			what      string
-			got, want time.Duration
-			tol       float64
-		}{
-			{"client ttft", got.times[0].Sub(sent), ttft, 0.10},
-			{"server ttft", tr.FirstToken.Sub(tr.Admitted), ttft, 0.10},
-			{"client mean itl", got.times[32].Sub(got.times[0]) / 32, itl, 0.05},
-			{"server mean itl", tr.ChunkTimes[32].Sub(tr.ChunkTimes[0]) / 32, itl, 0.05},
-		}
-		for _, c := range checks {
-			e := relErr(c.got, c.want)
-			if e > c.tol {
-				t.Errorf("run %d: %s = %v, want %v ±%.0f%%", run, c.what, c.got, c.want, c.tol*100)
-			}
-			if c.want == ttft {
-				worstTTFT = max(worstTTFT, e)
-			} else {
-				worstITL = max(worstITL, e)
+		// The client's read can only follow the flush; how far it trails is its own cost
+		// (a loopback read, a wake-up): a millisecond, or a scheduler's slice when busy.
+		for _, c := range []struct {
+			what            string
+			client, flushed time.Time
+		}{{"first chunk", got.times[0], tr.ChunkTimes[0]}, {"last chunk", got.times[32], tr.ChunkTimes[32]}} {
+			trail := c.client.Sub(c.flushed)
+			if trail < -100*time.Microsecond || trail > machine.Slack() {
+				t.Errorf("run %d: the client read the %s %v after the engine flushed it, want within [0, %v] (machine: %s)",
+					run, c.what, trail, machine.Slack(), machine)
 			}
 		}
-		var worstGap time.Duration
-		for i := 1; i < 33; i++ {
-			g := tr.ChunkTimes[i].Sub(tr.ChunkTimes[i-1]) - itl
-			worstGap = max(worstGap, g, -g)
+		serverTTFT := tr.FirstToken.Sub(tr.Admitted)
+		serverITL := tr.ChunkTimes[32].Sub(tr.ChunkTimes[0]) / 32
+		if serverTTFT < ttft-time.Millisecond || serverITL < itl-100*time.Microsecond {
+			t.Errorf("run %d: the engine ran early: ttft %v of %v, mean itl %v of %v", run, serverTTFT, ttft, serverITL, itl)
 		}
-		t.Logf("run %d: client ttft %v, server ttft %v, client mean itl %v, server mean itl %v, worst single gap error %v",
-			run, checks[0].got, checks[1].got, checks[2].got, checks[3].got, worstGap)
+		if relErr(serverTTFT, ttft) > 0.10 || relErr(serverITL, itl) > 0.05 {
+			late = append(late, fmt.Sprintf("run %d: server ttft %v (want %v ±10%%), mean itl %v (want %v ±5%%)", run, serverTTFT, ttft, serverITL, itl))
+		}
+		t.Logf("run %d: client ttft %v, server ttft %v, server mean itl %v (machine: %s)", run, got.times[0].Sub(sent), serverTTFT, serverITL, machine)
 	}
-	t.Logf("worst relative error: ttft %.2f%%, mean itl %.2f%%", worstTTFT*100, worstITL*100)
+	// Late on a machine that kept time before and after: the engine's own fault.
+	if after := busy.Now(); len(late) > 0 && machine.KeepsTime() && after.KeepsTime() {
+		t.Errorf("the engine ran late on a quiet machine (%s; after: %s):\n%s", machine, after, strings.Join(late, "\n"))
+	} else if len(late) > 0 {
+		t.Logf("the engine ran late, not judged: the machine's own sleeps were late (%s; after: %s):\n%s", machine, after, strings.Join(late, "\n"))
+	}
 }
 
 // TestPrefillLane: two prompts prefilling at once share the compute lane, so the second

@@ -32,14 +32,14 @@ var _ = Describe("baseline gate self-test", Serial, Label(anvil.LabelSelfTest, "
 		return NotRegressFrom(baseline).On("tpot_p50_ms").By(0.05)
 	}
 
-	for attempt := range 10 {
-		It(fmt.Sprintf("passes an unchanged build (attempt %d of 10)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
+	for attempt := range 5 {
+		It(fmt.Sprintf("passes an unchanged build (attempt %d of 5)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
 			run, baseline := ab(ctx, fmt.Sprintf("gate-unchanged-%d", attempt+1), 1, int64(100+2*attempt))
 			Expect(run).To(gate(baseline))
 		})
 	}
-	for attempt := range 3 {
-		It(fmt.Sprintf("fails a build 10%% slower per token (attempt %d of 3)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
+	for attempt := range 2 {
+		It(fmt.Sprintf("fails a build 10%% slower per token (attempt %d of 2)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
 			run, baseline := ab(ctx, fmt.Sprintf("gate-slower-%d", attempt+1), 1.1, int64(200+2*attempt))
 			Expect(failuresOf(func() { Expect(run).To(gate(baseline)) })).To(ConsistOf(
 				MatchRegexp(`^tpot p50 regressed \d+\.\d% \(\d+\.\d\dms -> \d+\.\d\dms, .*4 interleaved pairs against the baseline build`)))
@@ -50,7 +50,8 @@ var _ = Describe("baseline gate self-test", Serial, Label(anvil.LabelSelfTest, "
 // The third outcome: interleaved over too few pairs of a noisy engine, an unchanged build
 // is neither passed nor failed but inconclusive, with the change the pairs resolve and the
 // pairs that would resolve the gate's (from an 80% upper bound of the spread they saw);
-// over those pairs the same build holds and a 10% slower one regresses. Each request's
+// over those pairs the same build holds and a 10% slower one regresses (asking again where
+// the machine grew noisier between the steps). Each request's
 // speed varies by 10% as a whole (RequestJitter), so three pairs of six requests cannot
 // tell 5% apart. One run against one stored run is
 // inconclusive however many requests it has: the spread between sessions is counted.
@@ -78,13 +79,40 @@ var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label
 		GinkgoWriter.Printf("detectable %.1f%%, %d pairs needed\n", 100*r.Resolution.Detectable, needed)
 	})
 
-	It("holds the unchanged build, and fails one 10% slower, over the pairs it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {
-		pairs := min(needed, 80)
-		run, baseline := ab(ctx, "gate-resolved-unchanged", pairs, 1, 3)
-		Expect(run).To(NotRegressFrom(baseline).On(metric).By(by))
-		slower, baseline := ab(ctx, "gate-resolved-slower", pairs, 1.1, 5)
-		Expect(failuresOf(func() { Expect(slower).To(NotRegressFrom(baseline).On(metric).By(by)) })).To(ConsistOf(
-			MatchRegexp(`^ttft p50 regressed \d+\.\d% `)))
+	// The pairs were named from the spread the first 3 pairs showed (its 80% upper bound);
+	// a machine busier now than then shows more, and the comparison says so by naming more
+	// pairs than it ran. That is the procedure working, not failing: it runs the pairs it
+	// is then told, once, within 150 pairs, and skips saying why if the machine's noise
+	// outruns that. A comparison inconclusive over pairs its own spread says suffice is
+	// wrong, and fails. docs/gating.md simulates this procedure, the second asking included
+	// (internal/compare's TestSimulationOfTheSelfTestsAdaptiveStep): an unchanged build
+	// called slower in 0.4-1.1% of trials, a 10% slower one never held.
+	over := func(ctx SpecContext, name string, speed float64, seed int64, want gate.Outcome) {
+		pairs := needed
+		for ask := 1; ; ask++ {
+			run, baseline := ab(ctx, fmt.Sprintf("%s-%d", name, ask), pairs, speed, seed+int64(10*ask))
+			r := gate.NoRegression(gate.Against{Baseline: baseline}, metric, gate.Comparison{By: by}).Judge(run)
+			GinkgoWriter.Printf("%s over %d pairs: %s: %s\n", name, pairs, r.Outcome, r.Message)
+			if r.Outcome == want {
+				return
+			}
+			Expect(r.Outcome).To(Equal(gate.Inconclusive), "%s over %d pairs: %s", name, pairs, r.Message)
+			Expect(r.Resolution.PairsNeeded).To(BeNumerically(">", pairs),
+				"inconclusive over %d pairs, though its own spread says %d suffice: %s", pairs, r.Resolution.PairsNeeded, r.Message)
+			if ask == 2 || r.Resolution.PairsNeeded > 150 {
+				Skip(fmt.Sprintf("%s: the spread grew past what the pairs before bounded, twice (now %d pairs would): this machine's noise rose between the steps; %s",
+					name, r.Resolution.PairsNeeded, r.Message))
+			}
+			pairs = r.Resolution.PairsNeeded
+		}
+	}
+
+	It("holds the unchanged build over the pairs it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {
+		over(ctx, "gate-resolved-unchanged", 1, 3, gate.Pass)
+	})
+
+	It("fails a build 10% slower over the pairs it named", SpecTimeout(3*time.Minute), func(ctx SpecContext) {
+		over(ctx, "gate-resolved-slower", 1.1, 5, gate.Regression)
 	})
 
 	It("calls one run against one stored run inconclusive, naming interleaved pairs", SpecTimeout(time.Minute), func(ctx SpecContext) {
