@@ -19,10 +19,6 @@ import (
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
-// ginkgoPackage is the Ginkgo CLI that anvilbench run builds: the version the current
-// module's go.mod pins, the one its suites were written against.
-const ginkgoPackage = "github.com/onsi/ginkgo/v2/ginkgo"
-
 // runSuites is anvilbench run: Ginkgo's CLI with args, in a process group of its own, every
 // SIGINT and SIGTERM this process receives passed on to that whole group.
 //
@@ -38,27 +34,30 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 
 	ginkgo := getenv("ANVIL_GINKGO")
 	if ginkgo == "" {
-		dir, err := os.MkdirTemp("", "anvilbench-ginkgo-")
-		if err != nil {
-			fmt.Fprintf(stderr, "anvilbench run: %v\n", err)
-			return exitUnjudged
+		cache, _ := os.UserCacheDir()
+		var signalled os.Signal
+		path, done, code, err := pinnedGinkgo(cache, func(path string) (int, error) {
+			build := exec.Command("go", "build", "-o", path, ginkgoPackage)
+			build.Stdout, build.Stderr = stderr, stderr
+			code, sig, err := relay(build, signals, stderr, nil)
+			signalled = sig
+			return code, err
+		})
+		if done != nil {
+			defer done()
 		}
-		defer os.RemoveAll(dir)
-		ginkgo = filepath.Join(dir, "ginkgo")
-		build := exec.Command("go", "build", "-o", ginkgo, ginkgoPackage)
-		build.Stdout, build.Stderr = stderr, stderr
-		code, signalled, err := relay(build, signals, stderr, nil)
 		switch {
-		case err != nil:
-			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v (or set ANVIL_GINKGO to a ginkgo binary)\n", err)
-			return exitUnjudged
 		case signalled != nil:
 			fmt.Fprintf(stderr, "anvilbench run: %v while building ginkgo: no suite was started\n", signalled)
 			return signalExitCode(signalled)
+		case err != nil:
+			fmt.Fprintf(stderr, "anvilbench run: build the pinned ginkgo: %v (or set ANVIL_GINKGO to a ginkgo binary)\n", err)
+			return exitUnjudged
 		case code != 0:
 			fmt.Fprintf(stderr, "anvilbench run: go build %s failed (is it required in go.mod?)\n", ginkgoPackage)
 			return code
 		}
+		ginkgo = path
 	}
 	// No stdin: from a terminal, a group other than the foreground one that read it would
 	// be stopped (SIGTTIN) and the run would hang.
@@ -151,8 +150,13 @@ func relay(cmd *exec.Cmd, signals <-chan os.Signal, log io.Writer, passed *atomi
 // would after all the requests. stop reports that the run must not
 // go on, with code its exit code. A dry run that fails or finds no anvilbench suite
 // decides nothing: the run itself reports what is wrong.
+//
+// Every suite reads some variables whatever its specs (the endpoint, the identity, where
+// it writes): when only those are set, no dry run could refuse anything, and none is
+// made (it costs a link of every suite, seconds on a busy machine).
 func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr io.Writer, set []string, run config.Run) (code int, stop bool) {
-	if len(set) == 0 {
+	always := config.Uses(false, false)
+	if !slices.ContainsFunc(set, func(v string) bool { return !slices.Contains(always, v) }) {
 		return 0, false
 	}
 	dir, err := os.MkdirTemp("", "anvilbench-plan-")

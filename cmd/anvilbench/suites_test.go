@@ -208,4 +208,15 @@ func TestRunRefusesAVariableNoSelectedSpecReads(t *testing.T) {
 	if got, _ := os.ReadFile(calls); string(got) != "--dry-run -r ./suites\n-r ./suites\n" {
 		t.Errorf("ginkgo was called with:\n%s", got)
 	}
+	// Only what every suite reads (the endpoint, the model, where it writes): no dry run
+	// could refuse it, and none is made.
+	os.Remove(calls)
+	delete(env, "ANVIL_BUDGETS")
+	env["ANVIL_BASE_URL"], env["ANVIL_MODEL"] = "http://127.0.0.1:1/v1", "m"
+	if code, _, stderr := invokeEnv(env, "run", "-r", "./suites"); code != 0 {
+		t.Errorf("endpoint variables alone: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(calls); string(got) != "-r ./suites\n" {
+		t.Errorf("ginkgo was called with:\n%s\nwant the run alone", got)
+	}
 }
