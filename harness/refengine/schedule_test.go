@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/anvilbench/anvilbench/internal/busy"
 )
 
 func TestGateFIFO(t *testing.T) {
@@ -119,9 +121,12 @@ func TestStepper(t *testing.T) {
 }
 
 // TestSleepPrecision measures the lateness the timing model relies on, for the
-// high-resolution timer and the time.Timer fallback. Not parallel: it measures.
+// high-resolution timer and the time.Timer fallback, and holds it to a millisecond where
+// the machine keeps time (a loaded CPU makes every sleep late, the engine's and the
+// probe's alike). Not parallel: it measures.
 func TestSleepPrecision(t *testing.T) {
 	const n, step = 100, 5 * time.Millisecond
+	machine := busy.Now()
 	for _, precise := range []bool{true, false} {
 		sl := newSleeper(context.Background(), precise)
 		var worst, sum time.Duration
@@ -139,8 +144,8 @@ func TestSleepPrecision(t *testing.T) {
 		t.Logf("precise=%v (hr timer in use: %v): lateness over %d x %v: mean %v, worst %v",
 			precise, sl.hr != nil, n, step, sum/n, worst)
 		// 1ms: the time.Timer fallback is up to 1ms late on an idle process.
-		if mean := sum / n; mean > time.Millisecond {
-			t.Errorf("precise=%v: mean lateness %v", precise, mean)
+		if mean := sum / n; mean > time.Millisecond && machine.KeepsTime() && busy.Now().KeepsTime() {
+			t.Errorf("precise=%v: mean lateness %v on a machine that keeps time (%s)", precise, mean, machine)
 		}
 	}
 	for _, precise := range []bool{true, false} {
