@@ -34,8 +34,11 @@ func TestAWarmUpTakesTheColdStart(t *testing.T) {
 	if first := float64(w.TPOTMs.Max); first < 2.5*measured {
 		t.Errorf("the warm-up's slowest request decoded at %.2fms: the cold start did not show in it", first)
 	}
-	if math.Abs(measured/2-1) > 0.05 {
-		t.Errorf("measured tpot p50 %.3fms, want the warm 2ms within 5%%", measured)
+	// The engine's own record: every measured request arrived after its cold ones.
+	for i, tr := range measuredTraces(cold) {
+		if tr.Index < opts.ColdRequests {
+			t.Errorf("measured request %d was the engine's %d-th: served cold", i, tr.Index+1)
+		}
 	}
 	measuredHeads := map[string]bool{}
 	for _, tr := range cold.Traces() {
