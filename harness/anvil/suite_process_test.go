@@ -50,8 +50,9 @@ func TestASuiteProcessReadsItsConfigurationOnce(t *testing.T) {
 	}
 	dir := t.TempDir()
 	counted := filepath.Join(dir, "loads")
-	out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_TEST_READY="+counted, "ANVIL_REQUESTS=4", "ANVIL_CONCURRENCY=2",
-		"ANVIL_CONTEXT_TOKENS=1000").CombinedOutput()
+	out, s, err := validRun(t, dir, func() *exec.Cmd {
+		return suiteProcess(t, roleConfigured, dir, "ANVIL_TEST_READY="+counted, "ANVIL_REQUESTS=4", "ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000")
+	})
 	if err != nil {
 		t.Fatalf("the suite failed: %v\n%s", err, out)
 	}
@@ -62,9 +63,8 @@ func TestASuiteProcessReadsItsConfigurationOnce(t *testing.T) {
 	if got := strings.TrimSpace(string(loads)); got != "1" {
 		t.Errorf("the suite process loaded its configuration %s times, want once", got)
 	}
-	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
-	if err != nil || s.ExitCode != 0 || s.Checks == 0 {
-		t.Errorf("the suite's verdict: %+v %v", s, err)
+	if s.ExitCode != 0 || s.Checks == 0 {
+		t.Errorf("the suite's verdict: %+v", s)
 	}
 }
 
@@ -127,7 +127,7 @@ func TestAScenarioGatedInCodeIsJudgedByEachCheck(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	if out, err := suiteProcess(t, roleGatedInCode, dir).CombinedOutput(); err == nil {
+	if out, _, err := validRun(t, dir, func() *exec.Cmd { return suiteProcess(t, roleGatedInCode, dir) }); err == nil {
 		t.Fatalf("the suite passed:\n%s", out)
 	}
 	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
@@ -158,6 +158,30 @@ func suiteProcess(t *testing.T, role, dir string, env ...string) *exec.Cmd {
 	cmd.Env = append(cmd.Env, "ANVIL_TEST_ROLE="+role, "ANVIL_OUT_DIR="+filepath.Join(dir, "out"))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// validRun runs the suite process mk makes into dir/out until the harness does not call
+// the run invalid (its client starved, a warm-up's last requests slower than the measured
+// ones: what a busy machine does), at most three times, and returns its output, the run's
+// verdict and the process's error; the test skips, saying why, when no run was valid.
+func validRun(t *testing.T, dir string, mk func() *exec.Cmd) ([]byte, gate.Summary, error) {
+	t.Helper()
+	for try := 1; ; try++ {
+		os.RemoveAll(filepath.Join(dir, "out"))
+		out, err := mk().CombinedOutput()
+		s, rerr := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+		if rerr != nil || s.Outcome != gate.InvalidRun {
+			return out, s, err
+		}
+		msg := ""
+		if len(s.Failed) > 0 {
+			msg = s.Failed[0].Message
+		}
+		if try == 3 {
+			t.Skipf("the harness called the run invalid three times (this machine is too busy for it): %s", msg)
+		}
+		t.Logf("try %d: the harness called the run invalid: %s", try, msg)
+	}
 }
 
 // A baseline build that does not answer is refused before any request, naming it: not
@@ -216,9 +240,12 @@ func TestGatedScenariosRunInTheOrderWritten(t *testing.T) {
 	for _, seed := range []string{"1", "2", "3"} {
 		dir := t.TempDir()
 		written := filepath.Join(dir, "order")
-		cmd := suiteProcess(t, roleOrdered, dir, "ANVIL_TEST_READY="+written)
-		cmd.Args = append(cmd.Args, "-ginkgo.seed="+seed)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, _, err := validRun(t, dir, func() *exec.Cmd {
+			cmd := suiteProcess(t, roleOrdered, dir, "ANVIL_TEST_READY="+written)
+			cmd.Args = append(cmd.Args, "-ginkgo.seed="+seed)
+			return cmd
+		})
+		if err != nil {
 			t.Fatalf("seed %s: the suite failed: %v\n%s", seed, err, out)
 		}
 		order, _ := os.ReadFile(written)
