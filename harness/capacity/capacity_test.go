@@ -187,19 +187,27 @@ func TestMeasuresInjectedLatenciesWithinFivePercent(t *testing.T) {
 	b := mustRun(t, target(s), sc)
 	traces := measuredTraces(s)
 	slack := float64(machine.Slack()) / 1e6
+	var clientTTFT, engineTTFTs []float64
 	for _, r := range b.RequestTimings {
 		tr, ok := traces[r.RequestIndex]
 		if !ok {
 			t.Fatalf("request %d: no engine record", r.RequestIndex)
 		}
-		// The client's TTFT also holds its connect and the request's way to the handler.
+		// The client's TTFT also holds its connect (the first request's) and the request's
+		// way to the handler: never less than the engine's, and in the median within a read.
 		engineTTFT := float64(tr.FirstToken.Sub(tr.Arrived)) / 1e6
-		if got := float64(r.TTFTMs); got < engineTTFT-0.1 || got > engineTTFT+3+slack {
-			t.Errorf("request %d: ttft %.2f ms; the engine flushed the first token %.2f ms after the request arrived (machine %s)", r.RequestIndex, got, engineTTFT, machine)
+		if got := float64(r.TTFTMs); got < engineTTFT-0.1 {
+			t.Errorf("request %d: ttft %.2f ms, less than the %.2f ms from the request's arrival to the engine's first flush", r.RequestIndex, got, engineTTFT)
 		}
+		clientTTFT, engineTTFTs = append(clientTTFT, float64(r.TTFTMs)), append(engineTTFTs, engineTTFT)
 		if got, want := float64(*r.TPOTMs), stampTPOT(tr); math.Abs(got-want) > 0.02*want+slack/float64(len(tr.ChunkTimes)-1) {
 			t.Errorf("request %d: tpot %.3f ms; the engine's stamps give %.3f ms", r.RequestIndex, got, want)
 		}
+	}
+	slices.Sort(clientTTFT)
+	slices.Sort(engineTTFTs)
+	if c, e := clientTTFT[len(clientTTFT)/2], engineTTFTs[len(engineTTFTs)/2]; c > e+1+slack {
+		t.Errorf("ttft median %.2f ms; the engine's arrival-to-first-flush median %.2f ms (machine %s)", c, e, machine)
 	}
 	var far []string
 	for key, truth := range map[string]float64{"ttft_p50_ms": 200, "tpot_p50_ms": 5, "time_to_first_output_p50_ms": 200} {
