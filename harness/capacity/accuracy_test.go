@@ -12,6 +12,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/internal/busy"
 )
 
 // The accuracy of the client's clock, against the reference engine's own record of when it
@@ -182,11 +183,15 @@ func quantile(values []float64, q float64) float64 {
 // TestClientTimingAccuracy guards the client's clock against gross regressions, on every
 // API's event grammar: at concurrency 64 the median error of the first chunk's arrival and
 // of inter-chunk gaps stays under 2 ms (the benchmark, BenchmarkAccuracy, reports the real
-// figures: tens of µs). Not parallel: it measures.
+// figures: tens of µs). The client shares the engine's cores here: on a busy machine its
+// reads wait for a slice (3.5 ms in the median beside two CPU hogs), and the bound is the
+// machine's slack instead. Not parallel: it measures.
 func TestClientTimingAccuracy(t *testing.T) {
 	if raceEnabled {
 		t.Skip("timing under the race detector")
 	}
+	machine := busy.Now()
+	tolerance := max(2000, float64(machine.Slack().Microseconds())) // µs
 	const concurrency = 64
 	s := accuracyEngine(t, 5*time.Millisecond)
 	client := stream.New(stream.Options{BaseURL: s.BaseURL(), Timeout: 30 * time.Second, StallTimeout: 10 * time.Second, Connections: concurrency})
@@ -197,9 +202,8 @@ func TestClientTimingAccuracy(t *testing.T) {
 		itl50, itl99 := quantile(e.itl, 0.5), quantile(e.itl, 0.99)
 		t.Logf("%s c%d: TTFT error p50 %.0fµs p99 %.0fµs, ITL error p50 %.0fµs p99 %.0fµs, arrival offset p50 %.0fµs (%d chunks)",
 			api, concurrency, ttft50, ttft99, itl50, itl99, quantile(e.offset, 0.5), len(e.offset))
-		const tolerance = 2000 // µs
 		if ttft50 > tolerance || itl50 > tolerance {
-			t.Errorf("%s: median error TTFT %.0fµs, ITL %.0fµs: want both under %dµs", api, ttft50, itl50, tolerance)
+			t.Errorf("%s: median error TTFT %.0fµs, ITL %.0fµs: want both under %.0fµs (machine %s)", api, ttft50, itl50, tolerance, machine)
 		}
 	}
 }
