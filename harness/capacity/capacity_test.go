@@ -71,6 +71,28 @@ func stampTPOT(tr refengine.RequestTrace) float64 {
 	return float64(tr.ChunkTimes[n-1].Sub(tr.ChunkTimes[0])) / 1e6 / float64(n-1)
 }
 
+// blockStampTPOT is each block's TPOT p50 by the engine's stamps of the requests under
+// its nonce, nearest rank as the artifact takes it.
+func blockStampTPOT(t *testing.T, s *refengine.Server, b *artifact.Benchmark) []float64 {
+	t.Helper()
+	byNonce := map[string][]float64{}
+	for _, tr := range s.Traces() {
+		if _, nonce, ok := strings.Cut(tr.PromptHead, " run "); ok {
+			byNonce[nonce] = append(byNonce[nonce], stampTPOT(tr))
+		}
+	}
+	var out []float64
+	for _, blk := range b.Extension.Blocks.Blocks {
+		v := byNonce[blk.PromptNonce]
+		if len(v) != b.Extension.Blocks.RequestsPerBlock {
+			t.Fatalf("block %d (nonce %s): the engine stamped %d requests, want %d", blk.Index, blk.PromptNonce, len(v), b.Extension.Blocks.RequestsPerBlock)
+		}
+		slices.Sort(v)
+		out = append(out, v[(len(v)+1)/2-1])
+	}
+	return out
+}
+
 func target(s *refengine.Server) Target {
 	return Target{BaseURL: s.BaseURL(), Timeout: 30 * time.Second, StallTimeout: 10 * time.Second}
 }

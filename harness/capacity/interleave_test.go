@@ -2,8 +2,6 @@ package capacity
 
 import (
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -56,26 +54,7 @@ func TestAnInterleavedRunAlternatesBlocksInABBAOrder(t *testing.T) {
 			t.Errorf("%d distinct prompts over 4 warm-up and 32 measured requests", len(heads))
 		}
 	}
-	// Each block's TPOT p50 by the engine's stamps of the requests under its nonce.
-	stamped := func(s *refengine.Server, b *artifact.Benchmark) []float64 {
-		byNonce := map[string][]float64{}
-		for _, tr := range s.Traces() {
-			if _, nonce, ok := strings.Cut(tr.PromptHead, " run "); ok {
-				byNonce[nonce] = append(byNonce[nonce], stampTPOT(tr))
-			}
-		}
-		var out []float64
-		for _, blk := range b.Extension.Blocks.Blocks {
-			v := byNonce[blk.PromptNonce]
-			slices.Sort(v)
-			if len(v) != 8 {
-				t.Fatalf("block %d (nonce %s): the engine stamped %d requests, want 8", blk.Index, blk.PromptNonce, len(v))
-			}
-			out = append(out, v[3]) // the nearest-rank median of 8
-		}
-		return out
-	}
-	cs, bs := stamped(slower, cur), stamped(base, bas)
+	cs, bs := blockStampTPOT(t, slower, cur), blockStampTPOT(t, base, bas)
 	cv, bv := cur.Extension.Blocks.Figures["tpot_p50_ms"].Values, bas.Extension.Blocks.Figures["tpot_p50_ms"].Values
 	// A read trails its flush by up to the machine's slack, over a generation of 47 steps.
 	tol := 0.02 + float64(busy.Now().Slack())/1e6/(47*2)
