@@ -1,12 +1,28 @@
 package busy
 
 import (
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 )
 
+// spinEnv makes the test binary a CPU hog: a process of its own, so the kernel counts it
+// whatever this process's GOMAXPROCS (goroutines spinning here would share its threads).
+const spinEnv = "ANVILBENCH_BUSY_TEST_SPIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(spinEnv) != "" {
+		deadline := time.Now().Add(30 * time.Second) // an orphan stops by itself
+		for time.Now().Before(deadline) {
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // A probe of this machine finds its sleeps late by at least nothing and records as many
-// as it slept; with a spinning goroutine per CPU beside it, it finds more threads
+// as it slept; beside a spinning process per CPU and one more, it finds more threads
 // runnable than CPUs (on Linux, where the kernel tells), however on time its sleeps are.
 func TestProbe(t *testing.T) {
 	m := Probe(20, time.Millisecond)
@@ -17,22 +33,18 @@ func TestProbe(t *testing.T) {
 	if _, ok := runnable(); !ok {
 		t.Skip("the kernel does not count runnable threads here (no /proc/stat)")
 	}
-	stop := make(chan struct{})
 	for range m.CPUs + 1 {
-		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-			}
-		}()
+		hog := exec.Command(os.Args[0], "-test.run=^$")
+		hog.Env = append(os.Environ(), spinEnv+"=1")
+		if err := hog.Start(); err != nil {
+			t.Fatalf("starting a CPU hog: %v", err)
+		}
+		t.Cleanup(func() { _ = hog.Process.Kill(); _ = hog.Wait() })
 	}
+	time.Sleep(100 * time.Millisecond) // the hogs get going
 	hogged := Probe(20, time.Millisecond)
-	close(stop)
 	if hogged.KeepsTime() || hogged.Runnable <= hogged.CPUs {
-		t.Errorf("beside %d spinning goroutines: %s", m.CPUs+1, hogged)
+		t.Errorf("beside %d spinning processes: %s", m.CPUs+1, hogged)
 	}
 	t.Log(hogged)
 }
