@@ -16,7 +16,7 @@ func scaled(t *testing.T, dir, id string, hour int, f float64) string {
 	t.Helper()
 	return variant(t, dir, id+".json", func(b *artifact.Benchmark) {
 		b.RunID, b.StartedAtUnixNs = id, b.StartedAtUnixNs+int64(hour)*3600e9
-		b.Extension = &artifact.Extension{Scenario: "configured"}
+		b.Extension = &artifact.Extension{Scenario: "configured", API: "chat"}
 		for i := range b.RequestTimings {
 			r := &b.RequestTimings[i]
 			r.TPOTMs = artifact.F(f * float64(*r.TPOTMs))

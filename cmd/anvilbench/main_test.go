@@ -56,6 +56,7 @@ func TestCompareExitCodes(t *testing.T) {
 	})
 	otherWorkload := variant(t, dir, "other.json", func(b *artifact.Benchmark) { b.MaxTokens = 128 })
 	few := variant(t, dir, "few.json", func(b *artifact.Benchmark) { b.RequestTimings = b.RequestTimings[:4] })
+	otherAPI := variant(t, dir, "responses.json", func(b *artifact.Benchmark) { b.Extension = &artifact.Extension{API: "responses"} })
 	otherScenario := variant(t, dir, "other-scenario.json", func(b *artifact.Benchmark) { b.Extension = &artifact.Extension{Scenario: "other"} })
 	// A history of four runs of one build, a few tenths of a percent apart.
 	history := filepath.Join(dir, "history")
@@ -103,6 +104,9 @@ func TestCompareExitCodes(t *testing.T) {
 		{"bad run-cv", []string{"compare", "-run-cv", "0", reference, reference}, 2, nil, []string{"anvilbench compare: -run-cv 0: want a coefficient of variation above 0 and below 1"}},
 		{"not comparable", []string{"compare", reference, otherWorkload}, 2, []string{"workload differences:\n  max_tokens 512 vs 128\n"},
 			[]string{"the artifacts measured different workloads (pass --allow-mismatch to compare anyway):\n  max_tokens 512 vs 128\n"}},
+		// The reference is the original tool's, which spoke chat only.
+		{"another API", []string{"compare", reference, otherAPI}, 2, []string{"workload differences:\n  anvilbench.api \"chat\" vs \"responses\"\n"},
+			[]string{"the artifacts measured different workloads"}},
 		{"allowed mismatch", []string{"compare", "-run-cv", "0.001", "--allow-mismatch", reference, otherWorkload}, 0, nil, nil},
 		{"insufficient samples", []string{"compare", "--metrics", "tpot_p50_ms", reference, few}, 2, nil,
 			[]string{"anvilbench compare: tpot_p50_ms: tpot p50: not comparable: 6 vs 4 requests with a figure (a comparison needs at least 5 on each side)\n"}},

@@ -150,7 +150,16 @@ func TestTheWorkflowRunsTheEngineRepositorysSuite(t *testing.T) {
 	if r.env["ANVIL_ENGINE"] != "engine-under-test" || r.env["ANVIL_WARMUP_REQUESTS"] != "2" {
 		t.Fatalf("the env input did not reach the job's environment: %v", r.env)
 	}
+	// A busy machine may leave the client unable to keep up: the harness calls the run
+	// invalid (exit 6), and the step runs again, at most three times, else the test skips.
 	code, out := r.step(steps, "Run the suites")
+	for try := 2; code == 6 && try <= 3; try++ {
+		t.Logf("try %d: the harness called the run invalid:\n%s", try-1, verdictLine(out))
+		code, out = r.step(steps, "Run the suites")
+	}
+	if code == 6 {
+		t.Skipf("the engine repository's suite was an invalid run three times (this machine is too busy for the client to keep up): %s", verdictLine(out))
+	}
 	if code != 0 {
 		t.Fatalf("the engine repository's suite: exit %d\n%s", code, out)
 	}

@@ -12,6 +12,10 @@ type Extension struct {
 	Version string `json:"version"`
 	// Scenario names the spec that produced the artifact.
 	Scenario string `json:"scenario"`
+	// API is the wire protocol the requests spoke: "chat", "completions", "responses" or
+	// "messages". It is workload identity: two APIs template, count and stream the same
+	// prompt differently, so their figures are not one workload's.
+	API string `json:"api"`
 	// Complete is false when the run was interrupted: requests that never finished are
 	// failures of type "cancelled".
 	Complete bool `json:"complete"`

@@ -9,7 +9,8 @@ import (
 
 // Every API the harness speaks runs what chat runs against the reference engine, strictly:
 // the configured shape, a session carrying its history, a tool call and a JSON answer
-// (output_config.format on the Messages API), every figure from the engine's usage.
+// (output_config.format on the Messages API), every figure from the engine's usage, and
+// the artifact names the API.
 func TestEveryAPIRunsWhatChatRuns(t *testing.T) {
 	s := fastEngine(t, refengine.Options{PrefixCache: true})
 	base := Scenario{Requests: 6, Concurrency: 3, ContextTokens: 1500, MaxTokens: 48, ResponseWords: 16, Policy: workload.PolicyStrict, Calibrate: true}
@@ -24,6 +25,9 @@ func TestEveryAPIRunsWhatChatRuns(t *testing.T) {
 			if b.Failed != 0 {
 				t.Errorf("%s %s: %d of %d failed: %+v", api, name, b.Failed, b.Requests, b.Failures[0])
 				continue
+			}
+			if b.Extension.API != api.Name() {
+				t.Errorf("%s %s: the artifact records API %q", api, name, b.Extension.API)
 			}
 			usage := 0
 			for _, r := range b.RequestTimings {

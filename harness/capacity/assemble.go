@@ -28,6 +28,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	b.Extension = &artifact.Extension{
 		Version:  artifact.ExtensionVersion,
 		Scenario: r.sc.Name,
+		API:      r.sc.API.Name(),
 		Complete: true,
 		Timeline: timeline,
 		Calibration: artifact.Calibration{

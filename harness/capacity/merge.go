@@ -44,7 +44,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 		b.StartedAtUnixNs = min(b.StartedAtUnixNs, s.StartedAtUnixNs)
 		b.FinishedAtUnixNs = max(b.FinishedAtUnixNs, s.FinishedAtUnixNs)
 	}
-	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, Complete: true,
+	ext := &artifact.Extension{Version: artifact.ExtensionVersion, Scenario: first.Extension.Scenario, API: first.Extension.API, Complete: true,
 		Calibration: first.Extension.Calibration, CacheIntent: first.Extension.CacheIntent, Capabilities: first.Extension.Capabilities,
 		PromptNonce: first.Extension.PromptNonce, SelfTest: first.Extension.SelfTest, Baseline: first.Extension.Baseline,
 		RunID: first.Extension.RunID, ContextClamp: mergedClamp(shards), ServedModels: map[string]int{},
@@ -292,6 +292,7 @@ func runDifferences(a, b *artifact.Benchmark) []string {
 	differ("total concurrency", sa.TotalConcurrency, sb.TotalConcurrency)
 	differ("start_at", sa.StartAt, sb.StartAt)
 	differ("scenario", a.Extension.Scenario, b.Extension.Scenario)
+	differ("api", a.Extension.API, b.Extension.API)
 	differ("prompt_nonce", a.Extension.PromptNonce, b.Extension.PromptNonce)
 	differ("run_id", a.Extension.RunID, b.Extension.RunID)
 	differ("clock_domain_id", a.ClockDomainID, b.ClockDomainID)

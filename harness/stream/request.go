@@ -99,6 +99,14 @@ func (API) Choices() []string {
 	return []string{string(APIChat), string(APICompletions), string(APIResponses), string(APIMessages)}
 }
 
+// Name is the API as an artifact records it: "chat" for the empty default.
+func (a API) Name() string {
+	if a == "" {
+		return string(APIChat)
+	}
+	return string(a)
+}
+
 // Valid reports whether a is empty (chat) or one of Choices.
 func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }
 

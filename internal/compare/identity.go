@@ -55,7 +55,8 @@ const unknown = "unknown"
 //	concurrency, max_tokens, max_context_tokens, response_words, controlled_output_policy,
 //	prompt_cache_mode, shared_prefix_tokens, request_canaries, serve_flags.thinking_mode,
 //	serve_flags.no_thinking, serve_flags.reasoning_effort, serve_flags.shared_prefix_burst,
-//	sampling.temperature.effective_request, sampling.top_p.effective_request, the workload
+//	sampling.temperature.effective_request, sampling.top_p.effective_request, the API
+//	(anvilbench.api: chat for an artifact of the original tool), the workload
 //	kind in anvilbench's block (anvilbench.trace: the trace's digest, selection, speedup
 //	and block size; anvilbench.sessions: turns, turn tokens, think time, session rate;
 //	anvilbench.structured_output.output), and gpu when both artifacts name one.
@@ -142,6 +143,14 @@ var identityFields = []identityField{
 	}},
 	{"sampling.top_p.effective_request", func(a *artifact.Benchmark) (string, bool) {
 		return text(a.Sampling.TopP.EffectiveRequest), true
+	}},
+	// The API, in anvilbench's block: the original tool spoke chat only; an anvilbench
+	// artifact from before the key does not say.
+	{"anvilbench.api", func(a *artifact.Benchmark) (string, bool) {
+		if a.Extension == nil {
+			return text("chat"), true
+		}
+		return text(a.Extension.API), a.Extension.API != ""
 	}},
 	// The workload kinds, in anvilbench's block: an artifact without one ran none of them.
 	{"anvilbench.trace", func(a *artifact.Benchmark) (string, bool) {

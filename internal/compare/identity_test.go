@@ -34,7 +34,7 @@ func TestComparableNamesEveryField(t *testing.T) {
 	cur.Sampling.Temperature.EffectiveRequest = artifact.F(0.7)
 	cur.Sampling.TopP.EffectiveRequest = artifact.F(0.9)
 	base.GPU, cur.GPU = new("H100"), new("RTX5090")
-	cur.Extension = &artifact.Extension{Trace: &artifact.TraceReplay{SHA256: "ab", Speedup: 4, BlockTokens: 512},
+	cur.Extension = &artifact.Extension{API: "responses", Trace: &artifact.TraceReplay{SHA256: "ab", Speedup: 4, BlockTokens: 512},
 		Sessions: &artifact.Sessions{Turns: 6, TurnTokens: 256, ThinkDistribution: "fixed"}, StructuredOutput: &artifact.StructuredOutput{Output: "tool_call"}}
 	want := []Difference{
 		{Field: "measurement_protocol", Baseline: `"capacity-v3"`, Current: `"capacity-v4-reasoning"`},
@@ -53,6 +53,7 @@ func TestComparableNamesEveryField(t *testing.T) {
 		{Field: "serve_flags.shared_prefix_burst", Baseline: "false", Current: "true"},
 		{Field: "sampling.temperature.effective_request", Baseline: "0.0", Current: "0.7"},
 		{Field: "sampling.top_p.effective_request", Baseline: "null", Current: "0.9"},
+		{Field: "anvilbench.api", Baseline: `"chat"`, Current: `"responses"`},
 		{Field: "anvilbench.trace", Baseline: "null", Current: `["ab",0,0,0,4.0,512]`},
 		{Field: "anvilbench.sessions", Baseline: "null", Current: `[6,256,0.0,"fixed",null]`},
 		{Field: "anvilbench.structured_output.output", Baseline: `"text"`, Current: `"tool_call"`},
@@ -121,6 +122,16 @@ func TestComparableLegacyFieldsAreUnknown(t *testing.T) {
 		if !fields[f] {
 			t.Errorf("%s is not reported unknown: %v", f, fields)
 		}
+	}
+	// An anvilbench artifact from before the API was recorded does not say which it spoke;
+	// one of the original tool's (no anvilbench block) spoke chat.
+	unsaid := synthetic(32, 5, 0.05, 4)
+	unsaid.Extension = &artifact.Extension{}
+	if d := Comparable(unsaid, cur); len(d) != 1 || d[0].String() != `anvilbench.api unknown vs "chat" (not recorded by an older artifact)` {
+		t.Errorf("an anvilbench artifact without its API: %v", d)
+	}
+	if cur.Extension != nil {
+		t.Fatalf("synthetic runs are the original tool's: %+v", cur.Extension)
 	}
 	if d := Comparable(nil, cur); len(d) != 1 || d[0].String() != "artifact missing vs present" {
 		t.Errorf("nil baseline: %v", d)

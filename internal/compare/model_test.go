@@ -97,7 +97,7 @@ func model(k, n int, start float64) *artifact.Benchmark {
 		ServeFlags:      artifact.ServeFlags{ThinkingMode: "unsupported"},
 		Sampling:        artifact.Sampling{Temperature: artifact.SamplingParam{EffectiveRequest: artifact.F(0), Sent: true}},
 		StartedAtUnixNs: minuteNs(start), FinishedAtUnixNs: minuteNs(start + 1),
-		Extension: &artifact.Extension{Blocks: &artifact.Blocks{Repeats: k, RequestsPerBlock: n}},
+		Extension: &artifact.Extension{API: "chat", Blocks: &artifact.Blocks{Repeats: k, RequestsPerBlock: n}},
 	}
 	for b := range k {
 		a.Extension.Blocks.Blocks = append(a.Extension.Blocks.Blocks, artifact.Block{Index: b, StartOffsetMs: artifact.Float(float64(b) * 1000), DurationMs: 1000})

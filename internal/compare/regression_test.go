@@ -201,7 +201,7 @@ func TestSufficient(t *testing.T) {
 // withAnswerSplit gives a synthetic run the timeline of a thinking model's answers: each
 // request's answer time per output token is its tpot scaled by factor.
 func withAnswerSplit(a *artifact.Benchmark, factor float64) *artifact.Benchmark {
-	a.Extension = &artifact.Extension{}
+	a.Extension = &artifact.Extension{API: "chat"}
 	for _, r := range a.RequestTimings {
 		a.Extension.Timeline = append(a.Extension.Timeline, artifact.RequestSpan{RequestIndex: r.RequestIndex, Outcome: "ok",
 			ReasoningTokens: new(16), AnswerTokens: new(17), AnswerTPOTMs: artifact.F(factor * float64(*r.TPOTMs))})
