@@ -87,9 +87,9 @@ func accuracyBodies(tb testing.TB, n, words int, api ...stream.API) [][]byte {
 // results in body order; to chat's path unless an API is named.
 func wave(tb testing.TB, client *stream.Client, bodies [][]byte, maxTokens int, api ...stream.API) []*stream.Result {
 	tb.Helper()
-	path := stream.ChatPath
+	on := stream.APIChat
 	if len(api) > 0 {
-		path = api[0].Path()
+		on = api[0]
 	}
 	results := make([]*stream.Result, len(bodies))
 	errs := make([]error, len(bodies))
@@ -100,7 +100,7 @@ func wave(tb testing.TB, client *stream.Client, bodies [][]byte, maxTokens int, 
 		wg.Go(func() {
 			ready.Done()
 			<-gate
-			results[i], errs[i] = client.Stream(context.Background(), path, body, maxTokens)
+			results[i], errs[i] = client.Stream(context.Background(), on, body, maxTokens)
 		})
 	}
 	ready.Wait()

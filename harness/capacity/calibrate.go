@@ -52,7 +52,7 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 		}
 		var n int
 		if method == CalibrationTokenize {
-			n, err = client.Tokenize(ctx, sc.Model, prompt, sc.API != APICompletions)
+			n, err = client.Tokenize(ctx, sc.Model, prompt, sc.API.Supports().Conversation)
 			if err != nil && k == 0 {
 				method = CalibrationUsage
 			}
@@ -79,12 +79,12 @@ var errNoUsage = errors.New("the response carried no usage.prompt_tokens")
 // usageProbe sends prompt for one token and returns the prompt tokens the server counted.
 func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt string) (int, error) {
 	req := sc.request(prompt)
-	req.MaxTokens = probeTokens(sc.API)
+	req.MaxTokens = sc.API.Supports().ProbeTokens
 	body, err := req.Body()
 	if err != nil {
 		return 0, err
 	}
-	res, err := client.Stream(ctx, req.Path(), body, req.MaxTokens)
+	res, err := client.Stream(ctx, req.API, body, req.MaxTokens)
 	if err != nil {
 		return 0, err
 	}
@@ -121,7 +121,7 @@ func fitSizes(ctx context.Context, client *stream.Client, sc Scenario, p workloa
 			if err != nil {
 				break
 			}
-			n, err := client.Tokenize(ctx, sc.Model, prompt, sc.API != APICompletions)
+			n, err := client.Tokenize(ctx, sc.Model, prompt, sc.API.Supports().Conversation)
 			if err != nil {
 				return nil
 			}

@@ -192,7 +192,7 @@ func TestEveryFaultBecomesAFailureRowAndTheArtifactIsWritten(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := c.Stream(context.Background(), stream.ChatPath, body, 64)
+				res, err := c.Stream(context.Background(), stream.APIChat, body, 64)
 				var se *stream.Error
 				if !errors.As(err, &se) || se.Kind != stream.KindEventTooLarge {
 					t.Fatalf("err = %v, want %s", err, stream.KindEventTooLarge)

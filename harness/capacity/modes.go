@@ -80,15 +80,6 @@ const (
 	APIMessages    = stream.APIMessages
 )
 
-// probeTokens is max_tokens of a one-token probe of api: OpenAI's Responses API refuses
-// fewer than 16 output tokens.
-func probeTokens(api API) int {
-	if api == APIResponses {
-		return 16
-	}
-	return 1
-}
-
 // The workload's own enums, named here so that a scenario can be written with this
 // package alone.
 type (

@@ -144,7 +144,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.path, *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
+	res, err := r.client.StreamRecycled(ctx, r.sc.API, *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i].context, began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {

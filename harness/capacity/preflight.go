@@ -165,12 +165,12 @@ func refused(err error, base string) error {
 // probe sends one request of one token for model and returns why it was not served.
 func probe(ctx context.Context, client *stream.Client, model string, api API) error {
 	zero := 0.0
-	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: probeTokens(api), Temperature: &zero, API: api}
+	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.Supports().ProbeTokens, Temperature: &zero, API: api}
 	body, err := req.AppendBody(nil)
 	if err != nil {
 		return err
 	}
-	res, err := client.Stream(ctx, req.Path(), body, req.MaxTokens)
+	res, err := client.Stream(ctx, req.API, body, req.MaxTokens)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func newRun(sc Scenario, target Target) *run {
 		UserSpaceStamps: target.UserSpaceStamps,
 		TransmitStamps:  target.TransmitStamps,
 	})
-	return &run{sc: sc, kind: sc.kind(), client: client, baseURL: target.BaseURL, san: newSanitizer(target), path: sc.request("").Path(),
+	return &run{sc: sc, kind: sc.kind(), client: client, baseURL: target.BaseURL, san: newSanitizer(target),
 		concurrency: sc.Shard.concurrency(sc.Concurrency)}
 }
 
@@ -333,7 +333,6 @@ type run struct {
 	san         sanitizer
 	calibration Calibration
 	caps        artifact.Capabilities
-	path        string
 	prompts     workload.Prompts
 	// plan is every request of the current block, every shard's, by request index, as
 	// the kind planned it from base (a session sets each turn's context as it is sent);

@@ -160,7 +160,7 @@ func truthStreams(b *testing.B, url string, concurrency, requests, tokens int) {
 	for range concurrency {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < requests; i = int(next.Add(1) - 1) {
-				res, err := client.Stream(context.Background(), stream.ChatPath, bodies[i], tokens)
+				res, err := client.Stream(context.Background(), stream.APIChat, bodies[i], tokens)
 				if err != nil {
 					b.Errorf("request %d: %v", i, err)
 					return

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
@@ -75,8 +76,9 @@ func (sc Scenario) combinations(k kind) []error {
 	if !sc.CacheIntent.Valid() {
 		add("CacheIntent", string(sc.CacheIntent), "unknown intent (want "+fields.JoinChoices(sc.CacheIntent.Choices())+" or empty)")
 	}
-	if sc.ReasoningEffort != "" && sc.API == APIMessages {
-		add("ReasoningEffort", string(sc.ReasoningEffort), "needs %s chat or responses: the Messages API has no reasoning effort (use thinking_mode)", "API")
+	if sc.ReasoningEffort != "" && !sc.API.Supports().ReasoningEffort {
+		add("ReasoningEffort", string(sc.ReasoningEffort), "needs %s "+apisWith(func(s stream.Support) bool { return s.ReasoningEffort })+
+			": "+sc.API.Name()+" has no reasoning effort (use thinking_mode)", "API")
 	}
 	if sc.ReasoningEffort != "" && sc.ThinkingMode.switches() {
 		add("ReasoningEffort", nil, fmt.Sprintf("cannot be combined with %%s=%s (use one control)", sc.ThinkingMode), "ThinkingMode")
@@ -116,8 +118,8 @@ func (sc Scenario) wordProblems(k kind) []error {
 	if sc.Output == "" || sc.Output == OutputText {
 		return errs
 	}
-	if sc.API == APICompletions {
-		add("Output", string(sc.Output), "needs %s chat, responses or messages: /v1/completions has no tools or response_format", "API")
+	if !sc.API.Supports().Tools {
+		add("Output", string(sc.Output), "needs %s "+apisWith(func(s stream.Support) bool { return s.Tools })+": "+sc.API.Name()+" has no tools or response_format", "API")
 	}
 	if ownWords && sc.ResponseWords == 0 {
 		add("Output", string(sc.Output), "needs %s > 0: the words are what it checks", "ResponseWords")
@@ -129,8 +131,8 @@ func (sc Scenario) wordProblems(k kind) []error {
 }
 
 // conflicts are the problems of a kind that sets its own schedule and sharing (a trace,
-// sessions) named by field: a burst, an open loop, a shared prefix, and the legacy
-// completions API, which sends no conversation.
+// sessions) named by field: a burst, an open loop, a shared prefix, and an API that sends
+// no conversation.
 func conflicts(field string, value any, sc Scenario) []error {
 	var errs []error
 	for _, c := range []struct {
@@ -141,8 +143,9 @@ func conflicts(field string, value any, sc Scenario) []error {
 			errs = append(errs, &FieldError{Field: field, Value: value, Problem: "cannot be combined with %s (it sets its own schedule and sharing)", Others: []string{c.name}})
 		}
 	}
-	if sc.API == APICompletions {
-		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API), Problem: "a trace or a session needs a conversation: chat, responses or messages"})
+	if !sc.API.Supports().Conversation {
+		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API),
+			Problem: "a trace or a session needs a conversation: " + apisWith(func(s stream.Support) bool { return s.Conversation })})
 	}
 	return errs
 }
@@ -218,4 +221,16 @@ func checkBaseURL(raw string) string {
 		return "must not carry a query or fragment"
 	}
 	return ""
+}
+
+// apisWith lists the APIs whose requests can carry what has asks: "chat, responses or
+// messages".
+func apisWith(has func(stream.Support) bool) string {
+	var out []string
+	for _, a := range APIChat.Choices() {
+		if has(API(a).Supports()) {
+			out = append(out, a)
+		}
+	}
+	return fields.JoinChoices(out)
 }

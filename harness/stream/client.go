@@ -193,14 +193,14 @@ func (c *Client) fetch(ctx context.Context, method, url string, body []byte, lim
 	return data, nil
 }
 
-// Stream POSTs body to path (e.g. "/chat/completions") and reads the event stream to its
+// Stream POSTs body to api's path (e.g. "/chat/completions") and reads its stream to its
 // end. maxTokens is the request's max_tokens: it pre-sizes the arrival log and bounds the
 // stream, since every output chunk carries at least one token, a server that sends more
 // chunks than that (with a small allowance) is cut off rather than read forever. 0 means
 // no bound. The Result is returned even with an error, holding whatever arrived before it;
 // the error is an *Error.
-func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens int) (*Result, error) {
-	res, err := c.stream(ctx, path, body, maxTokens, nil)
+func (c *Client) Stream(ctx context.Context, api API, body []byte, maxTokens int) (*Result, error) {
+	res, err := c.stream(ctx, api, body, maxTokens, nil)
 	return res, c.seal(err)
 }
 
@@ -208,12 +208,12 @@ func (c *Client) Stream(ctx context.Context, path string, body []byte, maxTokens
 // once, when the client is done reading body (it copies body with the request's head
 // before the start stamp, so that is before StreamRecycled returns); until then body must
 // not change.
-func (c *Client) StreamRecycled(ctx context.Context, path string, body []byte, maxTokens int, release func()) (*Result, error) {
-	res, err := c.stream(ctx, path, body, maxTokens, release)
+func (c *Client) StreamRecycled(ctx context.Context, api API, body []byte, maxTokens int, release func()) (*Result, error) {
+	res, err := c.stream(ctx, api, body, maxTokens, release)
 	return res, c.seal(err)
 }
 
-func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens int, release func()) (*Result, error) {
+func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int, release func()) (*Result, error) {
 	maxChunks := 0
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
@@ -228,7 +228,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 		}
 		return res, &Error{Kind: KindTransport, Message: c.directErr.Error(), Err: c.directErr}
 	}
-	m := c.direct.message(path, body)
+	m := c.direct.message(api, body)
 	if release != nil {
 		release() // the message holds a copy
 	}
@@ -292,7 +292,7 @@ func (c *Client) stream(ctx context.Context, path string, body []byte, maxTokens
 	if c.s.stall > 0 {
 		stall = func() { cancel(errStall) }
 	}
-	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead, apiOf(path))
+	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead, api)
 	if err == nil && res.Terminal {
 		// Only a body read to its end leaves the connection ready for the next request.
 		reuse = drain(resp.Body, func() { cancel(errDrain) }) && !resp.Close

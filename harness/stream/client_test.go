@@ -41,7 +41,7 @@ func client(s *httptest.Server) *Client {
 
 func stream(t *testing.T, c *Client) (*Result, error) {
 	t.Helper()
-	return c.Stream(context.Background(), ChatPath, []byte(`{}`), 16)
+	return c.Stream(context.Background(), APIChat, []byte(`{}`), 16)
 }
 
 func kindOf(err error) string {
@@ -247,7 +247,7 @@ func TestCaptureIsCappedInCharacters(t *testing.T) {
 		parts = append(parts, `data: {"choices":[{"delta":{"content":"é√x"}}]}`+"\n\n")
 	}
 	parts = append(parts, finishChunk, done)
-	res, err := client(serve(t, 200, "text/event-stream", 0, strings.Join(parts, ""))).Stream(context.Background(), ChatPath, []byte(`{}`), 4000)
+	res, err := client(serve(t, 200, "text/event-stream", 0, strings.Join(parts, ""))).Stream(context.Background(), APIChat, []byte(`{}`), 4000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestParentCancellation(t *testing.T) {
 	s := serve(t, 200, "text/event-stream", time.Second, contentChunk, contentChunk)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := client(s).Stream(ctx, ChatPath, []byte(`{}`), 4)
+	_, err := client(s).Stream(ctx, APIChat, []byte(`{}`), 4)
 	if kindOf(err) != KindCancelled {
 		t.Fatalf("err = %v (%s), want cancelled", err, kindOf(err))
 	}
@@ -279,7 +279,7 @@ func TestModels(t *testing.T) {
 func TestEndlessStreamIsCutOffPastMaxTokens(t *testing.T) {
 	t.Parallel()
 	parts := strings.Repeat(contentChunk, 200)
-	res, err := client(serve(t, 200, "text/event-stream", 0, parts)).Stream(context.Background(), ChatPath, []byte(`{}`), 64)
+	res, err := client(serve(t, 200, "text/event-stream", 0, parts)).Stream(context.Background(), APIChat, []byte(`{}`), 64)
 	if kindOf(err) != KindOverrun || res.ContentChunks != 64+overrunAllowance+1 {
 		t.Fatalf("err = %v (%s), %d chunks", err, kindOf(err), res.ContentChunks)
 	}
@@ -298,7 +298,7 @@ func TestInvalidUTF8IsMalformed(t *testing.T) {
 func TestZeroTimeoutsMeanNone(t *testing.T) {
 	t.Parallel()
 	s := serve(t, 200, "text/event-stream", 30*time.Millisecond, contentChunk, contentChunk, finishChunk, done)
-	res, err := New(Options{BaseURL: s.URL + "/v1"}).Stream(context.Background(), ChatPath, []byte(`{}`), 16)
+	res, err := New(Options{BaseURL: s.URL + "/v1"}).Stream(context.Background(), APIChat, []byte(`{}`), 16)
 	if err != nil || res.ContentChunks != 2 || !res.Terminal {
 		t.Fatalf("err = %v, %d chunks, terminal %v", err, res.ContentChunks, res.Terminal)
 	}

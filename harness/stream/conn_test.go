@@ -45,7 +45,7 @@ func TestFirstEventReadWithTheHeadersIsStampedOnArrival(t *testing.T) {
 	})
 	var errs []time.Duration
 	for range 9 {
-		res, err := c.Stream(context.Background(), ChatPath, body, 8)
+		res, err := c.Stream(context.Background(), APIChat, body, 8)
 		if err != nil || !res.HasFirstContent {
 			t.Fatalf("stream: %v", err)
 		}
@@ -69,7 +69,7 @@ func TestFirstEventReadWithTheHeadersIsStampedOnArrival(t *testing.T) {
 // output chunks, the client's gap minus the engine's.
 func perITLErrors(t *testing.T, c *Client, engine *refengine.Server, body []byte) []time.Duration {
 	t.Helper()
-	res, err := c.Stream(context.Background(), ChatPath, body, 64)
+	res, err := c.Stream(context.Background(), APIChat, body, 64)
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
@@ -390,7 +390,7 @@ func TestAnAnswerBeforeTheWholeRequestIsReported(t *testing.T) {
 	c := client(s)
 	body := []byte(`{"messages":[{"role":"user","content":"` + strings.Repeat("x", 32<<20) + `"}]}`)
 	for range 2 { // the second must not be written on the first's connection
-		res, err := c.Stream(context.Background(), ChatPath, body, 4)
+		res, err := c.Stream(context.Background(), APIChat, body, 4)
 		if kindOf(err) != KindHTTP || res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(err.Error(), "request body over 1m") {
 			t.Fatalf("err = %v (%s), status %d", err, kindOf(err), res.StatusCode)
 		}
@@ -430,7 +430,7 @@ func TestAnEndlessResponseHeadIsBounded(t *testing.T) {
 		sent <- total
 	}()
 	start := time.Now()
-	_, err = New(Options{BaseURL: "http://" + l.Addr().String() + "/v1", Timeout: 20 * time.Second}).Stream(context.Background(), ChatPath, []byte(`{}`), 4)
+	_, err = New(Options{BaseURL: "http://" + l.Addr().String() + "/v1", Timeout: 20 * time.Second}).Stream(context.Background(), APIChat, []byte(`{}`), 4)
 	if kindOf(err) != KindTransport || !strings.Contains(err.Error(), "response head over 10 MiB") {
 		t.Fatalf("err = %v (%s) after %v", err, kindOf(err), time.Since(start))
 	}

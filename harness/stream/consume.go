@@ -22,15 +22,16 @@ type stamper func() time.Time
 // the first event arrived (it must make the next read fail, e.g. by cancelling the request
 // context). maxChunks (0: none) bounds the output chunks. The error is nil or an *Error.
 //
-// api names the event grammar: chat's chunks (chat and completions), or the typed events
-// of the Responses or Messages API, whose ending event plays [DONE]'s part.
+// api names the event grammar: its protocol folds each event into res, and may end the
+// stream with an event of its own in place of [DONE].
 //
 // It is the whole per-event path of Stream, so it can be measured on any io.Reader.
 func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper, api API) error {
 	st := streamStates.Get().(*streamState)
 	defer st.release()
-	st.ev.reset()
-	sr, events, ch := &st.sr, &st.events, &st.ch
+	proto := api.proto()
+	proto.start(st)
+	sr, events := &st.sr, &st.events
 	*sr = stampReader{r: body, now: s.now, stamps: stamps}
 	events.Reset(sr, s.maxEvent)
 	n := 0
@@ -64,37 +65,13 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		if !utf8.Valid(data) {
 			return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not valid UTF-8", n)}
 		}
-		switch api {
-		case APIResponses, APIMessages:
-			var terminal bool
-			if api == APIMessages {
-				terminal, err = st.messages(s, data, res, at)
-			} else {
-				terminal, err = st.responses(s, data, res, at)
-			}
-			if err != nil {
-				return err
-			}
-			if terminal {
-				res.Terminal, res.End = true, at
-				return nil
-			}
-		default:
-			if s.jsonOnly {
-				err = ch.DecodeJSON(data)
-			} else {
-				err = ch.Decode(data)
-			}
-			if err != nil {
-				return &Error{Kind: KindMalformed, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", n, err), Err: err}
-			}
-			if msg, ok := chunkError(ch); ok {
-				return &Error{Kind: KindServerError, Message: "server error in stream: " + msg}
-			}
-			if res.Model == "" && ch.Model != "" {
-				res.Model = st.name(ch.Model)
-			}
-			res.observe(ch, at)
+		terminal, err := proto.fold(st, s, data, res, at)
+		if err != nil {
+			return err
+		}
+		if terminal {
+			res.Terminal, res.End = true, at
+			return nil
 		}
 		res.lag(sr.last)
 		if s.afterEvent != nil {

@@ -121,30 +121,22 @@ func newDirect(base string, apiKey secret.Secret, maxIdle int, dial func(ctx con
 // message is a request's bytes, head and body, in a recycled buffer.
 type message struct{ b *[]byte }
 
-var messages = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+var messageBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // maxPooledMessage keeps a rare huge prompt's buffer out of the pool.
 const maxPooledMessage = 1 << 20
 
-// message writes the request of a POST of body to path: the request line, the headers
-// (the bearer key or the URL's credentials, when set) and the body.
-func (d *direct) message(path string, body []byte) message {
-	m := message{b: messages.Get().(*[]byte)}
+// message writes the request of a POST of body on api: the request line to its path, the
+// headers (the API's own; the bearer key or the URL's credentials, when set) and the body.
+func (d *direct) message(api API, body []byte) message {
+	m := message{b: messageBufs.Get().(*[]byte)}
 	b := append((*m.b)[:0], "POST "...)
 	b = append(b, d.prefix...)
-	b = append(b, path...)
+	b = append(b, api.Path()...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, d.host...)
 	b = append(b, "\r\nUser-Agent: anvilbench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"...)
-	if apiOf(path) == APIMessages {
-		// Anthropic's API wants its version named, and its key in a header of its own.
-		b = append(b, "anthropic-version: 2023-06-01\r\n"...)
-		if d.apiKey.IsSet() {
-			b = append(b, "x-api-key: "...)
-			b = append(b, d.apiKey.Reveal()...)
-			b = append(b, "\r\n"...)
-		}
-	}
+	b = api.proto().header(b, d.apiKey)
 	switch {
 	case d.apiKey.IsSet():
 		b = append(b, "Authorization: Bearer "...)
@@ -164,7 +156,7 @@ func (d *direct) message(path string, body []byte) message {
 
 func (m message) free() {
 	if cap(*m.b) <= maxPooledMessage {
-		messages.Put(m.b)
+		messageBufs.Put(m.b)
 	}
 }
 

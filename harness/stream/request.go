@@ -11,29 +11,6 @@ import (
 	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
-// Paths under the base URL.
-const (
-	ChatPath        = "/chat/completions"
-	CompletionsPath = "/completions"
-	ResponsesPath   = "/responses"
-	MessagesPath    = "/messages"
-)
-
-// API is the surface a request is sent to; each has its body and its event grammar.
-type API string
-
-// The APIs a request can be sent to.
-const (
-	// APIChat is OpenAI's /v1/chat/completions: the prompt as a user message.
-	APIChat API = "chat"
-	// APICompletions is the legacy /v1/completions: a plain prompt, no conversation.
-	APICompletions API = "completions"
-	// APIResponses is OpenAI's Responses API, /v1/responses: input items, typed events.
-	APIResponses API = "responses"
-	// APIMessages is Anthropic's Messages API, /v1/messages: content blocks, typed events.
-	APIMessages API = "messages"
-)
-
 // ChatRequest is the body of one streamed chat completion.
 type ChatRequest struct {
 	Model     string
@@ -45,7 +22,8 @@ type ChatRequest struct {
 	ChatTemplateKwargs map[string]any
 	// ReasoningEffort is sent as reasoning_effort when non-empty.
 	ReasoningEffort string
-	// API is where the request goes (APIChat when empty) and how its body is written.
+	// API is the protocol the request speaks (APIChat when empty): where it goes and how
+	// its body is written.
 	API API
 	// ContinuousUsage asks for usage in every chunk (vLLM's continuous_usage_stats), which
 	// attributes tokens to chunks when an engine sends several per chunk.
@@ -84,57 +62,8 @@ type JSONSchema struct {
 // Path is where the request goes under the base URL.
 func (r ChatRequest) Path() string { return r.API.Path() }
 
-// apiOf is the API of a path under the base URL: the one whose path ends it, else chat.
-func apiOf(path string) API {
-	for _, a := range []API{APIResponses, APIMessages, APICompletions} {
-		if strings.HasSuffix(path, a.Path()) && !strings.HasSuffix(path, ChatPath) {
-			return a
-		}
-	}
-	return APIChat
-}
-
-// Choices lists the APIs.
-func (API) Choices() []string {
-	return []string{string(APIChat), string(APICompletions), string(APIResponses), string(APIMessages)}
-}
-
-// Name is the API as an artifact records it: "chat" for the empty default.
-func (a API) Name() string {
-	if a == "" {
-		return string(APIChat)
-	}
-	return string(a)
-}
-
-// Valid reports whether a is empty (chat) or one of Choices.
-func (a API) Valid() bool { return a == "" || slices.Contains(a.Choices(), string(a)) }
-
-// Path is the API's path under the base URL; chat's for an unknown API.
-func (a API) Path() string {
-	switch a {
-	case APICompletions:
-		return CompletionsPath
-	case APIResponses:
-		return ResponsesPath
-	case APIMessages:
-		return MessagesPath
-	}
-	return ChatPath
-}
-
-// appendTools appends the tools, the tool choice and the response format.
-func (r ChatRequest) appendTools(dst []byte) ([]byte, error) {
-	dst, err := r.appendToolList(dst, chatTools)
-	if err != nil {
-		return nil, err
-	}
-	dst = r.appendToolChoice(dst, chatTools)
-	return r.appendNamedFormat(dst, "chat", `,"response_format":{"type":"json_schema","json_schema":{"name":`)
-}
-
-// appendNamedFormat appends the response format, if any, as chat and the Responses API
-// write it: open, then its name, schema and strictness, closing two objects.
+// appendNamedFormat appends the response format, if any, as chat writes it (and APIs of
+// its form): open, then its name, schema and strictness, closing two objects.
 func (r ChatRequest) appendNamedFormat(dst []byte, api, open string) ([]byte, error) {
 	f := r.ResponseFormat
 	if f == nil {
@@ -163,47 +92,11 @@ func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
 	dst = slices.Grow(dst, len(r.Prompt)+len(r.Prompt)/16+256)
 	dst = append(dst, `{"model":`...)
 	dst = wire.AppendString(dst, r.Model)
-	switch r.API {
-	case APIResponses:
-		return r.appendResponses(dst)
-	case APIMessages:
-		return r.appendMessages(dst)
-	case APICompletions:
-		if r.Prompt != "" {
-			dst = append(dst, `,"prompt":`...)
-			dst = wire.AppendString(dst, r.Prompt)
-		}
-	default:
-		dst = append(dst, `,"messages":`...)
-		dst = r.appendConversation(dst, true)
-		var err error
-		if dst, err = r.appendTools(dst); err != nil {
-			return nil, err
-		}
-	}
-	dst = append(dst, `,"max_tokens":`...)
-	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
-	dst, err := r.appendSampling(dst)
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"stream":true,"stream_options":{"include_usage":true`...)
-	if r.ContinuousUsage {
-		dst = append(dst, `,"continuous_usage_stats":true`...)
-	}
-	dst = append(dst, '}')
-	if dst, err = r.appendKwargs(dst); err != nil {
-		return nil, err
-	}
-	if r.ReasoningEffort != "" {
-		dst = append(dst, `,"reasoning_effort":`...)
-		dst = wire.AppendString(dst, r.ReasoningEffort)
-	}
-	return append(dst, '}'), nil
+	return r.API.proto().body(r, dst)
 }
 
 // appendConversation appends the history and the prompt as an array of messages; with
-// system false a system message is left out (the Messages API takes it apart).
+// system false a system message is left out (for an API that takes it apart).
 func (r ChatRequest) appendConversation(dst []byte, system bool) []byte {
 	dst = append(dst, '[')
 	for _, m := range r.History {

@@ -217,8 +217,7 @@ func (res *Result) callAt(index int) int {
 }
 
 // toolFragment adds a fragment of the call at index: its id and name when they come,
-// its arguments in pieces (the Responses and Messages APIs name calls by their item or
-// block index).
+// its arguments in pieces (typed APIs name calls by their item or block index).
 func (res *Result) toolFragment(index int, id, name, arguments string) {
 	c := &res.ToolCalls[res.callAt(index)]
 	if c.ID == "" {

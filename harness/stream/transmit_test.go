@@ -65,11 +65,11 @@ func TestTransmitStampSplitsTTFT(t *testing.T) {
 	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`)
 	plain := New(Options{BaseURL: ts.URL, Timeout: 10 * time.Second, StallTimeout: 5 * time.Second})
 	defer plain.Close()
-	if res, err := plain.Stream(context.Background(), ChatPath, body, 8); err != nil || res.HasSent {
+	if res, err := plain.Stream(context.Background(), APIChat, body, 8); err != nil || res.HasSent {
 		t.Fatalf("transmit stamps are off by default: %v, sent %v", err, res.HasSent)
 	}
 	for i := range 5 {
-		res, err := c.Stream(context.Background(), ChatPath, body, 8)
+		res, err := c.Stream(context.Background(), APIChat, body, 8)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
@@ -105,7 +105,7 @@ func TestTransmitStampOfABodyTheServerReadsSlowly(t *testing.T) {
 	body := []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("y", 8<<20) + `"}]}`)
 	waits := errorEventWaits.Load()
 	for i := range 3 {
-		res, err := c.Stream(context.Background(), ChatPath, body, 8)
+		res, err := c.Stream(context.Background(), APIChat, body, 8)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}

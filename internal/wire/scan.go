@@ -731,3 +731,14 @@ func view(b []byte) string {
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
+
+// object scans the whole of the data as one JSON object whose members member takes one by
+// one (false gives up); it reports whether all of it was taken.
+func (s *scanner) object(member func(key []byte) bool) bool {
+	s.ws()
+	if !s.byte_('{') || !s.members(member) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.data)
+}
