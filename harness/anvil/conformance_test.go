@@ -73,7 +73,7 @@ func TestTheConformanceTableSaysWhatTheEngineDid(t *testing.T) {
 		}
 		want(t, c, "chat", ItemSession, gate.Honoured, "6 of 6 turns completed")
 		want(t, c, "chat", ItemToolCall, gate.Honoured, "in 2 of 2 answers")
-		want(t, c, "completions", ItemToolCall, gate.NotApplicable, "needs API chat, responses or messages")
+		want(t, c, "completions", ItemToolCall, gate.NotApplicable, "needs API chat, responses, messages or ollama")
 		want(t, c, "chat", ItemAccounted, gate.Honoured, "15 of 15 requests over 5 runs")
 	})
 	t.Run("no usage", func(t *testing.T) {

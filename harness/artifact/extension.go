@@ -785,6 +785,20 @@ type RequestSpan struct {
 	// AnswerTPOTMs is the answer's own time per output token: from the first answer delta
 	// to the end over answer tokens − 1; null without a split or under 2 answer tokens.
 	AnswerTPOTMs *Float `json:"answer_tpot_ms,omitempty"`
+	// EnginePhases is the engine's own account of the request's time, where its API
+	// reports one (Ollama's native API); absent otherwise.
+	EnginePhases *EnginePhases `json:"engine_phases,omitempty"`
+}
+
+// EnginePhases is what an engine said one request's time went to, as it measured it, in
+// milliseconds: loading the model, evaluating the prompt, generating the answer, and the
+// whole request (which also holds what the engine does not name, its queue among it).
+// A phase the engine did not report is null.
+type EnginePhases struct {
+	LoadMs       *Float `json:"load_ms"`
+	PromptEvalMs *Float `json:"prompt_eval_ms"`
+	EvalMs       *Float `json:"eval_ms"`
+	TotalMs      *Float `json:"total_ms"`
 }
 
 // Reasoning is what the engine's usage said of a run's thinking: how many requests

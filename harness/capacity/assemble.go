@@ -330,6 +330,7 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		if o.structureProblem != "" {
 			s.StructureProblem = new(o.structureProblem)
 		}
+		s.EnginePhases = o.phases
 		if o.row != nil {
 			reasoningSplit(&s, o.row, o.reasoningTokens)
 		}

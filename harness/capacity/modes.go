@@ -78,6 +78,7 @@ const (
 	APICompletions = stream.APICompletions
 	APIResponses   = stream.APIResponses
 	APIMessages    = stream.APIMessages
+	APIOllama      = stream.APIOllama
 )
 
 // The workload's own enums, named here so that a scenario can be written with this

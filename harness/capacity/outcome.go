@@ -56,6 +56,8 @@ type outcome struct {
 	firstChunkTokens *int
 	// reasoningTokens is the usage's reasoning tokens; nil when it split none.
 	reasoningTokens *int
+	// phases is the engine's own account of the request's time; nil when its API gave none.
+	phases *artifact.EnginePhases
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -166,6 +168,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 	}
 	if res.HasSent {
 		o.transmitted = res.Start.Add(res.Sent)
+	}
+	if p := res.Phases; p != nil {
+		o.phases = enginePhases(*p)
 	}
 	o.lag, o.lagMax, o.events = res.EventLag, res.EventLagMax, res.Events
 	o.kernelReads, o.userReads, o.model = res.KernelStampedReads, res.UserStampedReads, res.Model
@@ -388,4 +393,15 @@ func sendSplit(spans []artifact.RequestSpan) artifact.SendSplit {
 	}
 	return artifact.SendSplit{Source: artifact.SendKernelTransmit, Stamped: len(client),
 		ClientSendMs: percentiles(client), ServerTTFTMs: percentiles(server)}
+}
+
+// enginePhases is an engine's account of a request's time in the artifact's milliseconds.
+func enginePhases(p stream.Phases) *artifact.EnginePhases {
+	ms := func(d time.Duration) *artifact.Float {
+		if d < 0 {
+			return nil
+		}
+		return artifact.F(d.Seconds() * 1000)
+	}
+	return &artifact.EnginePhases{LoadMs: ms(p.Load), PromptEvalMs: ms(p.PromptEval), EvalMs: ms(p.Eval), TotalMs: ms(p.Total)}
 }

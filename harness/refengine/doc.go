@@ -16,7 +16,10 @@
 // POST /v1/messages (Anthropic's Messages API, its key in x-api-key or a bearer header),
 // streamed only, their typed events as Ollama and vLLM send them: the same replies, tool
 // calls (function_call items, tool_use blocks), schemas (text.format), reasoning (reasoning
-// items, thinking blocks) and usage; and vLLM's POST /tokenize at the server root
+// items, thinking blocks) and usage; POST /api/chat (Ollama's native chat) streamed only, a
+// JSON object a line, a tool call whole, and in the last line the token counts and the
+// engine's own phases (prompt evaluation from admission to the first token, generation,
+// the whole from arrival; no load); and vLLM's POST /tokenize at the server root
 // ({"prompt":...} or {"messages":[...]} -> {"count","max_model_len","tokens"}, the count
 // exactly prompt_tokens of the same request; Options.DisableTokenize makes it 404).
 //

@@ -18,6 +18,7 @@ type run struct {
 	id, object string
 	created    int64
 	per        int // tokens per chunk
+	admitted   time.Time
 	cached     int // prompt tokens served by the prefix cache
 	u          usageCounts
 
@@ -40,6 +41,8 @@ func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 		g.id, g.object = "cmpl-"+strconv.Itoa(index), "text_completion"
 	}
 	switch {
+	case j.stream && j.api == surfaceOllama:
+		g.enc = newOllamaEncoder(g)
 	case j.stream && j.api.typed():
 		g.enc = newTypedEncoder(j.api, strconv.Itoa(index), s.opts.Model, j.promptTokens)
 	case j.stream:
@@ -77,6 +80,7 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 	defer s.gate.release() // after tr.finish below: a waiter is admitted only once we are done
 
 	admitted := time.Now()
+	g.admitted = admitted
 	limit, truncated := j.plan.tokens, false
 	if t := f.TruncateAfter; t > 0 && t < limit {
 		limit, truncated = t, true

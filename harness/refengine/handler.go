@@ -16,6 +16,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/completions", s.handleGenerate(surfaceCompletions))
 	mux.HandleFunc("/v1/responses", s.handleGenerate(surfaceResponses))
 	mux.HandleFunc("/v1/messages", s.handleGenerate(surfaceMessages))
+	mux.HandleFunc("/api/chat", s.handleGenerate(surfaceOllama))
 	mux.HandleFunc("/tokenize", s.handleTokenize)
 	mux.HandleFunc("/metrics", s.handleMetrics)
 	if s.opts.ServeTraces {
@@ -77,7 +78,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleGenerate serves a generation request on one API: /v1/chat/completions,
-// /v1/completions, /v1/responses or /v1/messages. Every POST gets a trace, errors included.
+// /v1/completions, /v1/responses, /v1/messages or /api/chat. Every POST gets a trace, errors included.
 func (s *Server) handleGenerate(api surface) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()

@@ -146,7 +146,12 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, mode
 // success the caller must call job.leave when done.
 func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, faults Faults) (*job, error) {
 	var req genRequest
-	if api.typed() {
+	if api == surfaceOllama {
+		var err error
+		if req, err = s.readOllama(w, r); err != nil {
+			return nil, err
+		}
+	} else if api.typed() {
 		var err error
 		if req, err = s.readTyped(w, r, api); err != nil {
 			return nil, err

@@ -9,7 +9,11 @@ import (
 // writeHeaders writes the stream's status and headers (not flushed).
 func (g *run) writeHeaders() {
 	g.headersSent = true
-	g.w.Header().Set("Content-Type", "text/event-stream")
+	if g.j.api == surfaceOllama {
+		g.w.Header().Set("Content-Type", "application/x-ndjson")
+	} else {
+		g.w.Header().Set("Content-Type", "text/event-stream")
+	}
 	g.w.WriteHeader(http.StatusOK)
 	g.tr.set(func(t *RequestTrace) { t.Status = http.StatusOK })
 }

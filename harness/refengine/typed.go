@@ -16,6 +16,7 @@ const (
 	surfaceCompletions                // /v1/completions
 	surfaceResponses                  // OpenAI's Responses API, /v1/responses
 	surfaceMessages                   // Anthropic's Messages API, /v1/messages
+	surfaceOllama                     // Ollama's native chat, /api/chat (ollama.go)
 )
 
 // typed reports whether the surface streams typed events (Responses, Messages).

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
@@ -17,11 +16,9 @@ func init() { register(APIChat, chat{}, 0) }
 var chatTools = toolForm{"chat", `{"type":"function","function":{"name":`, `,"parameters":`, "}}"}
 
 // chat is OpenAI's chat completions: messages in, chunks of choices out, [DONE] at the end.
-type chat struct{}
+type chat struct{ openAIStyle }
 
-func (chat) start(*streamState)                        {}
-func (chat) path() string                              { return "/chat/completions" }
-func (chat) header(dst []byte, _ secret.Secret) []byte { return dst }
+func (chat) path() string { return "/chat/completions" }
 func (chat) supports() Support {
 	return Support{Conversation: true, Tools: true, ReasoningEffort: true, ProbeTokens: 1}
 }

@@ -266,8 +266,8 @@ func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int
 	if resp.StatusCode != http.StatusOK {
 		return res, httpError(resp)
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		return res, &Error{Kind: KindContentType, Message: fmt.Sprintf("response is %q, not an event stream (does the endpoint support stream: true?)", mt)}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != api.proto().mediaType() {
+		return res, &Error{Kind: KindContentType, Message: fmt.Sprintf("response is %q, not the %s stream the API sends (does the endpoint support stream: true?)", mt, api.proto().mediaType())}
 	}
 	res.Streamed = true
 	if c.s.afterHeaders != nil {

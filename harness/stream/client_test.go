@@ -124,7 +124,7 @@ func TestFailures(t *testing.T) {
 		{"error event", "200", "text/event-stream", []string{"event: error\ndata: oops\n\n"}, KindServerError, "oops", true},
 		{"http error with JSON body", "503", "application/json", []string{`{"error":{"message":"no capacity","type":"ServiceUnavailable"}}`}, KindHTTP, "HTTP 503 Service Unavailable: no capacity", false},
 		{"http error with detail", "422", "application/json", []string{`{"detail":[{"msg":"field required"}]}`}, KindHTTP, "field required", false},
-		{"not an event stream", "200", "application/json", []string{`{"choices":[]}`}, KindContentType, "not an event stream", false},
+		{"not an event stream", "200", "application/json", []string{`{"choices":[]}`}, KindContentType, "not the text/event-stream stream", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

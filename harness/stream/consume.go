@@ -31,12 +31,24 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 	defer st.release()
 	proto := api.proto()
 	proto.start(st)
-	sr, events := &st.sr, &st.events
+	sr, events, lines := &st.sr, &st.events, &st.lines
 	*sr = stampReader{r: body, now: s.now, stamps: stamps}
-	events.Reset(sr, s.maxEvent)
+	perLine := proto.mediaType() == ndjson
+	if perLine {
+		lines.Reset(sr, s.maxEvent)
+	} else {
+		events.Reset(sr, s.maxEvent)
+	}
 	n := 0
 	for {
-		ev, err, ok := events.Next()
+		var ev wire.Event
+		var err error
+		var ok bool
+		if perLine {
+			ev.Data, err, ok = lines.Next()
+		} else {
+			ev, err, ok = events.Next()
+		}
 		if err != nil {
 			return classify(ctx, err, "read stream", s, n)
 		}
@@ -94,10 +106,11 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 }
 
 // streamState is what one stream's read loop needs, recycled between streams so that the
-// steady state allocates nothing: the event reader and its buffer, the stamping reader, the
+// steady state allocates nothing: the event (or line) reader and its buffer, the stamping reader, the
 // chunk decoder and the stall watchdog with its timer.
 type streamState struct {
 	events wire.EventReader
+	lines  wire.LineReader
 	sr     stampReader
 	ch     wire.Chunk
 	ev     eventState
@@ -124,6 +137,7 @@ func (st *streamState) release() {
 	}
 	st.sr = stampReader{}
 	st.events.Reset(nil, 0)
+	st.lines.Reset(nil, 0)
 	streamStates.Put(st)
 }
 

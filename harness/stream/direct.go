@@ -131,8 +131,7 @@ const maxPooledMessage = 1 << 20
 func (d *direct) message(api API, body []byte) message {
 	m := message{b: messageBufs.Get().(*[]byte)}
 	b := append((*m.b)[:0], "POST "...)
-	b = append(b, d.prefix...)
-	b = append(b, api.Path()...)
+	b = append(b, api.target(d.prefix)...)
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, d.host...)
 	b = append(b, "\r\nUser-Agent: anvilbench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"...)

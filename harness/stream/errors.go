@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/anvilbench/anvilbench/internal/wire"
 	"io"
 	"net"
 	"net/http"
@@ -18,7 +19,7 @@ const (
 	KindConnect        = "connect_error"    // the connection could not be made
 	KindTransport      = "transport_error"  // the request failed before a response arrived
 	KindHTTP           = "http_error"       // a non-200 response, or a redirect (never followed)
-	KindContentType    = "bad_content_type" // a 200 that is not an event stream
+	KindContentType    = "bad_content_type" // a 200 that is not the stream the API sends
 	KindTimeout        = "timeout"          // the per-request deadline passed
 	KindStall          = "stall"            // no bytes for the stall timeout after the stream began
 	KindCancelled      = "cancelled"        // the run was interrupted
@@ -72,7 +73,7 @@ func classify(ctx context.Context, err error, during string, s *settings, events
 			to = " to " + opErr.Addr.String()
 		}
 		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s: connect%s: %v", during, to, rootCause(opErr.Err)), Err: err}
-	case errors.Is(err, bufio.ErrTooLong):
+	case errors.Is(err, bufio.ErrTooLong), errors.Is(err, wire.ErrLineTooLong):
 		return &Error{Kind: KindEventTooLarge, Message: fmt.Sprintf("%s: an event exceeded %d bytes", during, s.maxEvent), Err: err}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
 		return &Error{Kind: KindConnectionLost, Message: fmt.Sprintf("%s: connection lost after %d events: %v", during, events, rootCause(err)), Err: err}

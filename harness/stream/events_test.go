@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// typedFixture reports whether a recorded stream is of the Responses or Messages API.
+// typedFixture reports whether a recorded stream is of an API of its own grammar (the
+// Responses or Messages API, Ollama's native lines), not chat's chunks.
 func typedFixture(name string) bool {
-	return strings.Contains(name, "-responses") || strings.Contains(name, "-messages")
+	return strings.Contains(name, "-responses") || strings.Contains(name, "-messages") || strings.HasSuffix(name, ".ndjson")
 }
 
 // consumeAs reads body as a stream of api, in reads of the given sizes, on the fast path
@@ -25,10 +26,10 @@ func consumeAs(api API, body string, sizes []int, jsonOnly bool) (*Result, error
 	return res, err
 }
 
-// Ollama's Responses and Messages streams, as recorded: every text delta an arrival, the
-// usage of the ending event (Messages: the input tokens of message_delta, not
-// message_start's estimate), the model, and the ending event as [DONE]; the scanner and
-// encoding/json agree whatever the read boundaries.
+// Ollama's Responses, Messages and native streams, as recorded: every text delta an
+// arrival, the usage of the ending event (Messages: the input tokens of message_delta, not
+// message_start's estimate; native: prompt_eval_count and eval_count), the model, and the
+// ending event as [DONE]; the scanner and encoding/json agree whatever the read boundaries.
 func TestTypedFixtures(t *testing.T) {
 	for _, c := range []struct {
 		file                       string
@@ -38,6 +39,7 @@ func TestTypedFixtures(t *testing.T) {
 	}{
 		{"ollama-responses.sse", APIResponses, 6, 21, 6, "stop"},
 		{"ollama-messages.sse", APIMessages, 6, 21, 6, "length"},
+		{"ollama-native.ndjson", APIOllama, 8, 11, 8, "length"},
 	} {
 		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", c.file))
 		if err != nil {
@@ -57,15 +59,26 @@ func TestTypedFixtures(t *testing.T) {
 				len(res.FinishReasons) != 1 || res.FinishReasons[0] != c.finish || res.Content == "" {
 				t.Fatalf("%s (%s):\n%s", c.file, name, describe(res, nil))
 			}
+			// Only the native API reports the engine's phases: 650.9 ms loading the model,
+			// 28.8 ms of prompt evaluation, 21.1 ms generating, 704.5 ms in all.
+			if p := res.Phases; (c.api == APIOllama) != (p != nil) || (p != nil && *p != (Phases{Load: 650928225, PromptEval: 28806774, Eval: 21111002, Total: 704548535})) {
+				t.Fatalf("%s (%s): phases %+v", c.file, name, p)
+			}
 		}
 	}
 }
 
-// typedStream is a Responses or Messages API stream of words text deltas, as the engines
+// typedStream is a Responses, Messages or Ollama native stream of words text deltas, as the engines
 // send them: the opening events, one delta a word, the ending events with usage.
 func typedStream(api API, words int) []string {
 	ev := func(typ, data string) string { return "event: " + typ + "\ndata: " + data + "\n\n" }
 	var out []string
+	if api == APIOllama {
+		for range words {
+			out = append(out, `{"model":"m","created_at":"2026-12-06T23:27:59.231878333Z","message":{"role":"assistant","content":" code"},"done":false}`+"\n")
+		}
+		return append(out, `{"model":"m","created_at":"2026-12-06T23:27:59.253254715Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":7,"load_duration":1,"prompt_eval_count":4096,"prompt_eval_duration":2,"eval_count":`+strconv.Itoa(words)+`,"eval_duration":3}`+"\n")
+	}
 	if api == APIResponses {
 		out = append(out, ev("response.created", `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","model":"m","status":"in_progress","usage":null}}`),
 			ev("response.output_item.added", `{"type":"response.output_item.added","output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]}}`))
@@ -84,7 +97,7 @@ func typedStream(api API, words int) []string {
 		ev("message_stop", `{"type":"message_stop"}`))
 }
 
-// Reading a Responses or Messages stream allocates nothing per event: a stream of 2,000
+// Reading a Responses, Messages or Ollama native stream allocates nothing per event: a stream of 2,000
 // deltas costs what one of 1,000 costs (what its opening and ending events decode with
 // encoding/json), however many deltas it carries.
 func TestTypedStreamAllocations(t *testing.T) {
@@ -110,7 +123,7 @@ func TestTypedStreamAllocations(t *testing.T) {
 			res.Release()
 		})
 	}
-	for _, api := range []API{APIResponses, APIMessages} {
+	for _, api := range []API{APIResponses, APIMessages, APIOllama} {
 		short, long := allocations(api, recordedEvents), allocations(api, 2*recordedEvents)
 		if long > short+1 {
 			t.Errorf("%s: %.0f allocations for %d deltas, %.0f for %d: the deltas allocate", api, short, recordedEvents, long, 2*recordedEvents)

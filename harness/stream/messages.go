@@ -19,7 +19,7 @@ var messagesTools = toolForm{"messages", `{"name":`, `,"input_schema":`, "}"}
 
 // messages is Anthropic's Messages API: the system message apart, content blocks and
 // typed events, message_stop at the end.
-type messages struct{}
+type messages struct{ openAIStyle }
 
 // messagesState is a Messages API stream's own state: its event decoder, and the counts
 // so far of usage that arrives in parts (-1 unknown).

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/secret"
@@ -15,8 +16,13 @@ type API string
 // protocol is one wire API: everything the client needs to send a request on it and read
 // its stream, and what a request on it can carry. A new API is a file that registers one.
 type protocol interface {
-	// path is where its requests go under the base URL.
+	// path is where its requests go under the base URL, or under its host's root when
+	// rooted (an engine's native API beside its /v1).
 	path() string
+	rooted() bool
+	// mediaType is the stream's content type: text/event-stream, or application/x-ndjson
+	// for a JSON object a line.
+	mediaType() string
 	// header appends the API's own request header lines (each ending "\r\n"), if any; the
 	// bearer token is written by the client for every API.
 	header(dst []byte, key secret.Secret) []byte
@@ -30,6 +36,21 @@ type protocol interface {
 	// supports is what a request on it can carry.
 	supports() Support
 }
+
+// openAIStyle gives a protocol the defaults of an OpenAI-style API: under the base URL,
+// an event stream, no headers or stream state of its own.
+type openAIStyle struct{}
+
+func (openAIStyle) rooted() bool                              { return false }
+func (openAIStyle) mediaType() string                         { return eventStream }
+func (openAIStyle) header(dst []byte, _ secret.Secret) []byte { return dst }
+func (openAIStyle) start(*streamState)                        {}
+
+// The stream content types.
+const (
+	eventStream = "text/event-stream"
+	ndjson      = "application/x-ndjson"
+)
 
 // Support is what a request on an API can carry, so a scenario is checked against the API
 // before any request, and the client writes only what the API has.
@@ -92,8 +113,17 @@ func (a API) Name() string {
 	return string(a)
 }
 
-// Path is the API's path under the base URL.
+// Path is the API's path under the base URL (under its host's root for a native API).
 func (a API) Path() string { return a.proto().path() }
+
+// target is the path a request on a goes to, for a base URL whose path is prefix ("/v1").
+func (a API) target(prefix string) string {
+	p := a.proto()
+	if p.rooted() {
+		return strings.TrimSuffix(strings.TrimSuffix(prefix, "/"), "/v1") + p.path()
+	}
+	return prefix + p.path()
+}
 
 // Supports is what a request on the API can carry.
 func (a API) Supports() Support { return a.proto().supports() }

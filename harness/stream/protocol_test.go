@@ -12,7 +12,7 @@ import (
 // path of its own and what its requests can carry; the empty API is chat.
 func TestTheProtocolsAreRegisteredOnce(t *testing.T) {
 	t.Parallel()
-	if got := APIChat.Choices(); !slices.Equal(got, []string{"chat", "completions", "responses", "messages"}) {
+	if got := APIChat.Choices(); !slices.Equal(got, []string{"chat", "completions", "responses", "messages", "ollama"}) {
 		t.Errorf("choices %v", got)
 	}
 	paths := map[string]API{}
@@ -28,6 +28,9 @@ func TestTheProtocolsAreRegisteredOnce(t *testing.T) {
 	}
 	if API("").Path() != "/chat/completions" || API("").Name() != "chat" || !API("").Valid() || API("ollama-native").Valid() {
 		t.Errorf("the empty API is not chat, or an unknown one is valid")
+	}
+	if APIOllama.target("/v1") != "/api/chat" || APIOllama.target("/engine/v1/") != "/engine/api/chat" || APIChat.target("/v1") != "/v1/chat/completions" {
+		t.Errorf("targets: %s, %s, %s", APIOllama.target("/v1"), APIOllama.target("/engine/v1/"), APIChat.target("/v1"))
 	}
 	if s := APICompletions.Supports(); s.Conversation || s.Tools {
 		t.Errorf("completions carries %+v", s)
@@ -55,6 +58,7 @@ func TestTheRequestHeadIsTheAPIs(t *testing.T) {
 		{APIChat, "POST /v1/chat/completions HTTP/1.1\r\n", ""},
 		{APIResponses, "POST /v1/responses HTTP/1.1\r\n", ""},
 		{APIMessages, "POST /v1/messages HTTP/1.1\r\n", "anthropic-version: 2023-06-01\r\n"},
+		{APIOllama, "POST /api/chat HTTP/1.1\r\n", ""},
 	} {
 		m := d.message(c.api, []byte(`{}`))
 		head := string(*m.b)

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
@@ -17,7 +16,7 @@ var responsesTools = toolForm{"responses", `{"type":"function","name":`, `,"para
 
 // responses is OpenAI's Responses API: the conversation as input items, typed events out,
 // response.completed (or .incomplete) at the end.
-type responses struct{}
+type responses struct{ openAIStyle }
 
 // responsesState is a Responses API stream's own state: its event decoder.
 type responsesState struct{ ev wire.ResponsesEvent }
@@ -30,8 +29,7 @@ func (responses) start(st *streamState) {
 	}
 }
 
-func (responses) path() string                              { return "/responses" }
-func (responses) header(dst []byte, _ secret.Secret) []byte { return dst }
+func (responses) path() string { return "/responses" }
 
 // supports: OpenAI refuses fewer than 16 output tokens.
 func (responses) supports() Support {

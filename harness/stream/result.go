@@ -27,6 +27,14 @@ type Usage struct {
 	ReasoningTokens *int `json:"-"`
 }
 
+// Phases is an engine's account of one request's time, as it measured it: loading the
+// model, evaluating the prompt, generating the answer, and the whole request (which also
+// holds whatever the engine does not name, its queue among it). A phase the engine did not
+// report is negative.
+type Phases struct {
+	Load, PromptEval, Eval, Total time.Duration
+}
+
 // Result is what one request's stream showed. Durations are offsets from Start, the
 // instant just before the serialized request was handed to a connection (taking an idle
 // one or dialing one, and the write, come after it).
@@ -91,8 +99,12 @@ type Result struct {
 	// the network, the engine's queue and prefill after it.
 	Sent    time.Duration
 	HasSent bool
+	// Phases is the engine's own account of the request's time, where its API reports one
+	// (Ollama's native API); nil otherwise.
+	Phases *Phases
 
 	noPerChunkUsage bool
+	phases          Phases // backs Phases
 	// content backs Content, which is a view of it: bytes below its length never change, so
 	// every Content handed out stays valid while capture appends without copying. It comes
 	// from contentBox, recycled by Release.

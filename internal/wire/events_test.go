@@ -110,3 +110,38 @@ func TestTypedEventsDecodeWithoutAllocating(t *testing.T) {
 		t.Errorf("decoded %+v and %+v", r, m)
 	}
 }
+
+// FuzzOllamaLine: the same for the lines of Ollama's native chat stream.
+func FuzzOllamaLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"model":"tiny","created_at":"2026-12-06T23:40:00.1Z","message":{"role":"assistant","content":" sub"},"done":false}`,
+		`{"model":"tiny","created_at":"x","message":{"role":"assistant","content":"","thinking":"hm \ud83d\ude00"},"done":false}`,
+		`{"model":"tiny","created_at":"x","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":123,"load_duration":4,"prompt_eval_count":12,"prompt_eval_duration":50,"eval_count":8,"eval_duration":60}`,
+		`{"model":"tiny","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"record","arguments":{"words":["a"]}}}]},"done":false}`,
+		`{"error":"model 'x' not found"}`, `{"message":null,"done":false}`, `{"Model":"x"}`, `{"done":false,"done":false}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		fastAgreesWithJSON[OllamaLine](t, data,
+			`{"model":"old","message":{"role":"x","content":"old","thinking":"old","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":true,"done_reason":"stop","eval_count":3,"total_duration":9,"error":"x"}`,
+			`{"model":"old","message":{"role":"assistant","content":"old"},"done":false}`)
+	})
+}
+
+// A line of tokens takes the scanner's way and allocates nothing.
+func TestOllamaLinesDecodeWithoutAllocating(t *testing.T) {
+	line := []byte(`{"model":"tiny-llama-fast","created_at":"2026-12-06T23:40:00.123456Z","message":{"role":"assistant","content":" sub\nnormal"},"done":false}`)
+	var l OllamaLine
+	l.Decode(line)
+	if n := testing.AllocsPerRun(100, func() {
+		if !l.DecodeFast(line) {
+			t.Fatal("not on the fast path")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations a line", n)
+	}
+	if l.Model != "tiny-llama-fast" || l.Message.Content != " sub\nnormal" || l.Done {
+		t.Errorf("decoded %+v", l)
+	}
+}
