@@ -28,9 +28,9 @@ var layers = map[string][]string{
 	"harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
 	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
 	// Floor 2: the wire format's users.
-	"harness/artifact":  {"internal/wire"},
-	"harness/stream":    {"harness/secret", "internal/wire"},
-	"harness/refengine": {"internal/wire"},
+	"harness/artifact":                 {"internal/wire"},
+	"harness/capacity/internal/stream": {"harness/secret", "internal/wire"},
+	"harness/refengine":                {"internal/wire"},
 	// Floor 3: over the artifact.
 	"harness/budget":                          {"harness/artifact", "internal/stats", "internal/suggest"},
 	"harness/capacity/internal/workload":      {"harness/artifact"},
@@ -38,7 +38,7 @@ var layers = map[string][]string{
 	"harness/capacity/internal/gpumetrics":    {"harness/artifact"},
 	"cmd/refengine":                           {"harness/refengine"},
 	// Floor 4: the runner, and the regression rule.
-	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/stream", "internal/fields", "internal/stats", "internal/suggest",
+	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/capacity/internal/stream", "internal/fields", "internal/stats", "internal/suggest",
 		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/gpumetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
 	"internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
 	// Floor 5: the gate judges artifacts; it needs no runner.
@@ -51,7 +51,7 @@ var layers = map[string][]string{
 	"internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
 		"internal/runrecord", "internal/suggest"},
 	"matchers": {"harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
-	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/stream", "internal/compare",
+	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/compare",
 		"internal/runrecord", "reporters/report/internal/chart"},
 	// Floor 8: the toolkit and the command.
 	"harness/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/checklog",
@@ -179,7 +179,7 @@ func TestTheMeasuringCoreImportsNothingAboveIt(t *testing.T) {
 		module + "/internal/config", module + "/internal/compare", module + "/harness/gate", module + "/matchers",
 		module + "/reporters", module + "/suites", "github.com/onsi/ginkgo", "github.com/onsi/gomega",
 	}
-	for _, pkg := range []string{"harness/stream", "harness/capacity", "harness/capacity/internal/workload", "harness/capacity/internal/schedule", "harness/artifact", "internal/stats"} {
+	for _, pkg := range []string{"harness/capacity/internal/stream", "harness/capacity", "harness/capacity/internal/workload", "harness/capacity/internal/schedule", "harness/artifact", "internal/stats"} {
 		deps := importsOf(t, pkg)
 		for dep := range deps {
 			if slices.ContainsFunc(forbidden, func(f string) bool { return dep == f || strings.HasPrefix(dep, f+"/") }) {
@@ -215,8 +215,7 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
 		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
 		"harness/refengine",                             // PrivateEngine's options, and the embedded engine
-		"harness/secret",                                // the API key type of a Target and stream.Options
-		"harness/stream",                                // a precise streaming client on its own
+		"harness/secret",                                // the API key type of a Target
 		"matchers", "reporters/report", "harness/anvil", // matchers, the report, the toolkit
 		"suites/capacity", "suites/conformance", "suites/curves", "suites/workloads", // this repository's suites
 	}

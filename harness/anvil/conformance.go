@@ -21,22 +21,22 @@ const LabelConformance = "conformance"
 
 // The rows of the conformance table, in its order.
 const (
-	ItemModelServed     = "model served (preflight)"
-	ItemStreams         = "streams the configured scenario"
-	ItemUsage           = "reports usage"
-	ItemPlannedContext  = "counts the planned context (within 3%)"
-	ItemExactWords      = "follows the controlled output"
-	ItemSession         = "carries a session's history"
-	ItemTools           = "accepts a tool"
-	ItemToolCall        = "calls the tool"
-	ItemSchema          = "accepts a JSON schema"
-	ItemJSON            = "answers JSON of the schema"
-	ItemWindow          = "window discovered"
-	ItemRefusesOverPlan = "a fixed plan over the window refused before any request"
-	ItemTruncation      = "a prompt over the window under a wrong declared window"
-	ItemAlias           = "an unlisted alias served"
-	ItemWrongModel      = "a wrong model refused in the preflight"
-	ItemAccounted       = "every request accounted"
+	itemModelServed     = "model served (preflight)"
+	itemStreams         = "streams the configured scenario"
+	itemUsage           = "reports usage"
+	itemPlannedContext  = "counts the planned context (within 3%)"
+	itemExactWords      = "follows the controlled output"
+	itemSession         = "carries a session's history"
+	itemTools           = "accepts a tool"
+	itemToolCall        = "calls the tool"
+	itemSchema          = "accepts a JSON schema"
+	itemJSON            = "answers JSON of the schema"
+	itemWindow          = "window discovered"
+	itemRefusesOverPlan = "a fixed plan over the window refused before any request"
+	itemTruncation      = "a prompt over the window under a wrong declared window"
+	itemAlias           = "an unlisted alias served"
+	itemWrongModel      = "a wrong model refused in the preflight"
+	itemAccounted       = "every request accounted"
 )
 
 // conformanceMaxRequests caps the configured scenario's requests on each API: the
@@ -127,7 +127,7 @@ func (c *conformer) start(ctx context.Context) {
 	var err error
 	c.ep, err = capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: sc.Model, Window: sc.MaxContextTokens, API: c.api})
 	if err != nil {
-		c.set(ItemModelServed, gate.NotHonoured, err.Error())
+		c.set(itemModelServed, gate.NotHonoured, err.Error())
 		return
 	}
 	c.base.Model = c.ep.Model
@@ -135,7 +135,7 @@ func (c *conformer) start(ctx context.Context) {
 	if c.ep.Alias {
 		how = "not listed, answered"
 	}
-	c.set(ItemModelServed, gate.Honoured, fmt.Sprintf("%s (%s)", c.ep.Model, how))
+	c.set(itemModelServed, gate.Honoured, fmt.Sprintf("%s (%s)", c.ep.Model, how))
 }
 
 // set records one cell of this API's column in the run's gate.json.
@@ -194,14 +194,14 @@ func (c *conformer) run(ctx context.Context, name string, sc capacity.Scenario) 
 }
 
 func (c *conformer) configured(ctx context.Context) {
-	items := []string{ItemStreams, ItemUsage, ItemPlannedContext, ItemExactWords}
+	items := []string{itemStreams, itemUsage, itemPlannedContext, itemExactWords}
 	if c.base.Model == "" {
 		c.unserved(items...)
 		return
 	}
 	b, err := c.run(ctx, "configured", c.base)
 	if err != nil {
-		c.set(ItemStreams, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(itemStreams, gate.NotHonoured, "did not start: "+err.Error())
 		c.unserved(items[1:]...)
 		return
 	}
@@ -214,7 +214,7 @@ func (c *conformer) configured(ctx context.Context) {
 		f := b.Failures[0]
 		detail += fmt.Sprintf("; request %d: %s: %s", f.RequestIndex, f.ErrorType, oneLine(f.ErrorMessage))
 	}
-	c.set(ItemStreams, yesIf(b.Failed == 0 && b.Completed > 0), detail)
+	c.set(itemStreams, yesIf(b.Failed == 0 && b.Completed > 0), detail)
 	if c.unserved(items[1:]...) {
 		return
 	}
@@ -227,9 +227,9 @@ func (c *conformer) configured(ctx context.Context) {
 			exact++
 		}
 	}
-	c.set(ItemUsage, yesIf(usage == b.Completed), fmt.Sprintf("prompt and completion tokens on %d of %d responses", usage, b.Completed))
-	c.contextRow(ItemPlannedContext, b)
-	c.set(ItemExactWords, yesIf(exact == b.Completed), fmt.Sprintf("exactly %d code words in %d of %d answers", c.base.ResponseWords, exact, b.Completed))
+	c.set(itemUsage, yesIf(usage == b.Completed), fmt.Sprintf("prompt and completion tokens on %d of %d responses", usage, b.Completed))
+	c.contextRow(itemPlannedContext, b)
+	c.set(itemExactWords, yesIf(exact == b.Completed), fmt.Sprintf("exactly %d code words in %d of %d answers", c.base.ResponseWords, exact, b.Completed))
 }
 
 // contextRow records how far the engine's prompt tokens were from the plan.
@@ -248,19 +248,19 @@ func (c *conformer) contextRow(item string, b *artifact.Benchmark) {
 }
 
 func (c *conformer) session(ctx context.Context) {
-	if c.unserved(ItemSession) {
+	if c.unserved(itemSession) {
 		return
 	}
 	sc := c.base
 	sc.Sessions = capacity.Sessions{Count: 2, Turns: 3, TurnTokens: 200}
 	sc.ContextTokens = min(cmp.Or(sc.ContextTokens, 1000), 1000)
 	if err := sc.Validate(); err != nil {
-		c.set(ItemSession, gate.NotApplicable, err.Error())
+		c.set(itemSession, gate.NotApplicable, err.Error())
 		return
 	}
 	b, err := c.run(ctx, "session", sc)
 	if err != nil {
-		c.set(ItemSession, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(itemSession, gate.NotHonoured, "did not start: "+err.Error())
 		return
 	}
 	var turns []string
@@ -284,11 +284,11 @@ func (c *conformer) session(ctx context.Context) {
 	if acc.MaxAbsErrorPct != nil {
 		detail += fmt.Sprintf(", %.1f%% off the plan at worst", float64(*acc.MaxAbsErrorPct))
 	}
-	c.set(ItemSession, yesIf(held), detail)
+	c.set(itemSession, yesIf(held), detail)
 }
 
 func (c *conformer) structured(ctx context.Context) {
-	if c.unserved(ItemTools, ItemToolCall, ItemSchema, ItemJSON) {
+	if c.unserved(itemTools, itemToolCall, itemSchema, itemJSON) {
 		return
 	}
 	sc := c.base
@@ -297,26 +297,26 @@ func (c *conformer) structured(ctx context.Context) {
 	tool, answer := sc, sc
 	tool.Output, answer.Output = capacity.OutputTool, capacity.OutputJSON
 	if err := tool.Validate(); err != nil {
-		c.set(ItemTools, gate.NotApplicable, err.Error())
-		c.set(ItemToolCall, gate.NotApplicable, err.Error())
+		c.set(itemTools, gate.NotApplicable, err.Error())
+		c.set(itemToolCall, gate.NotApplicable, err.Error())
 	} else if b, err := c.run(ctx, "tool", tool); err != nil {
-		c.set(ItemTools, gate.NotHonoured, "did not start: "+err.Error())
-		c.set(ItemToolCall, gate.NotApplicable, "no request was sent")
+		c.set(itemTools, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(itemToolCall, gate.NotApplicable, "no request was sent")
 	} else {
-		c.set(ItemTools, yesIf(b.Failed == 0), requestsServed(b))
+		c.set(itemTools, yesIf(b.Failed == 0), requestsServed(b))
 		valid := validStructures(b)
-		c.set(ItemToolCall, yesIf(valid == b.Requests), fmt.Sprintf("one valid call of the tool in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
+		c.set(itemToolCall, yesIf(valid == b.Requests), fmt.Sprintf("one valid call of the tool in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
 	}
 	if err := answer.Validate(); err != nil {
-		c.set(ItemSchema, gate.NotApplicable, err.Error())
-		c.set(ItemJSON, gate.NotApplicable, err.Error())
+		c.set(itemSchema, gate.NotApplicable, err.Error())
+		c.set(itemJSON, gate.NotApplicable, err.Error())
 	} else if b, err := c.run(ctx, "json", answer); err != nil {
-		c.set(ItemSchema, gate.NotHonoured, "did not start: "+err.Error())
-		c.set(ItemJSON, gate.NotApplicable, "no request was sent")
+		c.set(itemSchema, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(itemJSON, gate.NotApplicable, "no request was sent")
 	} else {
-		c.set(ItemSchema, yesIf(b.Failed == 0), requestsServed(b))
+		c.set(itemSchema, yesIf(b.Failed == 0), requestsServed(b))
 		valid := validStructures(b)
-		c.set(ItemJSON, yesIf(valid == b.Requests), fmt.Sprintf("JSON of the schema in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
+		c.set(itemJSON, yesIf(valid == b.Requests), fmt.Sprintf("JSON of the schema in %d of %d answers%s", valid, b.Requests, firstProblem(b)))
 	}
 }
 
@@ -350,31 +350,31 @@ func validStructures(b *artifact.Benchmark) int {
 
 func (c *conformer) overPlan(ctx context.Context) {
 	GinkgoHelper()
-	if c.unserved(ItemWindow, ItemRefusesOverPlan) {
+	if c.unserved(itemWindow, itemRefusesOverPlan) {
 		return
 	}
 	if c.ep.Window == 0 || c.ep.WindowSource == capacity.WindowConfigured {
-		c.set(ItemWindow, gate.NotHonoured, "neither GET /models nor the engine's own endpoints give it")
-		c.set(ItemRefusesOverPlan, gate.NotApplicable, "no window to plan over")
+		c.set(itemWindow, gate.NotHonoured, "neither GET /models nor the engine's own endpoints give it")
+		c.set(itemRefusesOverPlan, gate.NotApplicable, "no window to plan over")
 		return
 	}
-	c.set(ItemWindow, gate.Honoured, fmt.Sprintf("%d tokens (%s)", c.ep.Window, c.ep.WindowSource))
+	c.set(itemWindow, gate.Honoured, fmt.Sprintf("%d tokens (%s)", c.ep.Window, c.ep.WindowSource))
 	sc := c.base
 	sc.MaxContextTokens, sc.ContextTokens, sc.Requests = 0, c.ep.Window+1, 1
 	b, err := c.run(ctx, "over-the-window", sc)
 	if err == nil {
 		Fail(fmt.Sprintf("a %d-token plan over the %d-token window was sent: %d requests", sc.ContextTokens, c.ep.Window, b.Requests))
 	}
-	c.set(ItemRefusesOverPlan, gate.Honoured, "refused: "+err.Error())
+	c.set(itemRefusesOverPlan, gate.Honoured, "refused: "+err.Error())
 }
 
 func (c *conformer) truncation(ctx context.Context) {
 	GinkgoHelper()
-	if c.unserved(ItemTruncation) {
+	if c.unserved(itemTruncation) {
 		return
 	}
 	if c.ep.Window == 0 {
-		c.set(ItemTruncation, gate.NotApplicable, "no window to plan over")
+		c.set(itemTruncation, gate.NotApplicable, "no window to plan over")
 		return
 	}
 	sc := c.base
@@ -382,61 +382,61 @@ func (c *conformer) truncation(ctx context.Context) {
 	sc.MaxTokens, sc.ResponseWords = 8, 0
 	b, err := c.run(ctx, "truncation", sc)
 	if err != nil {
-		c.set(ItemTruncation, gate.NotHonoured, "did not start: "+err.Error())
+		c.set(itemTruncation, gate.NotHonoured, "did not start: "+err.Error())
 		return
 	}
 	plan := fmt.Sprintf("a %d-token plan declared to fit a %d-token window", sc.ContextTokens, sc.MaxContextTokens)
 	if b.Failed > 0 {
 		f := b.Failures[0]
 		if f.ResponseMetadata == nil || f.ResponseMetadata.Usage.PromptTokens == nil {
-			c.set(ItemTruncation, gate.Honoured, fmt.Sprintf("%s: refused: %s: %s", plan, f.ErrorType, oneLine(f.ErrorMessage)))
+			c.set(itemTruncation, gate.Honoured, fmt.Sprintf("%s: refused: %s: %s", plan, f.ErrorType, oneLine(f.ErrorMessage)))
 			return
 		}
 	}
 	acc := b.Extension.ContextAccuracy
 	if acc.MaxAbsErrorPct == nil {
-		c.set(ItemTruncation, gate.NotHonoured, plan+": served, without its prompt tokens")
+		c.set(itemTruncation, gate.NotHonoured, plan+": served, without its prompt tokens")
 		return
 	}
 	if *acc.MaxAbsErrorPct <= 3 {
-		c.set(ItemTruncation, gate.Honoured, fmt.Sprintf("%s: served whole (%.1f%% off): the window is larger than found", plan, float64(*acc.MaxAbsErrorPct)))
+		c.set(itemTruncation, gate.Honoured, fmt.Sprintf("%s: served whole (%.1f%% off): the window is larger than found", plan, float64(*acc.MaxAbsErrorPct)))
 		return
 	}
 	if acc.TruncatedAt == nil {
 		Fail(fmt.Sprintf("%s was served short (%.1f%% off) and the run did not name the truncation: %q", plan, float64(*acc.MaxAbsErrorPct), acc.Diagnosis))
 	}
-	c.set(ItemTruncation, gate.NotHonoured, fmt.Sprintf("%s: truncated silently, named by the run: %s", plan, acc.Diagnosis))
+	c.set(itemTruncation, gate.NotHonoured, fmt.Sprintf("%s: truncated silently, named by the run: %s", plan, acc.Diagnosis))
 }
 
 func (c *conformer) models(ctx context.Context) {
 	GinkgoHelper()
-	if c.unserved(ItemAlias, ItemWrongModel) {
+	if c.unserved(itemAlias, itemWrongModel) {
 		return
 	}
 	listed, _, tagged := strings.Cut(c.ep.Model, ":")
 	switch {
 	case c.ep.Alias:
-		c.set(ItemAlias, gate.Honoured, fmt.Sprintf("%s, not listed, was answered", c.ep.Model))
+		c.set(itemAlias, gate.Honoured, fmt.Sprintf("%s, not listed, was answered", c.ep.Model))
 	case !tagged:
-		c.set(ItemAlias, gate.NotApplicable, fmt.Sprintf("the model's listed id %s has no :tag to leave out", c.ep.Model))
+		c.set(itemAlias, gate.NotApplicable, fmt.Sprintf("the model's listed id %s has no :tag to leave out", c.ep.Model))
 	default:
 		ep, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: listed, Window: c.base.MaxContextTokens, API: c.api})
 		switch {
 		case err != nil:
-			c.set(ItemAlias, gate.NotHonoured, err.Error())
+			c.set(itemAlias, gate.NotHonoured, err.Error())
 		case !ep.Alias:
-			c.set(ItemAlias, gate.NotApplicable, fmt.Sprintf("%s is listed too", listed))
+			c.set(itemAlias, gate.NotApplicable, fmt.Sprintf("%s is listed too", listed))
 		default:
-			c.set(ItemAlias, gate.Honoured, fmt.Sprintf("%s answered for the listed %s", listed, c.ep.Model))
+			c.set(itemAlias, gate.Honoured, fmt.Sprintf("%s answered for the listed %s", listed, c.ep.Model))
 		}
 	}
 	wrong := listed + "-anvil-nonexistent"
 	_, err := capacity.Preflight(ctx, c.target, capacity.PreflightOptions{Model: wrong, Window: c.base.MaxContextTokens, API: c.api})
 	if err == nil {
-		c.set(ItemWrongModel, gate.NotHonoured, fmt.Sprintf("a request for %s was answered", wrong))
+		c.set(itemWrongModel, gate.NotHonoured, fmt.Sprintf("a request for %s was answered", wrong))
 		return
 	}
-	c.set(ItemWrongModel, gate.Honoured, err.Error())
+	c.set(itemWrongModel, gate.Honoured, err.Error())
 }
 
 func (c *conformer) account() {
@@ -445,10 +445,10 @@ func (c *conformer) account() {
 		Fail("requests not accounted for: " + strings.Join(c.unaccounted, "; "))
 	}
 	if c.runs == 0 {
-		c.set(ItemAccounted, gate.NotApplicable, "no scenario ran")
+		c.set(itemAccounted, gate.NotApplicable, "no scenario ran")
 		return
 	}
-	c.set(ItemAccounted, gate.Honoured, fmt.Sprintf("%d of %d requests over %d runs, each in request_timings or failures once", c.counted, c.requests, c.runs))
+	c.set(itemAccounted, gate.Honoured, fmt.Sprintf("%d of %d requests over %d runs, each in request_timings or failures once", c.counted, c.requests, c.runs))
 }
 
 func yesIf(held bool) gate.ConformanceStatus {

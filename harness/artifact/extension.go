@@ -3,6 +3,10 @@ package artifact
 // ExtensionVersion names the layout of the Extension block.
 const ExtensionVersion = "anvilbench.extension/v1"
 
+// OutcomeCancelled is the outcome of a request the run's interruption ended (its
+// failure's error_type): one the run never finished, not one the engine failed.
+const OutcomeCancelled = "cancelled"
+
 // Extension is anvilbench's own block, under the top-level key "anvilbench". It holds what
 // the v1 format has no key for (per-request timelines, per-chunk timing, the client's own
 // overhead, the arrival model). Every v1 key keeps its meaning; readers of the original

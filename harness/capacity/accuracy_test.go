@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/busy"
 )
 

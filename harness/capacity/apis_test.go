@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
@@ -69,5 +71,12 @@ func TestEveryAPIRunsWhatChatRuns(t *testing.T) {
 			}
 			t.Logf("%s %s: ttft p50 %.1f ms, tpot p50 %s", api, name, float64(*b.Metrics.TTFT.P50), tpot)
 		}
+	}
+}
+
+// A request the interruption ended is recorded with the outcome the artifact names.
+func TestTheClientsCancelledIsTheArtifactsOutcome(t *testing.T) {
+	if stream.KindCancelled != artifact.OutcomeCancelled {
+		t.Errorf("the client's %q, the artifact's %q", stream.KindCancelled, artifact.OutcomeCancelled)
 	}
 }

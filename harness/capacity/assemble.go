@@ -38,7 +38,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 			FittedSizes:    len(r.calibration.Fitted),
 			Note:           r.calibration.Note,
 		},
-		ContextAccuracy:  contextAccuracy(timeline, r.calibration.Method != CalibrationNone),
+		ContextAccuracy:  contextAccuracy(timeline, r.calibration.Method != calibrationNone),
 		CacheIntent:      string(r.sc.CacheIntent),
 		PromptNonce:      r.prompts.Nonce,
 		Capabilities:     caps,
@@ -155,14 +155,14 @@ func (r *run) shard(started time.Time) *artifact.Shard {
 	out := &artifact.Shard{Index: sh.Index, Count: sh.Count, TotalRequests: len(r.plan),
 		TotalConcurrency: r.sc.Concurrency, Indices: r.indices}
 	if at := r.sc.StartAt; !at.IsZero() {
-		out.StartAt = new(at.UTC().Format(StartAtLayout))
+		out.StartAt = new(at.UTC().Format(startAtLayout))
 		out.StartSkewMs = artifact.F(started.Sub(at).Seconds() * 1000)
 	}
 	return out
 }
 
-// StartAtLayout is how a shared start instant is written: RFC 3339 with milliseconds.
-const StartAtLayout = "2006-01-02T15:04:05.000Z07:00"
+// startAtLayout is how a shared start instant is written: RFC 3339 with milliseconds.
+const startAtLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // clock says how the run's events were stamped, from the reads of every response.
 func (r *run) clock() artifact.Clock {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 )
 
 // BenchmarkAccuracy reports how far the client's clock is from the server's truth (see

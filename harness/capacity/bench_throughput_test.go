@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 const (

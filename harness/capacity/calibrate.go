@@ -5,15 +5,15 @@ import (
 	"errors"
 	"math"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // Calibration methods.
 const (
-	CalibrationTokenize = "tokenize"    // the server's /tokenize counted two probe prompts
-	CalibrationUsage    = "usage-probe" // two one-token requests reported usage.prompt_tokens
-	CalibrationNone     = "none"        // the fixed estimate of characters per token
+	calibrationTokenize = "tokenize"    // the server's /tokenize counted two probe prompts
+	calibrationUsage    = "usage-probe" // two one-token requests reported usage.prompt_tokens
+	calibrationNone     = "none"        // the fixed estimate of characters per token
 )
 
 // Calibration is how prompts were sized (see artifact.Calibration).
@@ -36,13 +36,13 @@ const probeIndex = 990_000
 // model); otherwise each probe is a one-token request whose usage gives its prompt tokens.
 // On any failure the estimate stays and the note says why.
 func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p workload.Prompts, largest int) Calibration {
-	fallback := Calibration{Method: CalibrationNone, CharsPerToken: p.CharsPerToken}
+	fallback := Calibration{Method: calibrationNone, CharsPerToken: p.CharsPerToken}
 	sizes := [2]int{512, min(max(largest, 2048), 16384)}
 	var chars, tokens [2]float64
-	method := CalibrationTokenize
+	method := calibrationTokenize
 	if sc.Output == OutputTool {
 		// The tools' definitions are prompt tokens /tokenize of the prompt alone misses.
-		method = CalibrationUsage
+		method = calibrationUsage
 	}
 	for k, size := range sizes {
 		prompt, err := p.Prompt(probeIndex+k, size)
@@ -51,13 +51,13 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 			return fallback
 		}
 		var n int
-		if method == CalibrationTokenize {
-			n, err = client.Tokenize(ctx, sc.Model, prompt, sc.API.Supports().Conversation)
+		if method == calibrationTokenize {
+			n, err = client.Tokenize(ctx, sc.Model, prompt, sc.API.supports().Conversation)
 			if err != nil && k == 0 {
-				method = CalibrationUsage
+				method = calibrationUsage
 			}
 		}
-		if method == CalibrationUsage {
+		if method == calibrationUsage {
 			n, err = usageProbe(ctx, client, sc, prompt)
 		}
 		if err != nil {
@@ -79,7 +79,7 @@ var errNoUsage = errors.New("the response carried no usage.prompt_tokens")
 // usageProbe sends prompt for one token and returns the prompt tokens the server counted.
 func usageProbe(ctx context.Context, client *stream.Client, sc Scenario, prompt string) (int, error) {
 	req := sc.request(prompt)
-	req.MaxTokens = sc.API.Supports().ProbeTokens
+	req.MaxTokens = sc.API.supports().ProbeTokens
 	body, err := req.Body()
 	if err != nil {
 		return 0, err
@@ -121,7 +121,7 @@ func fitSizes(ctx context.Context, client *stream.Client, sc Scenario, p workloa
 			if err != nil {
 				break
 			}
-			n, err := client.Tokenize(ctx, sc.Model, prompt, sc.API.Supports().Conversation)
+			n, err := client.Tokenize(ctx, sc.Model, prompt, sc.API.supports().Conversation)
 			if err != nil {
 				return nil
 			}

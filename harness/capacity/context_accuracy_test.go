@@ -27,9 +27,9 @@ func TestEveryRequestHitsItsPlanOnABPETokenizer(t *testing.T) {
 			if b.Completed != sc.Requests {
 				t.Fatalf("completed %d: %+v", b.Completed, b.Failures)
 			}
-			wantMethod, bound := CalibrationUsage, 0.01*float64(c.context)
+			wantMethod, bound := calibrationUsage, 0.01*float64(c.context)
 			if c.tokenize {
-				wantMethod, bound = CalibrationTokenize, 1
+				wantMethod, bound = calibrationTokenize, 1
 			}
 			if m := b.Extension.Calibration.Method; m != wantMethod {
 				t.Fatalf("calibration %s, want %s", m, wantMethod)

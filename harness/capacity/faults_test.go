@@ -16,10 +16,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // faultKey is the canary API key of the fault cases: it must appear in no artifact byte.

@@ -63,7 +63,7 @@ func (k *independent) plan(r *run) ([]planned, error) {
 func (k *independent) prepare(ctx context.Context, r *run) ([]int, pacer, error) {
 	sc := r.sc
 	indices := sc.Shard.indices(sc.Requests)
-	if r.calibration.Method == CalibrationTokenize && sc.Output == OutputText {
+	if r.calibration.Method == calibrationTokenize && sc.Output == OutputText {
 		r.calibration.Fitted = fitSizes(ctx, r.client, sc, r.prompts, contexts(r.plan), indices)
 	}
 	send := requestUnits{r, k.prompt}

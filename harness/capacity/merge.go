@@ -127,7 +127,7 @@ func refigure(b *artifact.Benchmark, ext *artifact.Extension, spans []artifact.R
 	b.TimingMethodology = methodology(clock.Source)
 	ext.Clock = clock
 	ext.Timeline = spans
-	ext.ContextAccuracy = contextAccuracy(spans, ext.Calibration.Method != CalibrationNone)
+	ext.ContextAccuracy = contextAccuracy(spans, ext.Calibration.Method != calibrationNone)
 	ext.ITL = mergedChunking(b.RequestTimings, spans)
 	return wall
 }
@@ -169,14 +169,14 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	}
 }
 
-// ITLMerged is the basis of a merged artifact's pooled ITL: the chunk gaps it pools stay in
+// itlMerged is the basis of a merged artifact's pooled ITL: the chunk gaps it pools stay in
 // the shards' streams, so the merged artifact has none.
-const ITLMerged = "unavailable-merged"
+const itlMerged = "unavailable-merged"
 
 // mergedChunking is what the merged rows say of chunking: no gaps, but tokens per chunk,
 // and with it how far tpot may read low, follow from the rows' counts as they do in a run.
 func mergedChunking(rows []artifact.RequestTiming, spans []artifact.RequestSpan) artifact.ITLSummary {
-	out := artifact.ITLSummary{Basis: ITLMerged}
+	out := artifact.ITLSummary{Basis: itlMerged}
 	perToken := true
 	for _, sp := range spans {
 		if sp.Outcome == "ok" {

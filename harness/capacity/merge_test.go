@@ -106,7 +106,7 @@ func TestAMergedRunKeepsTheChunkingNote(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, m := whole.Extension.ITL, merged.Extension.ITL
-	if w.Note == "" || m.Note != w.Note || m.TokensPerChunk == nil || *m.TokensPerChunk != *w.TokensPerChunk || m.Basis != ITLMerged {
+	if w.Note == "" || m.Note != w.Note || m.TokensPerChunk == nil || *m.TokensPerChunk != *w.TokensPerChunk || m.Basis != itlMerged {
 		t.Errorf("merged chunking %+v (note %q), unsharded %+v (note %q)", m, m.Note, w, w.Note)
 	}
 	// Every response named the engine's model, in the shards as in the whole run.

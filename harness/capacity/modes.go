@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // ThinkingMode is how a scenario drives a model's thinking switch.
@@ -68,18 +68,34 @@ func (i CacheIntent) Valid() bool {
 	return i == CacheIntentNone || slices.Contains(i.Choices(), string(i))
 }
 
-// API is the endpoint a scenario's requests go to, chat when empty: the stream client's
-// own, named here so that a scenario can be written with this package alone.
-type API = stream.API
+// API is the wire protocol a scenario's requests speak: chat (the default, also when
+// empty), completions, responses (OpenAI's Responses API), messages (Anthropic's Messages
+// API) or ollama (Ollama's native /api/chat). It is part of the workload: the artifact
+// records it, and runs on two APIs are not comparable.
+type API string
 
 // APIs.
 const (
-	APIChat        = stream.APIChat
-	APICompletions = stream.APICompletions
-	APIResponses   = stream.APIResponses
-	APIMessages    = stream.APIMessages
-	APIOllama      = stream.APIOllama
+	APIChat        API = "chat"
+	APICompletions API = "completions"
+	APIResponses   API = "responses"
+	APIMessages    API = "messages"
+	APIOllama      API = "ollama"
 )
+
+func (a API) wire() stream.API { return stream.API(a) }
+
+// Choices lists the APIs.
+func (API) Choices() []string { return stream.APIChat.Choices() }
+
+// Valid reports whether a is empty (chat) or one of Choices.
+func (a API) Valid() bool { return a.wire().Valid() }
+
+// Name is the API as the artifact records it: "chat" for the empty default.
+func (a API) Name() string { return a.wire().Name() }
+
+// supports is what a request on the API can carry.
+func (a API) supports() stream.Support { return a.wire().Supports() }
 
 // The workload's own enums, named here so that a scenario can be written with this
 // package alone.

@@ -12,8 +12,8 @@ import (
 	"unsafe"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // outcome is one request's end: exactly one of row and failure is set.
@@ -146,7 +146,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.sc.API, *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
+	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i].context, began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {

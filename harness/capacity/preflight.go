@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/internal/suggest"
 )
 
@@ -165,7 +165,7 @@ func refused(err error, base string) error {
 // probe sends one request of one token for model and returns why it was not served.
 func probe(ctx context.Context, client *stream.Client, model string, api API) error {
 	zero := 0.0
-	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.Supports().ProbeTokens, Temperature: &zero, API: api}
+	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.supports().ProbeTokens, Temperature: &zero, API: api.wire()}
 	body, err := req.AppendBody(nil)
 	if err != nil {
 		return err

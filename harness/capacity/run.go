@@ -15,8 +15,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/enginemetrics"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/gpumetrics"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // Run executes the scenario against the target and returns its artifact. Request failures
@@ -89,12 +89,12 @@ func (r *run) prepare(ctx context.Context) error {
 // calibrate sizes prompts from the endpoint's own count of characters per token, when the
 // scenario asks, and builds the shared prefix at that size.
 func (r *run) calibrate(ctx context.Context) {
-	r.calibration = Calibration{Method: CalibrationNone, CharsPerToken: r.sc.CharsPerToken}
+	r.calibration = Calibration{Method: calibrationNone, CharsPerToken: r.sc.CharsPerToken}
 	if r.sc.Calibrate {
 		largest := slices.Max(contexts(r.plan))
 		r.calibration = calibrate(ctx, r.client, r.sc, r.prompts, largest)
 		r.prompts.CharsPerToken, r.prompts.OverheadTokens = r.calibration.CharsPerToken, r.calibration.OverheadTokens
-		r.caps.Tokenize = new(r.calibration.Method == CalibrationTokenize)
+		r.caps.Tokenize = new(r.calibration.Method == calibrationTokenize)
 	}
 	if r.sc.shared() {
 		r.prompts.SharedPrefix = r.prompts.SharedPrefixText(r.sc.SharedPrefixTokens)

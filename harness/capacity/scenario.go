@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/secret"
-	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
@@ -272,7 +272,7 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 	r := stream.ChatRequest{
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
-		ReasoningEffort: string(sc.ReasoningEffort), API: sc.API, ContinuousUsage: sc.ContinuousUsage,
+		ReasoningEffort: string(sc.ReasoningEffort), API: sc.API.wire(), ContinuousUsage: sc.ContinuousUsage,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/stream"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 )
 
 // Output token sources.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 

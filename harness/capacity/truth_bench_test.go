@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/harness/stream"
 )
 
 // BenchmarkTruth measures the client against the truth out of process: the reference

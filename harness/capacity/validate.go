@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
@@ -76,7 +76,7 @@ func (sc Scenario) combinations(k kind) []error {
 	if !sc.CacheIntent.Valid() {
 		add("CacheIntent", string(sc.CacheIntent), "unknown intent (want "+fields.JoinChoices(sc.CacheIntent.Choices())+" or empty)")
 	}
-	if sc.ReasoningEffort != "" && !sc.API.Supports().ReasoningEffort {
+	if sc.ReasoningEffort != "" && !sc.API.supports().ReasoningEffort {
 		add("ReasoningEffort", string(sc.ReasoningEffort), "needs %s "+apisWith(func(s stream.Support) bool { return s.ReasoningEffort })+
 			": "+sc.API.Name()+" has no reasoning effort (use thinking_mode)", "API")
 	}
@@ -118,7 +118,7 @@ func (sc Scenario) wordProblems(k kind) []error {
 	if sc.Output == "" || sc.Output == OutputText {
 		return errs
 	}
-	if !sc.API.Supports().Tools {
+	if !sc.API.supports().Tools {
 		add("Output", string(sc.Output), "needs %s "+apisWith(func(s stream.Support) bool { return s.Tools })+": "+sc.API.Name()+" has no tools or response_format", "API")
 	}
 	if ownWords && sc.ResponseWords == 0 {
@@ -143,7 +143,7 @@ func conflicts(field string, value any, sc Scenario) []error {
 			errs = append(errs, &FieldError{Field: field, Value: value, Problem: "cannot be combined with %s (it sets its own schedule and sharing)", Others: []string{c.name}})
 		}
 	}
-	if !sc.API.Supports().Conversation {
+	if !sc.API.supports().Conversation {
 		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API),
 			Problem: "a trace or a session needs a conversation: " + apisWith(func(s stream.Support) bool { return s.Conversation })})
 	}
@@ -228,7 +228,7 @@ func checkBaseURL(raw string) string {
 func apisWith(has func(stream.Support) bool) string {
 	var out []string
 	for _, a := range APIChat.Choices() {
-		if has(API(a).Supports()) {
+		if has(API(a).supports()) {
 			out = append(out, a)
 		}
 	}

@@ -7,15 +7,15 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
-// ForeignTokenTolerance is how many more tokens than the run's own responses reported the
+// foreignTokenTolerance is how many more tokens than the run's own responses reported the
 // engine may count over the run before the excess is another workload's (EngineToItself):
 // 2% of the run's, plus one per request for an engine that counts a token (an end of
 // sequence) its usage leaves out.
-const ForeignTokenTolerance = 0.02
+const foreignTokenTolerance = 0.02
 
 // EngineToItself checks, from the engine's own metrics, that the run had the engine to
 // itself: no more prompt or generated tokens counted over it than its responses reported
-// (ForeignTokenTolerance), and, where those counters cannot be compared, no request
+// (foreignTokenTolerance), and, where those counters cannot be compared, no request
 // running or waiting when it began. Another client, or the requests an interrupted run
 // left behind, make an invalid run: the figures measured a busier engine than the workload
 // planned. It is skipped when the engine serves no metrics, and for a shard or a run merged
@@ -73,13 +73,13 @@ func EngineToItself() Check {
 			compared = true
 			counted := float64(*c.engine)
 			excess := counted - float64(c.own)
-			allowed := ForeignTokenTolerance*float64(c.own) + float64(requests)
+			allowed := foreignTokenTolerance*float64(c.own) + float64(requests)
 			line := fmt.Sprintf("%s tokens: the engine counted %.0f, the run's %d responses reported %d", c.name, counted, requests, c.own)
 			if w := a.Extension.Warmup; w != nil {
 				line += fmt.Sprintf(" (%d of them its warm-up's)", w.Requests)
 			}
 			if excess > allowed {
-				extra = append(extra, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*ForeignTokenTolerance)))
+				extra = append(extra, fmt.Sprintf("%s: %.0f more (%.1f%%; bound %s%% + 1 per request) were another workload's", line, excess, 100*excess/max(float64(c.own), 1), trim(100*foreignTokenTolerance)))
 			} else {
 				seen = append(seen, line)
 			}

@@ -9,19 +9,19 @@ import (
 	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
-// ColdMargin is how much slower a decode step may be in the requests a run warmed the
+// coldMargin is how much slower a decode step may be in the requests a run warmed the
 // engine with last (or, without a warm-up, in its first requests) than in the measured
 // phase before the engine counts as cold: 25%, beyond what the medians of a few requests
 // move by (a median of 8 under 10% per-request jitter moves about 4%).
-const ColdMargin = 0.25
+const coldMargin = 0.25
 
 // firstRequests is how many of a run's first requests stand for its start when it had no
 // warm-up: the first wave of a closed loop of 8, at most a quarter of the run.
 const firstRequests = 8
 
 // StartedWarm checks that the run measured a warm engine: that the last requests of its
-// warm-up decoded within ColdMargin of the measured phase's TPOT p50, or, without a
-// warm-up, that its first requests did within ColdMargin of the rest. A cold engine (first
+// warm-up decoded within coldMargin of the measured phase's TPOT p50, or, without a
+// warm-up, that its first requests did within coldMargin of the rest. A cold engine (first
 // requests slow after it reported ready: allocations, compilation, clocks still ramping)
 // makes an invalid run: its figures measured the start, not the engine.
 func StartedWarm() Check {
@@ -39,9 +39,9 @@ func StartedWarm() Check {
 			}
 			last := float64(*w.LastTPOTP50Ms)
 			what := fmt.Sprintf("the warm-up's last %d requests decoded at %.2fms a token, the measured phase's p50 at %.2fms", w.LastRequests, last, measured)
-			if last > measured*(1+ColdMargin) {
+			if last > measured*(1+coldMargin) {
 				return found(InvalidRun, fmt.Sprintf("the engine was still cold when the measured phase began: %s (%.0f%% slower; bound %.0f%%): warm it longer (warmup_requests, %d now)",
-					what, 100*(last/measured-1), 100*ColdMargin, w.Requests))
+					what, 100*(last/measured-1), 100*coldMargin, w.Requests))
 			}
 			return held(what)
 		}
@@ -51,8 +51,8 @@ func StartedWarm() Check {
 		}
 		f, r := median(first), median(rest)
 		what := fmt.Sprintf("without a warm-up, the run's first %d requests decoded at %.2fms a token, the rest at %.2fms", len(first), f, r)
-		if f > r*(1+ColdMargin) {
-			return found(InvalidRun, fmt.Sprintf("a cold engine: %s (%.0f%% slower; bound %.0f%%): the figures include its start; warm it first (warmup_requests)", what, 100*(f/r-1), 100*ColdMargin))
+		if f > r*(1+coldMargin) {
+			return found(InvalidRun, fmt.Sprintf("a cold engine: %s (%.0f%% slower; bound %.0f%%): the figures include its start; warm it first (warmup_requests)", what, 100*(f/r-1), 100*coldMargin))
 		}
 		return held(what)
 	}}

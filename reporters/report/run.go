@@ -15,7 +15,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/harness/stream"
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
@@ -414,7 +413,7 @@ func phaseFields(x *artifact.Extension) []Field {
 func cutInFlight(b *artifact.Benchmark) string {
 	cut := 0
 	for _, s := range b.Extension.Timeline {
-		if s.Outcome == stream.KindCancelled && s.StartOffsetMs != nil {
+		if s.Outcome == artifact.OutcomeCancelled && s.StartOffsetMs != nil {
 			cut++
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // event arrives in its own read.
 func serveFixture(t *testing.T, name string) *httptest.Server {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", name))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "streams", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ var readPatterns = map[string][]int{
 
 func fixtureBodies(t testing.TB) map[string]string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "testdata", "streams")
+	dir := filepath.Join("..", "..", "..", "..", "testdata", "streams")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

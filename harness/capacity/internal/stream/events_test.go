@@ -41,7 +41,7 @@ func TestTypedFixtures(t *testing.T) {
 		{"ollama-messages.sse", APIMessages, 6, 21, 6, "length"},
 		{"ollama-native.ndjson", APIOllama, 8, 11, 8, "length"},
 	} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", c.file))
+		raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "streams", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}

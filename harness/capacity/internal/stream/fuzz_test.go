@@ -108,7 +108,7 @@ var chunkSeeds = []string{
 // observation (the chunk's fields, its error message, the Result it makes) is the same.
 func FuzzChunk(f *testing.F) {
 	for _, name := range []string{"vllm-chat.sse", "sglang-chat.sse", "llamacpp-chat.sse", "vllm-reasoning.sse", "openai-chat.sse", "tgi-chat.sse", "ollama-chat.sse", "vllm-completions.sse"} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "streams", name))
+		raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "testdata", "streams", name))
 		if err != nil {
 			f.Fatal(err)
 		}
