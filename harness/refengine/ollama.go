@@ -15,13 +15,8 @@ type ollamaRequest struct {
 	Model    string        `json:"model"`
 	Messages []chatMessage `json:"messages"`
 	// Stream is true when absent, as Ollama has it.
-	Stream *bool `json:"stream"`
-	Tools  []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
+	Stream *bool      `json:"stream"`
+	Tools  []chatTool `json:"tools"`
 	// Format is "json" or a JSON schema.
 	Format  json.RawMessage `json:"format"`
 	Think   *bool           `json:"think"`
@@ -47,9 +42,7 @@ func (s *Server) readOllama(w http.ResponseWriter, r *http.Request) (genRequest,
 		IncludeUsage         bool `json:"include_usage"`
 		ContinuousUsageStats bool `json:"continuous_usage_stats"`
 	}{IncludeUsage: true}
-	for _, t := range o.Tools {
-		req.Tools = append(req.Tools, t)
-	}
+	req.Tools = o.Tools
 	switch f := string(o.Format); {
 	case f == "" || f == "null" || f == `""`:
 	case f == `"json"`:

@@ -42,16 +42,20 @@ type genRequest struct {
 	} `json:"stream_options"`
 	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // enable_thinking
 	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`
-	Tools              []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
-	ToolChoice     json.RawMessage `json:"tool_choice"`
-	ResponseFormat *struct {
+	Tools              []chatTool      `json:"tools"`
+	ToolChoice         json.RawMessage `json:"tool_choice"`
+	ResponseFormat     *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+}
+
+// chatTool is a tool in chat's form (Ollama's native API writes it the same): what the
+// engine reads of it is its function's name.
+type chatTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
 }
 
 type chatMessage struct {

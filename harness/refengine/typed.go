@@ -74,12 +74,7 @@ func (t *typedRequest) chatRequest(api surface) (genRequest, error) {
 		if api == surfaceResponses && tool.Type != "function" {
 			return req, errBadRequest("tools must be functions, got type %q.", tool.Type)
 		}
-		var ct struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		}
+		var ct chatTool
 		ct.Type, ct.Function.Name = "function", tool.Name
 		req.Tools = append(req.Tools, ct)
 	}
