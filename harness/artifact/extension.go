@@ -790,7 +790,7 @@ type RequestSpan struct {
 	// to the end over answer tokens − 1; null without a split or under 2 answer tokens.
 	AnswerTPOTMs *Float `json:"answer_tpot_ms,omitempty"`
 	// EnginePhases is the engine's own account of the request's time, where its API
-	// reports one (Ollama's native API); absent otherwise.
+	// reports one; absent otherwise.
 	EnginePhases *EnginePhases `json:"engine_phases,omitempty"`
 }
 

@@ -5,12 +5,72 @@ import (
 	"strings"
 )
 
-// extensionFamily is a per-request figure of the extension a budget can name beside the
-// v1 metrics block: summarized as Percentiles, read per request from the timeline.
+// extensionFamily is a per-request figure of the extension, defined once: its key prefix
+// and unit (a budget names it beside the v1 metrics block), how a run summarizes it as
+// Percentiles and how a request yields it from the timeline, which way it gets worse (the
+// regression test's direction) and how the report names it.
 type extensionFamily struct {
 	prefix, unit string
 	summary      func(*Extension) *Percentiles
 	span         func(*RequestSpan) (float64, bool)
+	worse        direction
+	label        string
+}
+
+// direction is which way a family's figure gets worse: a latency as it grows, a rate as
+// it shrinks; a count measures the workload, not the engine, and no regression judges it.
+type direction int
+
+const (
+	counted direction = iota
+	worseHigher
+	worseLower
+)
+
+// The v1 metrics block's families by direction (the extension's say theirs in
+// extensionFamilies).
+var (
+	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms"}
+	rateFamilies    = []string{"decode_tok_s", "effective_prefill_tok_s"}
+)
+
+// Worse says which way a figure family (a v1 metrics family's or an extension family's)
+// gets worse: higherIsWorse for a latency, not for a rate; judged is false for a token
+// count, which measures the workload, not the engine, and for an unknown family.
+func Worse(family string) (higherIsWorse, judged bool) {
+	switch {
+	case slices.Contains(latencyFamilies, family):
+		return true, true
+	case slices.Contains(rateFamilies, family):
+		return false, true
+	}
+	for _, f := range extensionFamilies {
+		if f.prefix == family {
+			return f.worse == worseHigher, f.worse != counted
+		}
+	}
+	return false, false
+}
+
+// SummaryRow is how a report shows one per-request figure of the extension over a run.
+type SummaryRow struct {
+	Label string
+	// Ms is true for a time in milliseconds, false for a count of tokens.
+	Ms bool
+	*Percentiles
+}
+
+// ExtensionSummaries are the run's summaries of the extension's per-request figures, in
+// their definitions' order, each with its label; a figure the run has no summary of is
+// left out.
+func ExtensionSummaries(x *Extension) []SummaryRow {
+	var out []SummaryRow
+	for _, f := range extensionFamilies {
+		if p := f.summary(x); p != nil {
+			out = append(out, SummaryRow{Label: f.label, Ms: f.unit == "_ms", Percentiles: p})
+		}
+	}
+	return out
 }
 
 func reasoningOf(x *Extension, f func(*Reasoning) *Percentiles) *Percentiles {
@@ -35,22 +95,22 @@ func spanFloat(p *Float) (float64, bool) {
 }
 
 var extensionFamilies = []extensionFamily{
-	{"answer_tpot", "_ms", func(x *Extension) *Percentiles {
-		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
-	},
-		func(s *RequestSpan) (float64, bool) { return spanFloat(s.AnswerTPOTMs) }},
-	{"answer_tokens", "", func(x *Extension) *Percentiles {
-		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTokens })
-	},
-		func(s *RequestSpan) (float64, bool) { return spanInt(s.AnswerTokens) }},
 	{"reasoning_tokens", "", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningTokens })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanInt(s.ReasoningTokens) }},
+		func(s *RequestSpan) (float64, bool) { return spanInt(s.ReasoningTokens) }, counted, "reasoning tokens"},
+	{"answer_tokens", "", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTokens })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanInt(s.AnswerTokens) }, counted, "answer tokens"},
 	{"reasoning_to_answer", "_ms", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningToAnswerMs })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }},
+		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }, worseHigher, "first reasoning to first answer"},
+	{"answer_tpot", "_ms", func(x *Extension) *Percentiles {
+		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
+	},
+		func(s *RequestSpan) (float64, bool) { return spanFloat(s.AnswerTPOTMs) }, worseHigher, "answer tpot"},
 }
 
 // SpecFigure is a figure of the engine's speculative decoding, of a run or of a block.

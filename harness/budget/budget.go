@@ -111,7 +111,7 @@ func parseTerm(term string) (Budget, error) {
 		if key, _, found := strings.Cut(metric, optionSep); found {
 			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
 		}
-		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. answer_tpot_p50_ms)", metric)
+		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. %s)", metric, extensionExample())
 		if near := suggest.Nearest(metric, append(artifact.MetricKeys(), artifact.ExtensionFigureKeys()...), 3); near != "" {
 			msg = fmt.Sprintf("unknown metric %q (did you mean %s?)", metric, near)
 		}
@@ -310,4 +310,14 @@ func withoutUsage(a *artifact.Benchmark) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d of them without usage.completion_tokens, which the token figures need (the engine did not honour stream_options.include_usage)", n)
+}
+
+// extensionExample is an extension time figure's p50 key, for messages.
+func extensionExample() string {
+	for _, k := range artifact.ExtensionFigureKeys() {
+		if strings.HasSuffix(k, "_p50_ms") {
+			return k
+		}
+	}
+	return "spec_accept_rate"
 }

@@ -189,11 +189,11 @@ func (r *run) servedModels() map[string]int {
 func withSource(c artifact.Clock) artifact.Clock {
 	switch {
 	case c.UserStampedReads == 0 && c.KernelStampedReads > 0:
-		c.Source = ClockKernel
+		c.Source = clockSourceKernel
 	case c.KernelStampedReads == 0:
-		c.Source = ClockUserSpace
+		c.Source = clockSourceUserSpace
 	default:
-		c.Source = ClockMixed
+		c.Source = clockSourceMixed
 	}
 	return c
 }

@@ -30,18 +30,18 @@ const (
 
 // Clock sources recorded in the extension.
 const (
-	ClockKernel    = "kernel-receive"
-	ClockUserSpace = "user-space-read"
-	ClockMixed     = "mixed"
+	clockSourceKernel    = "kernel-receive"
+	clockSourceUserSpace = "user-space-read"
+	clockSourceMixed     = "mixed"
 )
 
 // methodology is methodologyText with the Clock sentence of how the run was stamped.
 func methodology(source string) artifact.TimingMethodology {
 	m := methodologyText
 	switch source {
-	case ClockKernel:
+	case clockSourceKernel:
 		m.Clock = clockKernel
-	case ClockMixed:
+	case clockSourceMixed:
 		m.Clock = clockMixed
 	}
 	return m

@@ -173,7 +173,7 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	r.gatherBlocks()
 	b := r.assemble(target, started, finished)
 	b.Extension.Warmup, b.Extension.Blocks = w.warmup, r.blockRecord(b)
-	stampsHeld := b.Extension.Clock.Source == ClockKernel && b.Extension.ITL.SharedReadGaps == 0
+	stampsHeld := b.Extension.Clock.Source == clockSourceKernel && b.Extension.ITL.SharedReadGaps == 0
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
 	b.Extension.EngineMetrics = w.watch()

@@ -204,7 +204,7 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 		t.Errorf("client ttft p50 %.2fms, server %.2fms in bucket %v", client, server, m.TTFTMs.P50BucketMs)
 	}
 
-	if runtime.GOOS == "linux" && (b.Extension.Clock.Source != ClockKernel || b.TimingMethodology.Clock != clockKernel) {
+	if runtime.GOOS == "linux" && (b.Extension.Clock.Source != clockSourceKernel || b.TimingMethodology.Clock != clockKernel) {
 		t.Errorf("on Linux the kernel stamps: %+v", b.Extension.Clock)
 	}
 	checkSendSplit(t, b, 30)
@@ -215,7 +215,7 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	if b.Extension.EngineMetrics.Scraped {
 		t.Error("metrics scraped although off")
 	}
-	if c := b.Extension.Clock; c.Source != ClockUserSpace || c.KernelStampedReads != 0 || c.UserStampedReads == 0 || b.TimingMethodology.Clock != clockUserSpace {
+	if c := b.Extension.Clock; c.Source != clockSourceUserSpace || c.KernelStampedReads != 0 || c.UserStampedReads == 0 || b.TimingMethodology.Clock != clockUserSpace {
 		t.Errorf("user-space stamps asked for: %+v", c)
 	}
 	if sp := b.Extension.Send; sp.Source != artifact.SendNone || sp.Note == "" || sp.Stamped != 0 || sp.ClientSendMs != nil {

@@ -13,13 +13,6 @@ import (
 // throughput is the one scalar metric Regression judges.
 const throughput = "throughput_tok_s"
 
-// latencyFamilies get worse as they grow; rateFamilies as they shrink.
-var (
-	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms",
-		"answer_tpot", "reasoning_to_answer"}
-	rateFamilies = []string{"decode_tok_s", "effective_prefill_tok_s"}
-)
-
 // CheckMetric reports whether Compare can judge metric: Failed, throughput_tok_s, a mean
 // or percentile key of a latency or rate family, or a figure of the engine's speculative
 // decoding (spec_accept_rate, spec_accept_length). The error quotes the metric.
@@ -59,9 +52,8 @@ func seriesOf(metric string) (series, error) {
 	switch {
 	case !ok:
 		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, throughput)
-	case slices.Contains(latencyFamilies, family):
-		s.higherIsWorse = true
-	case slices.Contains(rateFamilies, family):
+	case judged(family):
+		s.higherIsWorse, _ = artifact.Worse(family)
 	default:
 		return s, fmt.Errorf("metric %q: %s counts tokens; it measures the workload, not the engine's speed", metric, family)
 	}
@@ -189,4 +181,10 @@ func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int6
 		}
 	}
 	return logs, mids, nil
+}
+
+// judged reports whether a family's figure is the engine's speed (not a token count).
+func judged(family string) bool {
+	_, ok := artifact.Worse(family)
+	return ok
 }

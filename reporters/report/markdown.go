@@ -243,25 +243,17 @@ func writeReasoning(b *strings.Builder, r *RunView) {
 	fmt.Fprintf(b, "\n### %s: reasoning\n\n", mdText(r.Name))
 	mdRow(b, "figure", "p50", "p95", "max", "requests")
 	mdAlign(b, "l", "r", "r", "r", "r")
-	for _, f := range []struct {
-		name string
-		p    *artifact.Percentiles
-		ms   bool
-	}{{"reasoning tokens", rs.ReasoningTokens, false}, {"answer tokens", rs.AnswerTokens, false},
-		{"first reasoning to first answer", rs.ReasoningToAnswerMs, true}, {"answer tpot", rs.AnswerTPOTMs, true}} {
-		if f.p == nil {
-			continue
-		}
+	for _, f := range artifact.ExtensionSummaries(x) {
 		cell := func(v artifact.Float) string {
-			if f.ms {
+			if f.Ms {
 				return fmtMs(float64(v))
 			}
 			return fmtTokens(float64(v))
 		}
-		mdRow(b, mdText(f.name), cell(f.p.P50), cell(f.p.P95), cell(f.p.Max), fmt.Sprint(f.p.Samples))
+		mdRow(b, mdText(f.Label), cell(f.P50), cell(f.P95), cell(f.Max), fmt.Sprint(f.Samples))
 	}
 	if rs.Requests == 0 {
-		b.WriteString("\nThe engine's usage did not split reasoning from answer tokens (the Messages API never does): token figures are of the whole completion.\n")
+		b.WriteString("\nThe engine's usage did not split reasoning from answer tokens (not every API reports the split): token figures are of the whole completion.\n")
 	}
 }
 

@@ -100,7 +100,7 @@ type Result struct {
 	Sent    time.Duration
 	HasSent bool
 	// Phases is the engine's own account of the request's time, where its API reports one
-	// (Ollama's native API); nil otherwise.
+	// (a native API that measures its phases); nil otherwise.
 	Phases *Phases
 
 	noPerChunkUsage bool
