@@ -84,9 +84,26 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		return exitUnjudged
 	}
 	if signalled != nil {
+		// An interrupted run exits with its verdict, as gate-status reports it: Ginkgo's
+		// CLI exits 1 after an interrupt, which is the regression code.
+		if v, ok := freshVerdict(verdict, before); ok {
+			fmt.Fprintf(stderr, "anvilbench run: interrupted by %v: the run's verdict is %s (exit %d)\n", signalled, v.Outcome.Text(), v.ExitCode)
+			return v.ExitCode
+		}
 		return code
 	}
 	return withVerdict(code, verdict, before, stderr)
+}
+
+// freshVerdict is the verdict at path when the suites wrote it during the run (before is
+// what was there when it started).
+func freshVerdict(path string, before os.FileInfo) (gate.Summary, bool) {
+	info, err := os.Stat(path)
+	if err != nil || before != nil && info.ModTime().Equal(before.ModTime()) && info.Size() == before.Size() {
+		return gate.Summary{}, false
+	}
+	s, err := runrecord.ReadSummary(path)
+	return s, err == nil
 }
 
 // withVerdict is the exit code of a run whose Ginkgo CLI exited with code: the verdict's
@@ -94,12 +111,8 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 // started) and it failed, else Ginkgo's. The specs can all pass while the verdict fails
 // (a budget no spec used); a CI step or a pod then fails without a gate-status after it.
 func withVerdict(code int, path string, before os.FileInfo, stderr io.Writer) int {
-	info, err := os.Stat(path)
-	if err != nil || before != nil && info.ModTime().Equal(before.ModTime()) && info.Size() == before.Size() {
-		return code
-	}
-	s, err := runrecord.ReadSummary(path)
-	if err != nil || s.ExitCode == exitOK {
+	s, ok := freshVerdict(path, before)
+	if !ok || s.ExitCode == exitOK {
 		return code
 	}
 	if code == exitOK {

@@ -44,7 +44,9 @@ func fakeGinkgo() int {
 	return suite.ProcessState.ExitCode()
 }
 
-// fakeSuite exits 3 on SIGINT, 4 on SIGTERM, 9 when no signal came within 30 s.
+// fakeSuite exits 3 on SIGINT, 4 on SIGTERM, 9 when no signal came within 30 s; with
+// ANVIL_TEST_VERDICT, on a signal it writes a run-failed verdict there and exits 1, as an
+// interrupted Ginkgo suite does.
 func fakeSuite() int {
 	got := make(chan os.Signal, 1)
 	signal.Notify(got, os.Interrupt, syscall.SIGTERM)
@@ -52,6 +54,13 @@ func fakeSuite() int {
 	select {
 	case sig := <-got:
 		fmt.Printf("suite: got %v\n", sig)
+		if dir := os.Getenv("ANVIL_TEST_VERDICT"); dir != "" {
+			// As an anvilbench suite does: the interrupted run's verdict, then Ginkgo's 1.
+			runrecord.Update(dir, os.Getenv("ANVIL_RUN_ID"), func(s *gate.Summary) {
+				s.Failed = append(s.Failed, gate.Failure{Suite: "fake", Check: "interrupted", Kind: gate.KindRun, Outcome: gate.RunFailed, Message: "interrupted"})
+			})
+			return 1
+		}
 		if sig == os.Interrupt {
 			return 3
 		}
@@ -62,11 +71,20 @@ func fakeSuite() int {
 }
 
 // A signal sent to anvilbench run alone, as a pod's PID 1 or a CI runner gets it, reaches
-// the suite that Ginkgo's CLI runs, and the suite's exit code comes back.
+// the suite that Ginkgo's CLI runs; the run exits with the verdict the interrupted suite
+// wrote (gate-status's code), else with the suite's own exit code.
 func TestRunPassesASignalToTheSuite(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		sig     syscall.Signal
+		verdict bool
+	}{{syscall.SIGINT, false}, {syscall.SIGTERM, false}, {syscall.SIGTERM, true}, {syscall.SIGINT, true}} {
+		sig := c.sig
+		name := sig.String()
+		if c.verdict {
+			name += " with a verdict"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			ginkgo := filepath.Join(dir, "ginkgo")
@@ -77,7 +95,11 @@ func TestRunPassesASignalToTheSuite(t *testing.T) {
 			ready := filepath.Join(dir, "ready")
 			var out bytes.Buffer
 			cmd := exec.Command(os.Args[0], "run", "-r", "./suites")
-			cmd.Env = append(os.Environ(), "ANVIL_TEST_ROLE=anvilbench", "ANVIL_GINKGO="+ginkgo, "ANVIL_TEST_READY="+ready)
+			cmd.Env = append(os.Environ(), "ANVIL_TEST_ROLE=anvilbench", "ANVIL_GINKGO="+ginkgo, "ANVIL_TEST_READY="+ready,
+				"ANVIL_OUT_DIR="+filepath.Join(dir, "out"), "ANVIL_RUN_ID=run-interrupted")
+			if c.verdict {
+				cmd.Env = append(cmd.Env, "ANVIL_TEST_VERDICT="+filepath.Join(dir, "out"))
+			}
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -102,9 +124,14 @@ func TestRunPassesASignalToTheSuite(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("anvilbench run still running 20 s after %v:\n%s", sig, out.String())
 			}
+			// Without a verdict, the suite's own code comes back; with one, the verdict's:
+			// run failed, 4, where Ginkgo's CLI exits 1, the regression code.
 			want := map[syscall.Signal]int{syscall.SIGINT: 3, syscall.SIGTERM: 4}[sig]
+			if c.verdict {
+				want = gate.RunFailed.ExitCode()
+			}
 			if code := cmd.ProcessState.ExitCode(); code != want {
-				t.Errorf("exit code %d, want %d (the suite's own on %v)\n%s", code, want, sig, out.String())
+				t.Errorf("exit code %d, want %d\n%s", code, want, out.String())
 			}
 			for _, line := range []string{"anvilbench run: " + sig.String() + ": passing it to ginkgo and every process it started", "suite: got " + sig.String()} {
 				if !strings.Contains(out.String(), line) {
