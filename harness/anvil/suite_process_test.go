@@ -194,7 +194,7 @@ func TestABaselineBuildThatDoesNotAnswerIsRefusedFirst(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	if out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_BASELINE_URL=http://127.0.0.1:9/v1", "ANVIL_REQUESTS=4",
+	if out, err := suiteProcess(t, roleConfigured, dir, "ANVIL_BASELINE_URL=http://127.0.0.1:9/v1", "ANVIL_REPEATS=2", "ANVIL_REQUESTS=4",
 		"ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000").CombinedOutput(); err == nil {
 		t.Fatalf("the suite passed:\n%s", out)
 	}

@@ -98,7 +98,7 @@ func TestTheBaselineVariables(t *testing.T) {
 		t.Errorf("history: %d runs, one %v, interleaved %v", len(spec.History), spec.Baseline, spec.Interleaved)
 	}
 
-	cfg, err = Load(map[string]string{"ANVIL_BASELINE_URL": "http://127.0.0.1:9/v1", "ANVIL_BASELINE_MODEL": "main-build", "ANVIL_BASELINE_API_KEY": "sk-baseline-0123456789"})
+	cfg, err = Load(map[string]string{"ANVIL_BASELINE_URL": "http://127.0.0.1:9/v1", "ANVIL_BASELINE_MODEL": "main-build", "ANVIL_BASELINE_API_KEY": "sk-baseline-0123456789", "ANVIL_REPEATS": "6"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +111,17 @@ func TestTheBaselineVariables(t *testing.T) {
 		"ANVIL_BASELINE=" + dir + ",ANVIL_BASELINE_URL=http://127.0.0.1:9/v1": "ANVIL_BASELINE and ANVIL_BASELINE_URL: set one",
 		"ANVIL_BASELINE_URL=ftp://host/v1":                                    "ANVIL_BASELINE_URL",
 		"ANVIL_BASELINE_URL=http://127.0.0.1:9/v1,ANVIL_SHARD=0/2":            "ANVIL_BASELINE_URL: an interleaved run is not sharded",
-		"ANVIL_BASELINE=" + filepath.Join(dir, "none-*.json"):                 "no artifact there",
+		// One pair of blocks cannot be judged: refused before any request, naming the fix.
+		"ANVIL_BASELINE_URL=http://127.0.0.1:9/v1":                 "ANVIL_REPEATS=1 gives 1: a comparison needs at least 2 (ABBA); set ANVIL_REPEATS=6",
+		"ANVIL_BASELINE_URL=http://127.0.0.1:9/v1,ANVIL_REPEATS=2": "",
+		"ANVIL_BASELINE=" + filepath.Join(dir, "none-*.json"):      "no artifact there",
 	} {
 		vars := map[string]string{}
 		for kv := range strings.SplitSeq(env, ",") {
 			k, v, _ := strings.Cut(kv, "=")
 			vars[k] = v
 		}
-		if _, err := Load(vars); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Load(vars); (want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", env, err, want)
 		}
 	}
@@ -139,7 +142,7 @@ func TestScenariosNameTheirBaselines(t *testing.T) {
 	  {"name": "long-chat", "requests": 12, "baseline_url": "http://127.0.0.1:7/v1", "baseline_model": "main"},
 	  {"name": "agent", "requests": 12}
 	]}`)
-	cfg, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_BASELINE_URL": "http://127.0.0.1:9/v1"})
+	cfg, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path, "ANVIL_BASELINE_URL": "http://127.0.0.1:9/v1", "ANVIL_REPEATS": "4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +155,11 @@ func TestScenariosNameTheirBaselines(t *testing.T) {
 	}
 	if in := s[2].Interleave; in == nil || in.Baseline.BaseURL != "http://127.0.0.1:9/v1" || in.Model != "" {
 		t.Errorf("agent: %+v", in)
+	}
+	// A scenario's own baseline build, at one pair of blocks, is refused before any request.
+	writeFile(t, path, `{"scenarios": [{"name": "long-chat", "requests": 12, "baseline_url": "http://127.0.0.1:7/v1"}]}`)
+	if _, err := Load(map[string]string{"ANVIL_SCENARIOS_FILE": path}); err == nil || !strings.Contains(err.Error(), "interleaved with a baseline build, repeats 1 gives 1 pairs of blocks: a comparison needs at least 2 (ABBA)") {
+		t.Errorf("one pair of a scenario's own baseline build: %v", err)
 	}
 	writeFile(t, path, `{"scenarios": [{"name": "both", "baseline": "history", "baseline_url": "http://127.0.0.1:7/v1"},
 	  {"name": "model-only", "baseline_model": "main"}]}`)

@@ -37,6 +37,10 @@ func (c Config) Validate() error {
 		if c.Shard != "" || c.Shards != 0 {
 			p = append(p, fmt.Sprintf("%sBASELINE_URL: an interleaved run is not sharded (its blocks alternate on one client); unset %sSHARD/%sSHARDS", Prefix, Prefix, Prefix))
 		}
+		if r := max(c.configured().Repeats, 1); r < minInterleavedPairs {
+			add("%sBASELINE_URL interleaves %sREPEATS pairs of blocks with the baseline build, and %sREPEATS=%d gives %d: a comparison needs at least %d (ABBA); set %sREPEATS=6 (docs/gating.md: what each number of pairs resolves)",
+				Prefix, Prefix, Prefix, r, r, minInterleavedPairs, Prefix)
+		}
 	}
 	if c.Timeout == 0 {
 		add("%sTIMEOUT=0s: out of range (want a duration in (0, 1h])", Prefix)
@@ -108,3 +112,6 @@ func (c Config) Interleaving() *capacity.Interleaving {
 	}
 	return &capacity.Interleaving{Baseline: t, Model: c.BaselineModel}
 }
+
+// minInterleavedPairs is the fewest pairs of blocks an interleaved comparison judges.
+const minInterleavedPairs = 2
