@@ -125,7 +125,7 @@ func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		id = run.Extension.RunID
 	}
 	s := gate.Summary{RunID: id}
-	s.FinishSuite("judge", judged, failures)
+	s.FinishSuite("judge", judged, failures, nil)
 	fmt.Fprintf(stdout, "gate: %s (%d checks, %d failed)\n", s.Outcome.Text(), s.Checks, len(failures))
 	if *out != "" {
 		if err := runrecord.WriteSummary(filepath.Join(*out, runrecord.SummaryFile), s); err != nil {

@@ -181,7 +181,7 @@ func TestRunExitsWithTheVerdictsCode(t *testing.T) {
 	t.Parallel()
 	out, staged := t.TempDir(), t.TempDir()
 	if _, err := runrecord.Update(staged, "run-test", func(s *gate.Summary) {
-		s.FinishSuite("engine", 3, []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 5ms exceeds 1ms"}})
+		s.FinishSuite("engine", 3, []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 5ms exceeds 1ms"}}, nil)
 	}); err != nil {
 		t.Fatal(err)
 	}

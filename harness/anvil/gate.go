@@ -189,8 +189,10 @@ func expectCheck(c gate.Check, run *artifact.Benchmark) {
 	if r.Skipped != "" {
 		Skip(r.Skipped)
 	}
-	if !r.Passed() {
+	if !r.Passed() || r.PassedInconclusive {
 		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
+	}
+	if !r.Passed() {
 		Fail(r.Message)
 	}
 }

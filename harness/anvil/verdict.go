@@ -126,7 +126,7 @@ func finishRun(suiteReport types.Report) {
 	// Not from Current: on a configuration error BeforeSuite failed, or did not run, and
 	// current is nil.
 	cfg, cfgErr := loaded()
-	checks, failed := junit.SuiteVerdict(suiteReport)
+	checks, failed, inconclusive := junit.SuiteVerdict(suiteReport)
 	withProblem, unbuilt := unbuiltTree(suiteReport, cfgErr)
 	record := recordSuite(suite)
 	reported := false
@@ -137,10 +137,10 @@ func finishRun(suiteReport types.Report) {
 		// like a suite skipped for it, adds nothing.
 		if unbuilt != nil && failedBefore(s, suite) == nil {
 			configurationFailed(s, suite, unbuilt)
-			_, f = junit.SuiteVerdict(withProblem)
+			_, f, _ = junit.SuiteVerdict(withProblem)
 			reported = true
 		}
-		s.FinishSuite(suite, checks, f)
+		s.FinishSuite(suite, checks, f, inconclusive)
 	})
 	if reported {
 		suiteReport = withProblem

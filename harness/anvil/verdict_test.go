@@ -32,7 +32,7 @@ func TestASuiteLeftWithoutSpecsByItsConfigurationSaysWhy(t *testing.T) {
 	if empty.SuiteSucceeded {
 		t.Error("the suite still reads as succeeded")
 	}
-	checks, failed := junit.SuiteVerdict(empty)
+	checks, failed, _ := junit.SuiteVerdict(empty)
 	if checks != 0 || len(failed) != 1 || failed[0].Outcome != gate.RunFailed || !strings.Contains(failed[0].Message, `ANVIL_CONCURRENCY="abc"`) {
 		t.Errorf("verdict: %d checks, failures %+v; want one run failure naming ANVIL_CONCURRENCY", checks, failed)
 	}

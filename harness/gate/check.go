@@ -24,6 +24,9 @@ type Result struct {
 	// Resolution is what a baseline comparison's samples could resolve; nil for other
 	// checks, and for a comparison that did not get to compare the rows.
 	Resolution *Resolution `json:"resolution,omitempty"`
+	// PassedInconclusive marks a comparison that could not resolve the gate's change and
+	// passed only because the gate says so (gate_inconclusive=pass): the verdict names it.
+	PassedInconclusive bool `json:"passed_inconclusive,omitempty"`
 }
 
 // Resolution is what a comparison could resolve.

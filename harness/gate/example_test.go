@@ -32,7 +32,7 @@ func ExampleSpec() {
 		}
 	}
 	verdict := gate.Summary{RunID: "example"}
-	verdict.FinishSuite("example", judged, failed)
+	verdict.FinishSuite("example", judged, failed, nil)
 	fmt.Printf("verdict: %s (exit %d): %s\n", verdict.Outcome.Text(), verdict.ExitCode, verdict.Reason)
 	// Output:
 	// completes every request: pass

@@ -94,7 +94,7 @@ func TestRegressionOutcomes(t *testing.T) {
 		t.Errorf("one stored run: %+v", r)
 	}
 	how.OnInconclusive = InconclusivePass
-	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || !strings.Contains(r.Message, "inconclusive") {
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || !r.PassedInconclusive || !strings.Contains(r.Message, "inconclusive") {
 		t.Errorf("inconclusive allowed: %+v", r)
 	}
 	if r := NoRegression(Against{Baseline: synthetic(4, 5, 0.05, 7)}, "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
@@ -187,16 +187,16 @@ func TestSummaryFailsClosed(t *testing.T) {
 	if s.Outcome != RunFailed || !strings.Contains(s.Reason, "suite capacity started at") {
 		t.Errorf("unfinished: %s %q", s.Outcome, s.Reason)
 	}
-	s.FinishSuite("capacity", 0, nil)
+	s.FinishSuite("capacity", 0, nil, nil)
 	if s.Outcome != RunFailed || !strings.Contains(s.Reason, "no check ran") {
 		t.Errorf("nothing judged: %s %q", s.Outcome, s.Reason)
 	}
-	s.FinishSuite("capacity", 5, []Failure{{Suite: "capacity", Check: "meets the budget tpot_p50_ms<=1", Kind: KindBudget, Outcome: BudgetBroken, Message: "tpot p50 5.00ms exceeds budget 1.00ms over 60 samples"}})
+	s.FinishSuite("capacity", 5, []Failure{{Suite: "capacity", Check: "meets the budget tpot_p50_ms<=1", Kind: KindBudget, Outcome: BudgetBroken, Message: "tpot p50 5.00ms exceeds budget 1.00ms over 60 samples"}}, nil)
 	if s.Outcome != BudgetBroken || s.ExitCode != 3 || s.Reason != "meets the budget tpot_p50_ms<=1: tpot p50 5.00ms exceeds budget 1.00ms over 60 samples" {
 		t.Errorf("broken budget: %s %d %q", s.Outcome, s.ExitCode, s.Reason)
 	}
 	s.Suite("curves").Uses = []string{"ANVIL_REQUESTS"}
-	s.FinishSuite("curves", 3, nil)
+	s.FinishSuite("curves", 3, nil, nil)
 	s.Suites[0].Uses = []string{"ANVIL_REQUESTS"}
 	s.Judge()
 	if s.Outcome != RunFailed || !slices.Equal(s.Unused, []string{"ANVIL_BUDGETS"}) || !strings.Contains(s.Reason, "ANVIL_BUDGETS is set but no spec of this run used it") {

@@ -291,7 +291,9 @@ func regressionResult(v compare.Verdict, how Comparison) Result {
 		return found(Regression, v.Message())
 	case compare.Inconclusive:
 		if how.OnInconclusive == InconclusivePass {
-			return held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
+			r := held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
+			r.PassedInconclusive = true
+			return r
 		}
 		return unjudged(Inconclusive, v.Message())
 	case compare.NotComparable, compare.Insufficient:

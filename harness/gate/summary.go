@@ -32,6 +32,9 @@ type Summary struct {
 	// Failed lists those that did not hold, most severe first.
 	Checks int       `json:"checks"`
 	Failed []Failure `json:"failed"`
+	// PassedInconclusive lists the comparisons that held only because the gate passes an
+	// inconclusive one (gate_inconclusive=pass): they resolved no change of the gate's size.
+	PassedInconclusive []Failure `json:"passed_inconclusive"`
 	// Suites are the run's suites in the order they started.
 	Suites []SuiteState `json:"suites"`
 	// Variables are the ANVIL_* variables set when the run started (names only);
@@ -96,6 +99,9 @@ func (s *Summary) Judge() {
 	s.Schema = SummarySchema
 	if s.Failed == nil {
 		s.Failed = []Failure{}
+	}
+	if s.PassedInconclusive == nil {
+		s.PassedInconclusive = []Failure{}
 	}
 	slices.SortStableFunc(s.Failed, bySeverity)
 	s.Checks = 0
@@ -172,13 +178,15 @@ func (s *Summary) Suite(name string) *SuiteState {
 	return &s.Suites[len(s.Suites)-1]
 }
 
-// FinishSuite records what suite judged: checks judged and the failures among them,
-// replacing any earlier record of the suite in this run.
-func (s *Summary) FinishSuite(suite string, checks int, failed []Failure) {
+// FinishSuite records what suite judged: checks judged, the failures among them and the
+// comparisons that passed inconclusive, replacing any earlier record of the suite in this
+// run.
+func (s *Summary) FinishSuite(suite string, checks int, failed, inconclusive []Failure) {
 	st := s.Suite(suite)
 	st.State, st.FinishedAt, st.Checks = SuiteFinished, now(), checks
-	s.Failed = slices.DeleteFunc(s.Failed, func(f Failure) bool { return f.Suite == suite })
-	s.Failed = append(s.Failed, failed...)
+	ofSuite := func(f Failure) bool { return f.Suite == suite }
+	s.Failed = append(slices.DeleteFunc(s.Failed, ofSuite), failed...)
+	s.PassedInconclusive = append(slices.DeleteFunc(s.PassedInconclusive, ofSuite), inconclusive...)
 	s.Judge()
 }
 

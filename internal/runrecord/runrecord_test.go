@@ -14,7 +14,7 @@ import (
 func TestANewRunStartsFailed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := Update(dir, "run-a", func(s *gate.Summary) { s.FinishSuite("capacity", 4, nil) }); err != nil {
+	if _, err := Update(dir, "run-a", func(s *gate.Summary) { s.FinishSuite("capacity", 4, nil, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := ReadSummary(filepath.Join(dir, SummaryFile)); err != nil || s.Outcome != gate.Pass || s.RunID != "run-a" {

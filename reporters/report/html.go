@@ -101,6 +101,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </details>
 {{- end}}
 {{- end}}
+{{- if .Inconclusive}}
+<p>Passed inconclusive (<code>gate_inconclusive=pass</code>): they resolved no change of the gate's size.</p>
+<ol>
+{{- range .Inconclusive}}{{template "check" .}}{{end}}
+</ol>
+{{- end}}
 </section>
 {{- end}}
 <dl id="under-test" class="fields" aria-label="under test">

@@ -20,8 +20,9 @@ type Verdict struct {
 	Outcome gate.Outcome
 	// Word is "PASS", "FAIL" or "NOT GATED"; Summary says what was judged.
 	Word, Summary string
-	// Failed are the checks that did not pass, most severe first.
-	Failed []Check
+	// Failed are the checks that did not pass, most severe first; Inconclusive the
+	// comparisons that passed only because the gate passes an inconclusive one.
+	Failed, Inconclusive []Check
 	// Basis says where the verdict comes from.
 	Basis string
 }
@@ -111,6 +112,12 @@ func fromSummary(g gate.Summary, runs []*RunView) Verdict {
 	}
 	for _, f := range failures {
 		v.Failed = append(v.Failed, Check{Name: f.Check, Outcome: f.Outcome, Message: f.Message})
+	}
+	if n := len(g.PassedInconclusive); n > 0 {
+		v.Summary += fmt.Sprintf("; %s inconclusive, passed by gate_inconclusive=pass", plural(n, "comparison", "comparisons"))
+	}
+	for _, f := range g.PassedInconclusive {
+		v.Inconclusive = append(v.Inconclusive, Check{Name: f.Check, Outcome: f.Outcome, Message: f.Message})
 	}
 	return v
 }

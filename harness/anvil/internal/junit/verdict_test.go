@@ -37,7 +37,7 @@ func TestSuiteVerdictClassifiesByWhatFailed(t *testing.T) {
 		{"a regression that timed out", spec("mine", nil, types.SpecStateTimedout, types.NodeTypeIt, regressed), gate.RunFailed},
 	}
 	for _, c := range cases {
-		checks, got := SuiteVerdict(types.Report{SuiteDescription: "s", SuiteSucceeded: false, SpecReports: []types.SpecReport{
+		checks, got, _ := SuiteVerdict(types.Report{SuiteDescription: "s", SuiteSucceeded: false, SpecReports: []types.SpecReport{
 			spec("ok", nil, passed, 0, nil), spec("skipped", nil, types.SpecStateSkipped, 0, nil), c.spec}})
 		if checks != 2 || len(got) != 1 || got[0].Outcome != c.want {
 			t.Errorf("%s: %d checks, %+v; want 2 checks and %s", c.name, checks, got, c.want)
@@ -46,13 +46,26 @@ func TestSuiteVerdictClassifiesByWhatFailed(t *testing.T) {
 	// A failed BeforeSuite (the configuration, the preflight) is the run's failure.
 	setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: failed,
 		Failure: types.Failure{Message: "invalid anvilbench configuration: ANVIL_CONCURENCY: unknown variable"}}
-	checks, got := SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecReports: []types.SpecReport{setup}})
+	checks, got, _ := SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecReports: []types.SpecReport{setup}})
 	if checks != 0 || len(got) != 1 || got[0].Outcome != gate.RunFailed || got[0].Check != "suite capacity set-up (SynchronizedBeforeSuite)" {
 		t.Errorf("set-up: %d %+v", checks, got)
 	}
 	// A suite that did not succeed with nothing to show for it (an interrupt).
-	_, got = SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecialSuiteFailureReasons: []string{"Interrupted by User"}})
+	_, got, _ = SuiteVerdict(types.Report{SuiteDescription: "capacity", SpecialSuiteFailureReasons: []string{"Interrupted by User"}})
 	if len(got) != 1 || got[0].Outcome != gate.RunFailed || got[0].Message != "Interrupted by User" {
 		t.Errorf("interrupted: %+v", got)
+	}
+}
+
+// A comparison that passed only because the gate passes an inconclusive one is listed
+// apart: not a failure, not a silent pass; a plain pass is neither.
+func TestSuiteVerdictListsWhatPassedInconclusive(t *testing.T) {
+	t.Parallel()
+	allowed := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Pass, Judged: true, PassedInconclusive: true, Message: "tpot p50 inconclusive: resolves 40% at best"}
+	held := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Pass, Judged: true, Message: "tpot p50 changed +0.1%"}
+	checks, failed, inconclusive := SuiteVerdict(types.Report{SuiteDescription: "s", SuiteSucceeded: true, SpecReports: []types.SpecReport{
+		spec("tpot", nil, types.SpecStatePassed, types.NodeTypeIt, allowed), spec("ttft", nil, types.SpecStatePassed, types.NodeTypeIt, held)}})
+	if checks != 2 || len(failed) != 0 || len(inconclusive) != 1 || inconclusive[0].Check != "tpot" || inconclusive[0].Outcome != gate.Inconclusive || inconclusive[0].Message != allowed.Message {
+		t.Errorf("checks %d, failed %v, inconclusive %+v", checks, failed, inconclusive)
 	}
 }
