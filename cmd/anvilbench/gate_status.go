@@ -81,8 +81,8 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.Outcome.Text(), f.Check, f.FirstLine())
 		printDetail(stdout, f.Message)
 	}
-	for _, f := range s.PassedInconclusive {
-		fmt.Fprintf(stdout, "  [inconclusive, passed by gate_inconclusive=pass] %s: %s\n", f.Check, f.FirstLine())
+	for _, f := range s.Noted {
+		fmt.Fprintf(stdout, "  [%s] %s: %s\n", f.State, f.Check, f.FirstLine())
 	}
 	return s.ExitCode
 }

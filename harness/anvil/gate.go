@@ -186,11 +186,11 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 func expectCheck(c gate.Check, run *artifact.Benchmark) {
 	GinkgoHelper()
 	r := c.Judge(run)
+	if !r.Passed() || r.Noted != "" {
+		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
+	}
 	if r.Skipped != "" {
 		Skip(r.Skipped)
-	}
-	if !r.Passed() || r.PassedInconclusive {
-		AddReportEntry(junit.CheckEntry, r, ReportEntryVisibilityNever)
 	}
 	if !r.Passed() {
 		Fail(r.Message)

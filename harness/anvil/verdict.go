@@ -126,7 +126,7 @@ func finishRun(suiteReport types.Report) {
 	// Not from Current: on a configuration error BeforeSuite failed, or did not run, and
 	// current is nil.
 	cfg, cfgErr := loaded()
-	checks, failed, inconclusive := junit.SuiteVerdict(suiteReport)
+	checks, failed, noted := junit.SuiteVerdict(suiteReport)
 	withProblem, unbuilt := unbuiltTree(suiteReport, cfgErr)
 	record := recordSuite(suite)
 	reported := false
@@ -140,7 +140,7 @@ func finishRun(suiteReport types.Report) {
 			_, f, _ = junit.SuiteVerdict(withProblem)
 			reported = true
 		}
-		s.FinishSuite(suite, checks, f, inconclusive)
+		s.FinishSuite(suite, checks, f, noted)
 	})
 	if reported {
 		suiteReport = withProblem

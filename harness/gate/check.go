@@ -24,10 +24,20 @@ type Result struct {
 	// Resolution is what a baseline comparison's samples could resolve; nil for other
 	// checks, and for a comparison that did not get to compare the rows.
 	Resolution *Resolution `json:"resolution,omitempty"`
-	// PassedInconclusive marks a comparison that could not resolve the gate's change and
-	// passed only because the gate says so (gate_inconclusive=pass): the verdict names it.
-	PassedInconclusive bool `json:"passed_inconclusive,omitempty"`
+	// Noted is what the verdict must say of a check that held or was skipped without
+	// judging what it names: NotedInconclusive, NotedNoBaseline; "" otherwise.
+	Noted string `json:"noted,omitempty"`
 }
+
+// What a verdict notes of a check that held or was skipped without judging.
+const (
+	// NotedInconclusive: a comparison that could not resolve the gate's change passed
+	// because the gate says so (gate_inconclusive=pass).
+	NotedInconclusive = "inconclusive, passed by gate_inconclusive=pass"
+	// NotedNoBaseline: a scenario its history holds no earlier run of ran unjudged, the
+	// first run of its history.
+	NotedNoBaseline = "without a baseline yet"
+)
 
 // Resolution is what a comparison could resolve.
 type Resolution struct {

@@ -52,7 +52,7 @@ func TestEngineToItself(t *testing.T) {
 	if r := check.Judge(gaugeOnly); r.Outcome != InvalidRun || !strings.Contains(r.Message, "the engine held 1 request when the run began (1 running, 0 waiting): another client's") {
 		t.Errorf("a busy gauge and no counters: %+v", r)
 	}
-	if Worst(r.Outcome) != InvalidRun || KindEngine.Finding() != InvalidRun {
+	if worstOf(r.Outcome) != InvalidRun || KindEngine.Finding() != InvalidRun {
 		t.Errorf("a shared engine is an invalid run: %s, %s", r.Outcome, KindEngine.Finding())
 	}
 }

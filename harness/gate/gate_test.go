@@ -38,16 +38,16 @@ func TestPrecedenceAndExitCodes(t *testing.T) {
 			t.Errorf("%s exits %d, want %d", o, o.ExitCode(), code)
 		}
 	}
-	if got := Worst(BudgetBroken, Regression, Inconclusive); got != Regression {
+	if got := worstOf(BudgetBroken, Regression, Inconclusive); got != Regression {
 		t.Errorf("a regression and a broken budget: %s wins, want regression", got)
 	}
-	if got := Worst(Inconclusive, BudgetBroken); got != BudgetBroken {
+	if got := worstOf(Inconclusive, BudgetBroken); got != BudgetBroken {
 		t.Errorf("a definite finding outranks inconclusive: %s", got)
 	}
-	if got := Worst(NotComparable, InvalidRun, RunFailed); got != RunFailed {
+	if got := worstOf(NotComparable, InvalidRun, RunFailed); got != RunFailed {
 		t.Errorf("%s", got)
 	}
-	if Worst() != Pass {
+	if worstOf() != Pass {
 		t.Error("no outcome is a pass")
 	}
 }
@@ -94,7 +94,7 @@ func TestRegressionOutcomes(t *testing.T) {
 		t.Errorf("one stored run: %+v", r)
 	}
 	how.OnInconclusive = InconclusivePass
-	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || !r.PassedInconclusive || !strings.Contains(r.Message, "inconclusive") {
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || r.Noted != NotedInconclusive || !strings.Contains(r.Message, "inconclusive") {
 		t.Errorf("inconclusive allowed: %+v", r)
 	}
 	if r := NoRegression(Against{Baseline: synthetic(4, 5, 0.05, 7)}, "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
@@ -208,7 +208,7 @@ func TestSummaryFailsClosed(t *testing.T) {
 func TestDefaultsAreTheTagsDefaults(t *testing.T) {
 	t.Parallel()
 	s := DefaultSpec()
-	if s.By != DefaultBy || s.ContextTolerance != DefaultContextTolerance || s.OnInconclusive != DefaultOnInconclusive ||
+	if s.By != DefaultBy || s.ContextTolerance != DefaultContextTolerance || s.OnInconclusive != defaultOnInconclusive ||
 		s.Client.MaxCPUPct != DefaultMaxClientCPUPct || s.Client.MaxStartLagPct != DefaultMaxStartLagPct ||
 		!slices.Equal(s.Metrics, DefaultMetrics()) {
 		t.Errorf("DefaultSpec %+v", s)

@@ -233,7 +233,7 @@ type Comparison struct {
 	// AllowMismatch judges the metric even when the workloads differ.
 	AllowMismatch bool `key:"allow_mismatch" default:"false"`
 	// OnInconclusive is what a comparison that cannot resolve a change of By comes to;
-	// "" is DefaultOnInconclusive (fail).
+	// "" is defaultOnInconclusive (fail).
 	OnInconclusive InconclusivePolicy `key:"gate_inconclusive" default:"fail"`
 	// RunCV is the run-to-run coefficient of variation of a figure between sessions of one
 	// build, counted when a comparison has no history to measure it (one run against one
@@ -292,7 +292,7 @@ func regressionResult(v compare.Verdict, how Comparison) Result {
 	case compare.Inconclusive:
 		if how.OnInconclusive == InconclusivePass {
 			r := held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
-			r.PassedInconclusive = true
+			r.Noted = NotedInconclusive
 			return r
 		}
 		return unjudged(Inconclusive, v.Message())

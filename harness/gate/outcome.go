@@ -72,8 +72,8 @@ func (o Outcome) severity() int {
 // Worse reports whether o takes precedence over p.
 func (o Outcome) Worse(p Outcome) bool { return o.severity() < p.severity() }
 
-// Worst is the outcome that takes precedence among outcomes; Pass when there are none.
-func Worst(outcomes ...Outcome) Outcome {
+// worstOf is the outcome that takes precedence among outcomes; Pass when there are none.
+func worstOf(outcomes ...Outcome) Outcome {
 	w := Pass
 	for _, o := range outcomes {
 		if o.Worse(w) {

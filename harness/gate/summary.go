@@ -32,9 +32,10 @@ type Summary struct {
 	// Failed lists those that did not hold, most severe first.
 	Checks int       `json:"checks"`
 	Failed []Failure `json:"failed"`
-	// PassedInconclusive lists the comparisons that held only because the gate passes an
-	// inconclusive one (gate_inconclusive=pass): they resolved no change of the gate's size.
-	PassedInconclusive []Failure `json:"passed_inconclusive"`
+	// Noted lists the checks that held or were skipped without judging what they name,
+	// each with its note in State: a comparison passed inconclusive (gate_inconclusive=
+	// pass), a scenario whose history holds no earlier run (no baseline yet).
+	Noted []Failure `json:"noted"`
 	// Suites are the run's suites in the order they started.
 	Suites []SuiteState `json:"suites"`
 	// Variables are the ANVIL_* variables set when the run started (names only);
@@ -100,8 +101,8 @@ func (s *Summary) Judge() {
 	if s.Failed == nil {
 		s.Failed = []Failure{}
 	}
-	if s.PassedInconclusive == nil {
-		s.PassedInconclusive = []Failure{}
+	if s.Noted == nil {
+		s.Noted = []Failure{}
 	}
 	slices.SortStableFunc(s.Failed, bySeverity)
 	s.Checks = 0
@@ -179,14 +180,13 @@ func (s *Summary) Suite(name string) *SuiteState {
 }
 
 // FinishSuite records what suite judged: checks judged, the failures among them and the
-// comparisons that passed inconclusive, replacing any earlier record of the suite in this
-// run.
-func (s *Summary) FinishSuite(suite string, checks int, failed, inconclusive []Failure) {
+// checks noted (Noted), replacing any earlier record of the suite in this run.
+func (s *Summary) FinishSuite(suite string, checks int, failed, noted []Failure) {
 	st := s.Suite(suite)
 	st.State, st.FinishedAt, st.Checks = SuiteFinished, now(), checks
 	ofSuite := func(f Failure) bool { return f.Suite == suite }
 	s.Failed = append(slices.DeleteFunc(s.Failed, ofSuite), failed...)
-	s.PassedInconclusive = append(slices.DeleteFunc(s.PassedInconclusive, ofSuite), inconclusive...)
+	s.Noted = append(slices.DeleteFunc(s.Noted, ofSuite), noted...)
 	s.Judge()
 }
 

@@ -101,10 +101,10 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 </details>
 {{- end}}
 {{- end}}
-{{- if .Inconclusive}}
-<p>Passed inconclusive (<code>gate_inconclusive=pass</code>): they resolved no change of the gate's size.</p>
+{{- if .Noted}}
+<p>Held or skipped without judging what they name:</p>
 <ol>
-{{- range .Inconclusive}}{{template "check" .}}{{end}}
+{{- range .Noted}}{{template "check" .}}{{end}}
 </ol>
 {{- end}}
 </section>

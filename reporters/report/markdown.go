@@ -30,10 +30,10 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "- ❌ %s: **%s**: %s\n", mdText(OutcomeText(c.Outcome)), mdText(c.Name), mdText(c.FirstLine()))
 	}
-	for _, c := range m.Verdict.Inconclusive {
-		fmt.Fprintf(&b, "- ➖ inconclusive, passed by gate_inconclusive=pass: **%s**: %s\n", mdText(c.Name), mdText(c.FirstLine()))
+	for _, c := range m.Verdict.Noted {
+		fmt.Fprintf(&b, "- ➖ **%s**: %s\n", mdText(c.Name), mdText(c.FirstLine()))
 	}
-	if len(m.Verdict.Failed)+len(m.Verdict.Inconclusive) > 0 {
+	if len(m.Verdict.Failed)+len(m.Verdict.Noted) > 0 {
 		b.WriteString("\n")
 	}
 	for _, f := range m.UnderTest {

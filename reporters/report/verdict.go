@@ -20,9 +20,11 @@ type Verdict struct {
 	Outcome gate.Outcome
 	// Word is "PASS", "FAIL" or "NOT GATED"; Summary says what was judged.
 	Word, Summary string
-	// Failed are the checks that did not pass, most severe first; Inconclusive the
-	// comparisons that passed only because the gate passes an inconclusive one.
-	Failed, Inconclusive []Check
+	// Failed are the checks that did not pass, most severe first; Noted those that held
+	// or were skipped with a note (Notes, in order: inconclusive passed by
+	// gate_inconclusive=pass, no baseline yet), each message beginning with its note.
+	Failed, Noted []Check
+	Notes         []string
 	// Basis says where the verdict comes from.
 	Basis string
 }
@@ -113,11 +115,15 @@ func fromSummary(g gate.Summary, runs []*RunView) Verdict {
 	for _, f := range failures {
 		v.Failed = append(v.Failed, Check{Name: f.Check, Outcome: f.Outcome, Message: f.Message})
 	}
-	if n := len(g.PassedInconclusive); n > 0 {
-		v.Summary += fmt.Sprintf("; %s inconclusive, passed by gate_inconclusive=pass", plural(n, "comparison", "comparisons"))
+	notes := map[string]int{}
+	for _, f := range g.Noted {
+		if notes[f.State]++; notes[f.State] == 1 {
+			v.Notes = append(v.Notes, f.State)
+		}
+		v.Noted = append(v.Noted, Check{Name: f.Check, Outcome: f.Outcome, Message: f.State + ": " + f.Message})
 	}
-	for _, f := range g.PassedInconclusive {
-		v.Inconclusive = append(v.Inconclusive, Check{Name: f.Check, Outcome: f.Outcome, Message: f.Message})
+	for _, note := range v.Notes {
+		v.Summary += fmt.Sprintf("; %s %s", plural(notes[note], "check", "checks"), note)
 	}
 	return v
 }

@@ -24,24 +24,27 @@ const (
 const CheckEntry = "anvilbench.check"
 
 // SuiteVerdict is what a suite's report adds to its run's verdict: the checks it judged
-// (every spec that ran, whatever its labels), those that failed, and the comparisons that
-// passed inconclusive (gate_inconclusive=pass). A failure's outcome
+// (every spec that ran, whatever its labels), those that failed, and those that held or
+// were skipped with a note the verdict must carry (gate.Result.Noted). A failure's outcome
 // comes from the check that explains it (CheckEntry); a spec that failed on something
 // else takes the outcome of its kind label, else it is a failed run, as are a spec that
 // was interrupted, timed out or panicked, and a failed set-up node (BeforeSuite: the
 // configuration, the preflight). A suite that did not succeed for a reason of its own
 // (Ginkgo's special failure reasons, e.g. an interrupt) with no failed spec to show for it
 // is a failed run too.
-func SuiteVerdict(report types.Report) (checks int, failed, inconclusive []gate.Failure) {
+func SuiteVerdict(report types.Report) (checks int, failed, noted []gate.Failure) {
 	suite := report.SuiteDescription
 	for _, spec := range report.SpecReports {
 		it := spec.LeafNodeType == types.NodeTypeIt
 		if it && !spec.State.Is(types.SpecStateSkipped|types.SpecStatePending) {
 			checks++
 		}
-		if r, ok := explained(spec); ok && it && spec.State == types.SpecStatePassed && r.PassedInconclusive {
-			inconclusive = append(inconclusive, gate.Failure{Suite: suite, Check: spec.FullText(), Kind: r.Kind, Outcome: gate.Inconclusive,
-				State: "passed", Message: r.Message})
+		if r, ok := explained(spec); ok && it && spec.State.Is(types.SpecStatePassed|types.SpecStateSkipped) && r.Noted != "" {
+			message := r.Message
+			if r.Skipped != "" {
+				message = r.Skipped
+			}
+			noted = append(noted, gate.Failure{Suite: suite, Check: spec.FullText(), Kind: r.Kind, Outcome: gate.Pass, State: r.Noted, Message: message})
 		}
 		if !spec.State.Is(types.SpecStateFailureStates) || !(it || spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes)) {
 			continue
@@ -56,7 +59,7 @@ func SuiteVerdict(report types.Report) (checks int, failed, inconclusive []gate.
 		failed = append(failed, gate.Failure{Suite: suite, Check: "suite " + suite, Kind: gate.KindRun, Outcome: gate.RunFailed,
 			State: "failed", Message: reasons})
 	}
-	return checks, failed, inconclusive
+	return checks, failed, noted
 }
 
 // failureOf is one failed spec or set-up node as a gate failure.
