@@ -2,8 +2,12 @@ package capacity
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -199,13 +203,13 @@ func acrossBlocks(values []*artifact.Float) artifact.BlockFigures {
 // its concurrency: prompts of its planned sizes under a nonce of their own and without the
 // shared prefix, so none shares a prefix with a measured prompt, and records what they
 // showed. Nothing of it reaches a figure.
-func (r *run) warm(ctx context.Context) *artifact.Warmup {
+func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 	n := r.sc.WarmupRequests
 	if sh := r.sc.Shard; sh.sharded() {
 		n = (n + sh.Count - 1) / sh.Count
 	}
 	if n <= 0 {
-		return nil
+		return nil, nil
 	}
 	measured := r.prompts
 	defer func() { r.prompts, r.progress = measured, progress{} }()
@@ -218,8 +222,37 @@ func (r *run) warm(ctx context.Context) *artifact.Warmup {
 	units := requestUnits{r, func(dst []byte, r *run, i int) ([]byte, error) {
 		return r.prompts.AppendPrompt(dst, i, r.plan[i].context)
 	}}
-	started, finished := closedLoop{units: n, concurrency: min(r.concurrency, n), start: units.start}.execute(ctx)
-	return warmupRecord(r.outcomes, finished.Sub(started))
+	// The warm-up stops at the first sign the engine cannot serve the workload: a first
+	// wave of failures (every request in flight, at least two) before any success.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	limit := min(max(min(r.concurrency, n), 2), n)
+	var failed, succeeded atomic.Int32
+	start := func(ctx context.Context, k int, due, ready time.Time) time.Time {
+		end := units.start(ctx, k, due, ready)
+		if o := r.outcomes[k]; o.row != nil {
+			succeeded.Add(1)
+		} else if failed.Add(1) >= int32(limit) && succeeded.Load() == 0 && o.failure != nil {
+			stop(fmt.Errorf("%w: its first %d requests failed and none succeeded (%s: %s): no measured request was sent",
+				errWarmupStopped, limit, o.failure.ErrorType, firstLine(o.failure.ErrorMessage)))
+		}
+		return end
+	}
+	started, finished := closedLoop{units: n, concurrency: min(r.concurrency, n), start: start}.execute(ctx)
+	record := warmupRecord(r.outcomes, finished.Sub(started))
+	if cause := context.Cause(ctx); errors.Is(cause, errWarmupStopped) {
+		return record, cause
+	}
+	return record, nil
+}
+
+// errWarmupStopped is the warm-up's stop at a first wave of failures.
+var errWarmupStopped = errors.New("the warm-up stopped")
+
+// firstLine is a message up to its first line break.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // lastWarmup is how many of the warm-up's last successes the cold-start check compares.

@@ -107,6 +107,12 @@ func (r *run) calibrate(ctx context.Context) {
 // marked incomplete; the requests it cut are failures of type cancelled.
 func (r *run) measure(ctx context.Context, target Target) (*artifact.Benchmark, error) {
 	w := r.begin(ctx, target)
+	if w.stopped != nil {
+		// Nothing is sent: every measured request is recorded as not sent, saying why.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		cancel(w.stopped)
+	}
 	c := startCounting()
 	started, finished, err := r.executeBlocks(ctx)
 	cost := c.stop()
@@ -124,13 +130,15 @@ type warmed struct {
 	watch  func() artifact.EngineMetrics
 	gpus   *gpumetrics.Watch
 	warmup *artifact.Warmup
+	// stopped is why the warm-up stopped early: the engine could not serve the workload.
+	stopped error
 }
 
 // begin starts watching the engine's metrics and its GPUs, and warms it.
 func (r *run) begin(ctx context.Context, target Target) warmed {
 	src, note := gpumetrics.Source(target.GPUMetricsURL)
 	w := warmed{watch: r.watchEngine(ctx, target), gpus: gpumetrics.Start(ctx, src, note, gpuInterval)}
-	w.warmup = r.warm(ctx)
+	w.warmup, w.stopped = r.warm(ctx)
 	return w
 }
 

@@ -1,0 +1,58 @@
+package capacity
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// An engine that cannot serve the workload (here it drips a byte every 0.3 s, past the
+// timeout) stops the warm-up at its first wave of failures: no further warm-up request,
+// no measured request sent, each measured index recorded as not sent saying why, within
+// about one timeout rather than 32 of them.
+func TestTheWarmUpStopsWhenTheEngineCannotServe(t *testing.T) {
+	var posts atomic.Int32
+	drip := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
+			return
+		}
+		posts.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte(":")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	}))
+	defer drip.Close()
+	sc := Scenario{Model: "drip", Requests: 2, Concurrency: 2, ContextTokens: 200, MaxTokens: 16, WarmupRequests: 32}
+	began := time.Now()
+	b := mustRun(t, Target{BaseURL: drip.URL + "/v1", Timeout: time.Second, StallTimeout: time.Second, MetricsURL: MetricsOff}, sc)
+	took := time.Since(began)
+	w := b.Extension.Warmup
+	if w == nil || w.Completed != 0 || w.Failed != w.Requests {
+		t.Fatalf("warm-up %+v", w)
+	}
+	// The first wave of 2, and at most one started while the second of them was failing.
+	if n := posts.Load(); n < 2 || n > 3 {
+		t.Errorf("the engine got %d requests; want the warm-up's first wave of 2, and at most 1 more", n)
+	}
+	if b.Completed != 0 || len(b.Failures) != 2 || !strings.Contains(b.Failures[0].ErrorMessage, "the warm-up stopped: its first 2 requests failed and none succeeded") {
+		t.Errorf("completed %d, failures %+v", b.Completed, b.Failures)
+	}
+	if took > 8*time.Second { // 32 warm-up requests to their timeout would take 16 s
+		t.Errorf("the run took %v against a 1 s timeout", took)
+	}
+	t.Logf("ended in %v (warm-up %v ms, calibration %+v): %s", took.Round(time.Millisecond), w.DurationMs, b.Extension.Calibration, b.Failures[0].ErrorMessage)
+}
