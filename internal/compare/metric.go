@@ -52,8 +52,7 @@ func seriesOf(metric string) (series, error) {
 	switch {
 	case !ok:
 		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, throughput)
-	case judged(family):
-		s.higherIsWorse, _ = artifact.Worse(family)
+	case judgedFamily(family, &s.higherIsWorse):
 	default:
 		return s, fmt.Errorf("metric %q: %s counts tokens; it measures the workload, not the engine's speed", metric, family)
 	}
@@ -183,8 +182,10 @@ func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int6
 	return logs, mids, nil
 }
 
-// judged reports whether a family's figure is the engine's speed (not a token count).
-func judged(family string) bool {
-	_, ok := artifact.Worse(family)
+// judgedFamily reports whether a family's figure is the engine's speed (not a token
+// count), setting higherIsWorse to its direction.
+func judgedFamily(family string, higherIsWorse *bool) bool {
+	worse, ok := artifact.Worse(family)
+	*higherIsWorse = worse
 	return ok
 }

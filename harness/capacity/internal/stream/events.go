@@ -108,3 +108,14 @@ func (e *eventState) chatUsage(prompt, completion, total, cached, reasoning *int
 	}
 	return &e.usage
 }
+
+// ownState is the protocol's per-stream state of type T the stream state holds, made anew
+// only where it last served another protocol, so a stream of one API allocates none.
+func ownState[T any](st *streamState) *T {
+	if s, ok := st.ev.own.(*T); ok {
+		return s
+	}
+	s := new(T)
+	st.ev.own = s
+	return s
+}

@@ -28,14 +28,9 @@ type messagesState struct {
 	prompt, cached, completion int
 }
 
-// start takes the state a previous stream of the API left, or makes one (an allocation
-// only where the recycled stream state last served another API), and forgets its counts.
+// start forgets the previous stream's counts.
 func (messages) start(st *streamState) {
-	ms, ok := st.ev.own.(*messagesState)
-	if !ok {
-		ms = new(messagesState)
-		st.ev.own = ms
-	}
+	ms := ownState[messagesState](st)
 	ms.prompt, ms.cached, ms.completion = -1, -1, -1
 }
 
@@ -107,7 +102,7 @@ func (messages) body(r ChatRequest, dst []byte) ([]byte, error) {
 
 // fold folds one Messages API event into res; terminal reports message_stop.
 func (messages) fold(st *streamState, s *settings, data []byte, res *Result, at time.Duration) (terminal bool, err error) {
-	ev := &st.ev.own.(*messagesState).ev
+	ev := &ownState[messagesState](st).ev
 	if err := s.decodeEvent(ev, data, res.Events); err != nil {
 		return false, err
 	}
@@ -156,7 +151,7 @@ func (st *streamState) messagesUsage(res *Result, u *wire.MessagesUsage) {
 	if u == nil {
 		return
 	}
-	e := st.ev.own.(*messagesState)
+	e := ownState[messagesState](st)
 	if u.InputTokens != nil {
 		e.prompt = *u.InputTokens
 		for _, extra := range []*int{u.CacheReadInputTokens, u.CacheCreationInputTokens} {

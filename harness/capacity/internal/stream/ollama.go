@@ -30,13 +30,7 @@ func (ollama) supports() Support { return Support{Conversation: true, Tools: tru
 // ollamaState is an Ollama stream's own state: its line decoder.
 type ollamaState struct{ line wire.OllamaLine }
 
-// start takes the state a previous stream of the API left, or makes one: an allocation
-// only where the recycled stream state last served another API.
-func (ollama) start(st *streamState) {
-	if _, ok := st.ev.own.(*ollamaState); !ok {
-		st.ev.own = new(ollamaState)
-	}
-}
+func (ollama) start(st *streamState) { ownState[ollamaState](st) }
 
 // body appends the messages, stream, the tools in chat's form, the schema as format, think
 // from the thinking switch, and the sampling and max_tokens as options (num_predict).
@@ -69,7 +63,7 @@ func (ollama) body(r ChatRequest, dst []byte) ([]byte, error) {
 
 // fold folds one line into res; terminal reports done: true.
 func (ollama) fold(st *streamState, s *settings, data []byte, res *Result, at time.Duration) (bool, error) {
-	l := &st.ev.own.(*ollamaState).line
+	l := &ownState[ollamaState](st).line
 	if err := s.decodeEvent(l, data, res.Events); err != nil {
 		return false, err
 	}

@@ -21,13 +21,7 @@ type responses struct{ openAIStyle }
 // responsesState is a Responses API stream's own state: its event decoder.
 type responsesState struct{ ev wire.ResponsesEvent }
 
-// start takes the state a previous stream of the API left, or makes one: an allocation
-// only where the recycled stream state last served another API.
-func (responses) start(st *streamState) {
-	if _, ok := st.ev.own.(*responsesState); !ok {
-		st.ev.own = new(responsesState)
-	}
-}
+func (responses) start(st *streamState) { ownState[responsesState](st) }
 
 func (responses) path() string { return "/responses" }
 
@@ -70,7 +64,7 @@ func (responses) body(r ChatRequest, dst []byte) ([]byte, error) {
 // fold folds one Responses API event into res; terminal reports the event that ends
 // the stream (response.completed or response.incomplete).
 func (responses) fold(st *streamState, s *settings, data []byte, res *Result, at time.Duration) (terminal bool, err error) {
-	ev := &st.ev.own.(*responsesState).ev
+	ev := &ownState[responsesState](st).ev
 	if err := s.decodeEvent(ev, data, res.Events); err != nil {
 		return false, err
 	}
