@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/internal/compare"
 	"github.com/anvilbench/anvilbench/internal/config"
@@ -46,7 +49,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return exitUnjudged
 	}
 	out, history := paths[0], paths[1]
-	s, err := runrecord.ReadSummary(filepath.Join(out, runrecord.SummaryFile))
+	s, err := gate.ReadSummary(filepath.Join(out, runrecord.SummaryFile))
 	if err != nil {
 		return fail("%s holds no verdict of a run: %v", out, err)
 	}
@@ -109,7 +112,7 @@ func recordRun(out, into, id string) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
-		if err := artifact.WriteFileAtomic(dst, data); err != nil {
+		if err := atomicfile.Write(dst, data); err != nil {
 			return fmt.Errorf("record %s: %w", rel, err)
 		}
 		names = append(names, cmp.Or(config.ScenarioOf(a), rel))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // outDir writes a run's output directory as the suites leave it: a verdict and the
@@ -21,7 +20,7 @@ func outDir(t *testing.T, id string, failed bool) string {
 	if failed {
 		failures = []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 9ms exceeds 6ms"}}
 	}
-	if _, err := runrecord.Update(out, id, func(s *gate.Summary) { s.FinishSuite("engine", 4, failures, nil) }); err != nil {
+	if _, err := gate.UpdateSummary(out, id, func(s *gate.Summary) { s.FinishSuite("engine", 4, failures, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(out, "scenarios"), 0o755)

@@ -55,7 +55,7 @@ func runGateStatus(args []string, stdout, stderr io.Writer, getenv func(string) 
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		dir, path = path, filepath.Join(path, runrecord.SummaryFile)
 	}
-	s, err := runrecord.ReadSummary(path)
+	s, err := gate.ReadSummary(path)
 	if err != nil {
 		why := ""
 		if errors.Is(err, fs.ErrNotExist) {

@@ -128,7 +128,7 @@ func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	s.FinishSuite("judge", judged, failures, nil)
 	fmt.Fprintf(stdout, "gate: %s (%d checks, %d failed)\n", s.Outcome.Text(), s.Checks, len(failures))
 	if *out != "" {
-		if err := runrecord.WriteSummary(filepath.Join(*out, runrecord.SummaryFile), s); err != nil {
+		if err := gate.WriteSummary(filepath.Join(*out, runrecord.SummaryFile), s); err != nil {
 			return fail("%v", err)
 		}
 	}

@@ -254,7 +254,7 @@ func TestGateStatusReadsTheOutDir(t *testing.T) {
 	dir := t.TempDir()
 	s := gate.Summary{RunID: "run-1", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 3}},
 		Failed: []gate.Failure{{Check: "c", Outcome: gate.BudgetBroken, Message: "m"}}}
-	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
+	if err := gate.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
 	env := func(k string) string {
@@ -275,7 +275,7 @@ func TestGateStatusPrintsEveryLineOfAFailure(t *testing.T) {
 	dir := t.TempDir()
 	msg := "invalid anvilbench configuration: a (and 1 more)\n  a: unknown key\n  b=0: out of range"
 	s := gate.Summary{RunID: "run-1", Failed: []gate.Failure{{Check: "set-up", Outcome: gate.RunFailed, Message: msg}}}
-	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
+	if err := gate.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
 	var out strings.Builder

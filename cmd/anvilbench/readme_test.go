@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anvilbench/anvilbench/harness/gate"
+
 	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
@@ -118,7 +120,7 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	if code != 0 && code != 5 {
 		t.Fatalf("the pull request's run against main's history: exit %d, want 0 (held) or 5 (inconclusive)\n%s", code, out)
 	}
-	s, err := runrecord.ReadSummary(filepath.Join(mod, "artifacts", runrecord.SummaryFile))
+	s, err := gate.ReadSummary(filepath.Join(mod, "artifacts", runrecord.SummaryFile))
 	if err != nil || s.ExitCode != code {
 		t.Fatalf("verdict %+v, %v", s, err)
 	}

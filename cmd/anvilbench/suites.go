@@ -102,7 +102,7 @@ func freshVerdict(path string, before os.FileInfo) (gate.Summary, bool) {
 	if err != nil || before != nil && info.ModTime().Equal(before.ModTime()) && info.Size() == before.Size() {
 		return gate.Summary{}, false
 	}
-	s, err := runrecord.ReadSummary(path)
+	s, err := gate.ReadSummary(path)
 	return s, err == nil
 }
 
@@ -220,7 +220,7 @@ func refuseUnused(ginkgo string, args []string, signals <-chan os.Signal, stderr
 		fmt.Fprintf(stderr, "anvilbench run: %s\n", f.Message)
 	}
 	// The run's verdict says it too, so gate-status agrees and no older pass stands.
-	if _, err := runrecord.Update(run.OutDir, run.ID, func(s *gate.Summary) {
+	if _, err := gate.UpdateSummary(run.OutDir, run.ID, func(s *gate.Summary) {
 		s.Failed = append(s.Failed, failures...)
 	}); err != nil {
 		fmt.Fprintf(stderr, "anvilbench run: write the run's verdict in %s: %v\n", run.OutDir, err)

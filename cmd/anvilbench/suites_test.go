@@ -56,7 +56,7 @@ func fakeSuite() int {
 		fmt.Printf("suite: got %v\n", sig)
 		if dir := os.Getenv("ANVIL_TEST_VERDICT"); dir != "" {
 			// As an anvilbench suite does: the interrupted run's verdict, then Ginkgo's 1.
-			runrecord.Update(dir, os.Getenv("ANVIL_RUN_ID"), func(s *gate.Summary) {
+			gate.UpdateSummary(dir, os.Getenv("ANVIL_RUN_ID"), func(s *gate.Summary) {
 				s.Failed = append(s.Failed, gate.Failure{Suite: "fake", Check: "interrupted", Kind: gate.KindRun, Outcome: gate.RunFailed, Message: "interrupted"})
 			})
 			return 1
@@ -180,7 +180,7 @@ func invokeEnv(env map[string]string, args ...string) (code int, stdout, stderr 
 func TestRunExitsWithTheVerdictsCode(t *testing.T) {
 	t.Parallel()
 	out, staged := t.TempDir(), t.TempDir()
-	if _, err := runrecord.Update(staged, "run-test", func(s *gate.Summary) {
+	if _, err := gate.UpdateSummary(staged, "run-test", func(s *gate.Summary) {
 		s.FinishSuite("engine", 3, []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 5ms exceeds 1ms"}}, nil)
 	}); err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestRunRefusesAVariableNoSelectedSpecReads(t *testing.T) {
 	if string(got) != "--dry-run -r --label-filter=sessions ./suites\n" {
 		t.Errorf("ginkgo was called with:\n%s\nwant one dry run, without the report flags", got)
 	}
-	if s, err := runrecord.ReadSummary(filepath.Join(out, runrecord.SummaryFile)); err != nil || s.Outcome != gate.RunFailed || len(s.Failed) != 1 {
+	if s, err := gate.ReadSummary(filepath.Join(out, runrecord.SummaryFile)); err != nil || s.Outcome != gate.RunFailed || len(s.Failed) != 1 {
 		t.Errorf("the verdict: %+v, %v", s, err)
 	}
 	// Read by a selected spec: the run goes on.

@@ -15,7 +15,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/internal/config"
-	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // Env is what a spec needs of the suite's setup.
@@ -267,7 +266,7 @@ func mustConfig() config.Config {
 	}
 	if GinkgoParallelProcess() == 1 {
 		r := runOf()
-		_, _ = runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) { configurationFailed(s, suiteName, err) })
+		_, _ = gate.UpdateSummary(r.OutDir, r.ID, func(s *gate.Summary) { configurationFailed(s, suiteName, err) })
 	}
 	Fail(err.Error())
 	return cfg

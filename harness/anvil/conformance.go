@@ -13,7 +13,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // LabelConformance marks the conformance specs (DescribeConformance).
@@ -142,7 +141,7 @@ func (c *conformer) start(ctx context.Context) {
 func (c *conformer) set(item string, status gate.ConformanceStatus, detail string) {
 	GinkgoHelper()
 	env := Current()
-	_, err := runrecord.Update(env.OutDir, env.RunID, func(s *gate.Summary) {
+	_, err := gate.UpdateSummary(env.OutDir, env.RunID, func(s *gate.Summary) {
 		if s.Conformance == nil {
 			s.Conformance = &gate.Conformance{APIs: slices.Clone(c.columns)}
 		}

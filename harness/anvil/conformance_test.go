@@ -45,7 +45,7 @@ func TestTheConformanceTableSaysWhatTheEngineDid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the conformance suite failed: %v\n%s", err, out)
 		}
-		s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+		s, err := gate.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
 		if err != nil || s.Conformance == nil {
 			t.Fatalf("no conformance table in the verdict: %v\n%s", err, out)
 		}

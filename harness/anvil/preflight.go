@@ -12,7 +12,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/config"
-	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // preflight makes sure, before any request of a scenario, that this suite's gated
@@ -23,7 +22,7 @@ import (
 // with every problem in one message, classified for the verdict.
 func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 	r := runOf()
-	s, err := runrecord.Update(r.OutDir, r.ID, func(*gate.Summary) {})
+	s, err := gate.UpdateSummary(r.OutDir, r.ID, func(*gate.Summary) {})
 	if err != nil {
 		Fail(fmt.Sprintf("the run's verdict cannot be read: %v", err))
 	}
@@ -113,7 +112,7 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 		}
 	}
 	if !cfg.UsesEmbeddedEngine() {
-		if _, werr := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) { s.Preflight = found }); werr != nil {
+		if _, werr := gate.UpdateSummary(r.OutDir, r.ID, func(s *gate.Summary) { s.Preflight = found }); werr != nil {
 			Fail(fmt.Sprintf("the run's verdict cannot be written: %v", werr))
 		}
 		fmt.Fprintf(os.Stdout, "\nanvilbench preflight: %s\n", found.Message)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
@@ -170,7 +172,7 @@ func RecordCurve(name string, curve *capacity.Curve) string {
 	env := Current()
 	curve.RunID = env.RunID
 	path := filepath.Join(env.OutDir, slug(env.Suite), slug(name)+report.CurveFileSuffix)
-	if err := artifact.WriteJSON(path, curve); err != nil {
+	if err := atomicfile.WriteJSON(path, curve); err != nil {
 		Fail(fmt.Sprintf("write the capacity curve: %v", err))
 	}
 	return path

@@ -94,7 +94,7 @@ func TestASpecFailedByAMatcherTakesTheChecksOutcome(t *testing.T) {
 	if out, err := suiteProcess(t, roleMatcherFail, dir).CombinedOutput(); err == nil {
 		t.Fatalf("the suite passed:\n%s", out)
 	}
-	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	s, err := gate.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestAScenarioGatedInCodeIsJudgedByEachCheck(t *testing.T) {
 	if out, _, err := validRun(t, dir, func() *exec.Cmd { return suiteProcess(t, roleGatedInCode, dir) }); err == nil {
 		t.Fatalf("the suite passed:\n%s", out)
 	}
-	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	s, err := gate.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func validRun(t *testing.T, dir string, mk func() *exec.Cmd) ([]byte, gate.Summa
 	for try := 1; ; try++ {
 		os.RemoveAll(filepath.Join(dir, "out"))
 		out, err := mk().CombinedOutput()
-		s, rerr := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+		s, rerr := gate.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
 		if rerr != nil || s.Outcome != gate.InvalidRun {
 			return out, s, err
 		}
@@ -198,7 +198,7 @@ func TestABaselineBuildThatDoesNotAnswerIsRefusedFirst(t *testing.T) {
 		"ANVIL_CONCURRENCY=2", "ANVIL_CONTEXT_TOKENS=1000").CombinedOutput(); err == nil {
 		t.Fatalf("the suite passed:\n%s", out)
 	}
-	s, err := runrecord.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
+	s, err := gate.ReadSummary(filepath.Join(dir, "out", runrecord.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}

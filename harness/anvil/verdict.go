@@ -23,7 +23,7 @@ import (
 // ends without the suite's report is a failed run.
 func joinRun(suite string) {
 	r := runOf()
-	s, err := runrecord.Update(r.OutDir, r.ID, recordSuite(suite))
+	s, err := gate.UpdateSummary(r.OutDir, r.ID, recordSuite(suite))
 	if err != nil {
 		Fail(fmt.Sprintf("the run's verdict cannot be written: %v", err))
 	}
@@ -130,7 +130,7 @@ func finishRun(suiteReport types.Report) {
 	withProblem, unbuilt := unbuiltTree(suiteReport, cfgErr)
 	record := recordSuite(suite)
 	reported := false
-	s, err := runrecord.Update(r.OutDir, r.ID, func(s *gate.Summary) {
+	s, err := gate.UpdateSummary(r.OutDir, r.ID, func(s *gate.Summary) {
 		record(s)
 		f := failed
 		// The problem is the run's: once a suite before this one reported it, this one,

@@ -5,34 +5,30 @@
 // budget, a regression, failed requests), labels or not. A failed assertion ends its
 // spec, so the judgement recorded last is the one that failed it; a spec that failed on
 // anything else (a plain assertion, a panic, a timeout) recorded none.
+//
+// It holds the judgement as a value of any type (a gate.Result), so that it stands on the
+// ground floor beneath both the matchers and the toolkit, which agree on the type.
 package checklog
 
-import (
-	"sync"
-
-	"github.com/anvilbench/anvilbench/harness/gate"
-)
+import "sync"
 
 var (
 	mu      sync.Mutex
-	failing *gate.Result
+	failing any
 )
 
-// Failing records r as the judgement a failed assertion reports.
-func Failing(r gate.Result) {
+// Failing records judgement as the one a failed assertion reports.
+func Failing(judgement any) {
 	mu.Lock()
 	defer mu.Unlock()
-	failing = &r
+	failing = judgement
 }
 
 // Take returns the judgement recorded since the last Take, if any, and forgets it.
-func Take() (gate.Result, bool) {
+func Take() (any, bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	r := failing
 	failing = nil
-	if r == nil {
-		return gate.Result{}, false
-	}
-	return *r, true
+	return r, r != nil
 }

@@ -1,7 +1,8 @@
 // Package runrecord keeps a run's record in its output directory: the run's id, run.json
-// (the manifest naming the run the directory holds) and gate.json (the run's verdict,
-// gate.Summary), written under the directory's lock as each suite starts and ends. What
-// the verdict says is package gate's to judge; this package only keeps it.
+// (the manifest naming the run the directory holds) and the directory's lock, under which
+// gate.json (the run's verdict, package gate's to read, judge and write) is rewritten as
+// each suite starts and ends. It stands on the ground floor: it knows file names and ids,
+// not what a verdict says.
 package runrecord
 
 import (
@@ -18,8 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 )
 
 // idPattern is what a run id may be: it names files and JUnit properties.
@@ -111,35 +111,38 @@ func bootTime() time.Time {
 	return time.Time{}
 }
 
-// Update applies f to the summary of run id in outDir under the directory's lock, judges
-// it and writes it (atomically). When the directory holds another run, or none, the run
-// starts here: run.json names it and gate.json begins empty, so nothing an earlier run left
-// is counted as this run's; that run's artifacts stay where they are, apart by their run id.
-func Update(outDir, id string, f func(s *gate.Summary)) (gate.Summary, error) {
+// Lock validates id, makes outDir and takes its lock, which unlock gives back: the
+// suites of one run may share a directory and each rewrites gate.json under it.
+func Lock(outDir, id string) (unlock func(), err error) {
 	if !ValidID(id) {
-		return gate.Summary{}, fmt.Errorf("run id %q: want 1 to 64 of A-Z a-z 0-9 . _ -", id)
+		return nil, fmt.Errorf("run id %q: want 1 to 64 of A-Z a-z 0-9 . _ -", id)
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return gate.Summary{}, fmt.Errorf("output directory: %w", err)
+		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := lock(filepath.Join(outDir, ".anvilbench.lock"))
+	unlock, err = lock(filepath.Join(outDir, ".anvilbench.lock"))
 	if err != nil {
-		return gate.Summary{}, fmt.Errorf("lock %s: %w", outDir, err)
+		return nil, fmt.Errorf("lock %s: %w", outDir, err)
 	}
-	defer unlock()
-	path := filepath.Join(outDir, SummaryFile)
-	s, err := ReadSummary(path)
-	if m, ok, _ := readManifest(outDir); err != nil || !ok || m.RunID != id || s.RunID != id {
-		inv, _ := invocation()
-		m := manifest{Schema: manifestSchema, RunID: id, StartedAt: now(), Invocation: inv}
-		if err := artifact.WriteJSON(filepath.Join(outDir, ManifestFile), m); err != nil {
-			return gate.Summary{}, fmt.Errorf("run manifest: %w", err)
-		}
-		s = gate.Summary{RunID: id}
+	return unlock, nil
+}
+
+// Holds reports whether outDir's run.json names run id.
+func Holds(outDir, id string) bool {
+	m, ok, err := readManifest(outDir)
+	return err == nil && ok && m.RunID == id
+}
+
+// Begin starts run id in outDir, under its lock: run.json names it, so that nothing an
+// earlier run left is counted as this run's; that run's artifacts stay where they are,
+// apart by their run id.
+func Begin(outDir, id string) error {
+	inv, _ := invocation()
+	m := manifest{Schema: manifestSchema, RunID: id, StartedAt: now(), Invocation: inv}
+	if err := atomicfile.WriteJSON(filepath.Join(outDir, ManifestFile), m); err != nil {
+		return fmt.Errorf("run manifest: %w", err)
 	}
-	f(&s)
-	s.Judge()
-	return s, WriteSummary(path, s)
+	return nil
 }
 
 // Current is the id of the run outDir holds: its run.json, else its gate.json (a
@@ -149,11 +152,20 @@ func Current(outDir string) (string, error) {
 	if err != nil || ok {
 		return m.RunID, err
 	}
-	s, err := ReadSummary(filepath.Join(outDir, SummaryFile))
+	data, err := os.ReadFile(filepath.Join(outDir, SummaryFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
-	return s.RunID, err
+	var s struct {
+		RunID string `json:"run_id"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &s)
+	}
+	if err != nil {
+		return "", fmt.Errorf("gate summary %s: %w", filepath.Join(outDir, SummaryFile), err)
+	}
+	return s.RunID, nil
 }
 
 // File names in an output directory.
@@ -166,40 +178,6 @@ const (
 
 // manifestSchema is run.json's schema.
 const manifestSchema = "anvilbench.run/v1"
-
-// ReadSummary reads a run's verdict and judges it again, so that a suite that never
-// reported counts as a failed run whatever the file said.
-func ReadSummary(path string) (gate.Summary, error) {
-	var s gate.Summary
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return s, fmt.Errorf("gate summary: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil || (s.Schema != gate.SummarySchema && s.Outcome == "") {
-		return gate.Summary{}, fmt.Errorf("gate summary %s: not a gate summary (%s)", path, orSchema(err, s.Schema))
-	}
-	if s.Schema != gate.SummarySchema {
-		return gate.Summary{}, fmt.Errorf("gate summary %s: schema %q, want %s (written by another version of anvilbench)", path, s.Schema, gate.SummarySchema)
-	}
-	s.Judge()
-	return s, nil
-}
-
-func orSchema(err error, schema string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return fmt.Sprintf("schema %q", schema)
-}
-
-// WriteSummary judges s and writes it to path atomically.
-func WriteSummary(path string, s gate.Summary) error {
-	s.Judge()
-	if err := artifact.WriteJSON(path, s); err != nil {
-		return fmt.Errorf("gate summary: %w", err)
-	}
-	return nil
-}
 
 // manifest is run.json: which run an output directory holds. It is written when the run
 // starts and names the run every artifact, junit.xml and gate.json of the run carries.

@@ -26,6 +26,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
@@ -139,7 +141,7 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("report: markdown: %w", err)
 	}
 	for name, data := range map[string][]byte{HTMLFile: html.Bytes(), MarkdownFile: md.Bytes()} {
-		if err := artifact.WriteFileAtomic(filepath.Join(outDir, name), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(outDir, name), data); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
@@ -156,7 +158,7 @@ func Load(outDir string) (Input, error) {
 		return Input{}, err
 	}
 	in := Input{Runs: runs, Notes: notes}
-	switch g, err := runrecord.ReadSummary(filepath.Join(outDir, runrecord.SummaryFile)); {
+	switch g, err := gate.ReadSummary(filepath.Join(outDir, runrecord.SummaryFile)); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		in.Notes = append(in.Notes, runrecord.SummaryFile+": not read: "+err.Error())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
@@ -403,11 +405,11 @@ func TestLoadAndWriteDir(t *testing.T) {
 		}
 	}
 	for _, c := range in.Curves {
-		if err := artifact.WriteJSON(filepath.Join(dir, filepath.FromSlash(c.Path)), c.Curve); err != nil {
+		if err := atomicfile.WriteJSON(filepath.Join(dir, filepath.FromSlash(c.Path)), c.Curve); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := runrecord.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), *in.Gate); err != nil {
+	if err := gate.WriteSummary(filepath.Join(dir, runrecord.SummaryFile), *in.Gate); err != nil {
 		t.Fatal(err)
 	}
 	write := func(rel, data string) {

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
 	greporters "github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
-
-	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
 // runProperty marks each suite of a JUnit file with the run that wrote it (config.Run), so
@@ -73,7 +73,7 @@ func WriteJUnit(report types.Report, dst string, opts JUnitOptions) error {
 			out = bytes.ReplaceAll(out, []byte(secret), []byte("[redacted]"))
 		}
 	}
-	return artifact.WriteFileAtomic(dst, out)
+	return atomicfile.Write(dst, out)
 }
 
 // junitSuite renders report with Ginkgo's own JUnit generator and reads back its suite.
