@@ -210,7 +210,7 @@ func MeetBudget(b budget.Budget) Check {
 	}}
 }
 
-// SameWorkload checks that the run measured the baseline's workload (compare.Comparable:
+// SameWorkload checks that the run measured the baseline's workload (artifact.Differences:
 // protocol, model, context plan, concurrency, words, max_tokens, cache mode, thinking,
 // sampling), naming every differing field: "not the baseline's workload: concurrency 1
 // vs 20; max_tokens 512 vs 64".
@@ -219,7 +219,7 @@ func SameWorkload(baseline *artifact.Benchmark) Check {
 		if baseline == nil {
 			return unjudged(RunFailed, "no baseline artifact")
 		}
-		if diffs := compare.Comparable(baseline, a); len(diffs) > 0 {
+		if diffs := artifact.Differences(baseline, a); len(diffs) > 0 {
 			return found(NotComparable, "not the baseline's workload: "+compare.Explain(diffs))
 		}
 		return held("the run measured the baseline's workload")

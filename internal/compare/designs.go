@@ -77,7 +77,7 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 	v.Design = DesignHistory
 	var runs []*artifact.Benchmark
 	for _, h := range opts.History {
-		if d := Comparable(h, current); len(d) == 0 || opts.AllowMismatch {
+		if d := artifact.Differences(h, current); len(d) == 0 || opts.AllowMismatch {
 			runs = append(runs, h)
 		} else if v.Differences == nil {
 			v.Differences = d
@@ -200,7 +200,7 @@ func (s series) bothBlocks(baseline, current *artifact.Benchmark) (bf []float64,
 // sameWorkload records the workload differences of two runs and, unless mismatches are
 // allowed, ends the verdict as not comparable when there are any.
 func (v *Verdict) sameWorkload(baseline, current *artifact.Benchmark, opts Options) bool {
-	if v.Differences = Comparable(baseline, current); len(v.Differences) > 0 && !opts.AllowMismatch {
+	if v.Differences = artifact.Differences(baseline, current); len(v.Differences) > 0 && !opts.AllowMismatch {
 		v.Outcome = NotComparable
 		return false
 	}

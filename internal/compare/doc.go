@@ -1,5 +1,5 @@
 // Package compare judges a benchmark artifact against a baseline artifact of the same
-// workload: whether the two are comparable at all (Comparable), whether one metric regressed
+// workload: whether the two are comparable at all (artifact.Differences), whether one metric regressed
 // beyond noise (Regression), and a table of the key metrics for people and CI (Compare).
 //
 // A regression is decided on the per-request rows (request_timings) of both artifacts, not on

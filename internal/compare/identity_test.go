@@ -12,7 +12,7 @@ func TestComparableSameWorkload(t *testing.T) {
 	cur.ContextDistribution = map[string]int{"4096": 60}
 	cur.Engine, cur.RunID = new("other-engine"), "benchmark-20260101T000000Z"
 	// requests, engine and run identity are not workload identity.
-	if d := Comparable(base, cur); len(d) != 0 {
+	if d := artifact.Differences(base, cur); len(d) != 0 {
 		t.Errorf("same workload, differences %v", d)
 	}
 }
@@ -36,7 +36,7 @@ func TestComparableNamesEveryField(t *testing.T) {
 	base.GPU, cur.GPU = new("H100"), new("RTX5090")
 	cur.Extension = &artifact.Extension{API: "responses", Trace: &artifact.TraceReplay{SHA256: "ab", Speedup: 4, BlockTokens: 512},
 		Sessions: &artifact.Sessions{Turns: 6, TurnTokens: 256, ThinkDistribution: "fixed"}, StructuredOutput: &artifact.StructuredOutput{Output: "tool_call"}}
-	want := []Difference{
+	want := []artifact.Difference{
 		{Field: "measurement_protocol", Baseline: `"capacity-v3"`, Current: `"capacity-v4-reasoning"`},
 		{Field: "model", Baseline: `"synthetic-model"`, Current: `"other-model"`},
 		{Field: "context_seed", Baseline: "0", Current: "7"},
@@ -59,7 +59,7 @@ func TestComparableNamesEveryField(t *testing.T) {
 		{Field: "anvilbench.structured_output.output", Baseline: `"text"`, Current: `"tool_call"`},
 		{Field: "gpu", Baseline: `"H100"`, Current: `"RTX5090"`},
 	}
-	got := Comparable(base, cur)
+	got := artifact.Differences(base, cur)
 	if len(got) != len(want) {
 		t.Fatalf("got %d differences %v, want %d", len(got), got, len(want))
 	}
@@ -76,17 +76,17 @@ func TestComparableContextDistribution(t *testing.T) {
 	base.ContextTokens, cur.ContextTokens = nil, nil
 	base.ContextDistribution = map[string]int{"16000": 3, "32768": 7}
 	cur.ContextDistribution = map[string]int{"16000": 4, "32768": 6}
-	if d := Comparable(base, cur); len(d) != 1 || d[0].String() != `context_distribution {"16000":3,"32768":7} vs {"16000":4,"32768":6}` {
+	if d := artifact.Differences(base, cur); len(d) != 1 || d[0].String() != `context_distribution {"16000":3,"32768":7} vs {"16000":4,"32768":6}` {
 		t.Errorf("equal requests compare counts: %v", d)
 	}
 	// With different request counts only the planned sizes must agree.
 	cur.Requests = 20
 	cur.ContextDistribution = map[string]int{"16000": 7, "32768": 13}
-	if d := Comparable(base, cur); len(d) != 0 {
+	if d := artifact.Differences(base, cur); len(d) != 0 {
 		t.Errorf("same sizes, different counts: %v", d)
 	}
 	cur.ContextDistribution = map[string]int{"16000": 7, "32768": 12, "65536": 1}
-	if d := Comparable(base, cur); len(d) != 1 || d[0].String() != `context_distribution ["16000","32768"] vs ["16000","32768","65536"]` {
+	if d := artifact.Differences(base, cur); len(d) != 1 || d[0].String() != `context_distribution ["16000","32768"] vs ["16000","32768","65536"]` {
 		t.Errorf("a new size: %v", d)
 	}
 }
@@ -98,7 +98,7 @@ func TestComparableLegacyFieldsAreUnknown(t *testing.T) {
 	t.Parallel()
 	legacy, cur := synthetic(32, 5, 0.05, 1), synthetic(32, 5, 0.05, 2)
 	legacy.ControlledOutputPolicy, legacy.SharedPrefixTokens = "", 0
-	got := Comparable(legacy, cur)
+	got := artifact.Differences(legacy, cur)
 	want := []string{
 		`controlled_output_policy unknown vs "strict" (not recorded by an older artifact)`,
 		`shared_prefix_tokens unknown vs 0 (not recorded by an older artifact)`,
@@ -115,7 +115,7 @@ func TestComparableLegacyFieldsAreUnknown(t *testing.T) {
 	older := synthetic(32, 5, 0.05, 3)
 	older.PromptCacheMode, older.ControlledOutputPolicy, older.ServeFlags = "", "", artifact.ServeFlags{}
 	fields := map[string]bool{}
-	for _, d := range Comparable(older, cur) {
+	for _, d := range artifact.Differences(older, cur) {
 		fields[d.Field] = d.Unknown
 	}
 	for _, f := range []string{"response_words", "prompt_cache_mode", "request_canaries", "controlled_output_policy", "shared_prefix_tokens", "serve_flags.thinking_mode", "serve_flags.no_thinking", "serve_flags.reasoning_effort", "serve_flags.shared_prefix_burst"} {
@@ -127,13 +127,13 @@ func TestComparableLegacyFieldsAreUnknown(t *testing.T) {
 	// one of the original tool's (no anvilbench block) spoke chat.
 	unsaid := synthetic(32, 5, 0.05, 4)
 	unsaid.Extension = &artifact.Extension{}
-	if d := Comparable(unsaid, cur); len(d) != 1 || d[0].String() != `anvilbench.api unknown vs "chat" (not recorded by an older artifact)` {
+	if d := artifact.Differences(unsaid, cur); len(d) != 1 || d[0].String() != `anvilbench.api unknown vs "chat" (not recorded by an older artifact)` {
 		t.Errorf("an anvilbench artifact without its API: %v", d)
 	}
 	if cur.Extension != nil {
 		t.Fatalf("synthetic runs are the original tool's: %+v", cur.Extension)
 	}
-	if d := Comparable(nil, cur); len(d) != 1 || d[0].String() != "artifact missing vs present" {
+	if d := artifact.Differences(nil, cur); len(d) != 1 || d[0].String() != "artifact missing vs present" {
 		t.Errorf("nil baseline: %v", d)
 	}
 }

@@ -3,7 +3,9 @@ package compare
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 )
 
@@ -109,3 +111,13 @@ func pValue(p float64) string {
 
 // signedPercent is "+1.2%" or "-0.8%".
 func signedPercent(f float64) string { return fmt.Sprintf("%+.1f%%", 100*f) }
+
+// Explain is the differences in one line, separated by semicolons:
+// "concurrency 1 vs 20; max_tokens 512 vs 64".
+func Explain(diffs []artifact.Difference) string {
+	parts := make([]string, len(diffs))
+	for i, d := range diffs {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
+}

@@ -18,7 +18,7 @@ func TestReferenceAsBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := artifact.Read(referencePath)
-	if d := Comparable(ref, again); len(d) != 0 {
+	if d := artifact.Differences(ref, again); len(d) != 0 {
 		t.Fatalf("the reference is not comparable with itself: %v", d)
 	}
 	// Against itself one run resolves no 5% change: the spread between two sessions is

@@ -42,7 +42,7 @@ const (
 
 // Options adjust Regression.
 type Options struct {
-	// AllowMismatch judges the metric even when Comparable reports differences (they are
+	// AllowMismatch judges the metric even when artifact.Differences reports differences (they are
 	// still listed in the verdict).
 	AllowMismatch bool
 	// Resamples is the bootstrap size of a comparison of one block with one block; 0 means
@@ -143,7 +143,7 @@ type Verdict struct {
 	// Rule is the rule applied, in one sentence.
 	Rule string
 	// Differences are the workload differences (set, and blocking, for NotComparable).
-	Differences []Difference
+	Differences []artifact.Difference
 	// Err says why there was nothing to judge (Outcome Invalid).
 	Err error
 }
@@ -166,7 +166,7 @@ type Verdict struct {
 // test finds with 80% power) at most by; otherwise it is Inconclusive, with the interleaved
 // pairs or the history that would resolve it.
 //
-// Not a pass: NotComparable when Comparable reports differences (unless AllowMismatch),
+// Not a pass: NotComparable when artifact.Differences reports differences (unless AllowMismatch),
 // Insufficient when a side has too little to judge, Invalid for a bad metric, gate or
 // artifact (Err says which).
 func Regression(baseline, current *artifact.Benchmark, metric string, by float64, opts Options) Verdict {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 )
 
@@ -145,16 +146,16 @@ type jsonRow struct {
 // JSON renders the report as one JSON object: by, outcome, comparable, differences and rows.
 func (r Report) JSON() ([]byte, error) {
 	doc := struct {
-		Baseline    string       `json:"baseline,omitempty"`
-		Current     string       `json:"current,omitempty"`
-		By          float64      `json:"by"`
-		Outcome     Outcome      `json:"outcome"`
-		Comparable  bool         `json:"comparable"`
-		Differences []Difference `json:"differences"`
-		Rows        []jsonRow    `json:"rows"`
+		Baseline    string                `json:"baseline,omitempty"`
+		Current     string                `json:"current,omitempty"`
+		By          float64               `json:"by"`
+		Outcome     Outcome               `json:"outcome"`
+		Comparable  bool                  `json:"comparable"`
+		Differences []artifact.Difference `json:"differences"`
+		Rows        []jsonRow             `json:"rows"`
 	}{Baseline: r.BaselineName, Current: r.CurrentName, By: r.By, Outcome: r.Outcome(), Comparable: r.Comparable, Differences: r.Differences, Rows: []jsonRow{}}
 	if doc.Differences == nil {
-		doc.Differences = []Difference{}
+		doc.Differences = []artifact.Difference{}
 	}
 	for _, row := range r.Rows {
 		j := jsonRow{Metric: row.Metric, Baseline: finite(row.Baseline), Current: finite(row.Current), Delta: finite(row.Delta()), Verdict: row.Label(), Message: row.Message}

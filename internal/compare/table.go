@@ -56,7 +56,7 @@ type Report struct {
 	By float64
 	// Differences are the workload differences; Comparable is true when there are none.
 	Comparable  bool
-	Differences []Difference
+	Differences []artifact.Difference
 	Rows        []Row
 }
 
@@ -92,7 +92,7 @@ func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64
 	if baseline == nil && len(opts.History) > 0 {
 		baseline = slices.MaxFunc(opts.History, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
 	}
-	diffs := Comparable(baseline, current)
+	diffs := artifact.Differences(baseline, current)
 	r := Report{By: by, Comparable: len(diffs) == 0, Differences: diffs}
 	for _, m := range metrics {
 		if m == failedMetric {
@@ -112,7 +112,7 @@ func Compare(baseline, current *artifact.Benchmark, metrics []string, by float64
 }
 
 // failedRow compares the failed requests of the two runs.
-func failedRow(baseline, current *artifact.Benchmark, diffs []Difference, opts Options) Row {
+func failedRow(baseline, current *artifact.Benchmark, diffs []artifact.Difference, opts Options) Row {
 	row := Row{Metric: failedMetric}
 	if baseline == nil || current == nil {
 		row.Outcome, row.Message = Invalid, "failed: a baseline and a current artifact are both needed"

@@ -11,7 +11,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/internal/compare"
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
@@ -30,7 +29,7 @@ type sweep struct {
 	id, xLabel string
 	xLog       bool
 	x          func(*RunView) (float64, bool)
-	// varies are the workload-identity fields (compare.Comparable) the sweep may change.
+	// varies are the workload-identity fields (artifact.Differences) the sweep may change.
 	varies []string
 	// figures are the y of its charts: a family, its default key and its title.
 	figures []sweepFigure
@@ -82,7 +81,7 @@ func (s *set) admits(sw sweep, r *RunView) bool {
 // onlyVaries reports whether two runs' workloads differ in nothing but what the sweep
 // varies. A field neither records (an older artifact's) is no difference between them.
 func onlyVaries(sw sweep, a, b *artifact.Benchmark) bool {
-	for _, d := range compare.Comparable(a, b) {
+	for _, d := range artifact.Differences(a, b) {
 		if d.Unknown && d.Baseline == d.Current {
 			continue
 		}

@@ -1,13 +1,10 @@
-package compare
+package artifact
 
 import (
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
-
-	"github.com/anvilbench/anvilbench/harness/artifact"
 )
 
 // Difference is one workload-identity field on which two artifacts differ, or which one of
@@ -34,20 +31,10 @@ func (d Difference) String() string {
 	return s
 }
 
-// Explain is the differences in one line, separated by semicolons:
-// "concurrency 1 vs 20; max_tokens 512 vs 64".
-func Explain(diffs []Difference) string {
-	parts := make([]string, len(diffs))
-	for i, d := range diffs {
-		parts[i] = d.String()
-	}
-	return strings.Join(parts, "; ")
-}
-
 // unknown is the value text of a field an artifact does not record.
 const unknown = "unknown"
 
-// Comparable lists the workload-identity differences between a baseline and a current
+// Differences lists the workload-identity differences between a baseline and a current
 // artifact; none means the two measured the same workload and their figures may be
 // compared. The fields, in this order:
 //
@@ -73,7 +60,7 @@ const unknown = "unknown"
 // artifact does not record counts as unknown, told by the key that came with it (the
 // fields table below says which); an empty model and a zero concurrency or max_tokens are
 // not recorded either. Nil inputs compare as entirely unknown.
-func Comparable(baseline, current *artifact.Benchmark) []Difference {
+func Differences(baseline, current *Benchmark) []Difference {
 	if baseline == nil || current == nil {
 		return []Difference{{Field: "artifact", Baseline: present(baseline), Current: present(current)}}
 	}
@@ -103,71 +90,71 @@ func Comparable(baseline, current *artifact.Benchmark) []Difference {
 // not record it.
 type identityField struct {
 	name  string
-	value func(*artifact.Benchmark) (string, bool)
+	value func(*Benchmark) (string, bool)
 }
 
 var identityFields = []identityField{
-	{"measurement_protocol", func(a *artifact.Benchmark) (string, bool) {
+	{"measurement_protocol", func(a *Benchmark) (string, bool) {
 		return text(a.MeasurementProtocol), a.MeasurementProtocol != ""
 	}},
-	{"model", func(a *artifact.Benchmark) (string, bool) { return text(a.Model), a.Model != "" }},
-	{"context_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.ContextTokens), true }},
-	{"context_distribution", func(a *artifact.Benchmark) (string, bool) {
+	{"model", func(a *Benchmark) (string, bool) { return text(a.Model), a.Model != "" }},
+	{"context_tokens", func(a *Benchmark) (string, bool) { return text(a.ContextTokens), true }},
+	{"context_distribution", func(a *Benchmark) (string, bool) {
 		return text(a.ContextDistribution), a.ContextDistribution != nil && sinceV2(a)
 	}},
-	{"context_seed", func(a *artifact.Benchmark) (string, bool) { return text(a.ContextSeed), sinceV2(a) }},
-	{"concurrency", func(a *artifact.Benchmark) (string, bool) { return text(a.Concurrency), a.Concurrency > 0 }},
-	{"max_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.MaxTokens), a.MaxTokens > 0 }},
-	{"max_context_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.MaxContextTokens), true }},
-	{"response_words", func(a *artifact.Benchmark) (string, bool) { return text(a.ResponseWords), since0904(a) }},
-	{"controlled_output_policy", func(a *artifact.Benchmark) (string, bool) {
+	{"context_seed", func(a *Benchmark) (string, bool) { return text(a.ContextSeed), sinceV2(a) }},
+	{"concurrency", func(a *Benchmark) (string, bool) { return text(a.Concurrency), a.Concurrency > 0 }},
+	{"max_tokens", func(a *Benchmark) (string, bool) { return text(a.MaxTokens), a.MaxTokens > 0 }},
+	{"max_context_tokens", func(a *Benchmark) (string, bool) { return text(a.MaxContextTokens), true }},
+	{"response_words", func(a *Benchmark) (string, bool) { return text(a.ResponseWords), since0904(a) }},
+	{"controlled_output_policy", func(a *Benchmark) (string, bool) {
 		return text(a.ControlledOutputPolicy), since0908(a)
 	}},
-	{"prompt_cache_mode", func(a *artifact.Benchmark) (string, bool) { return text(a.PromptCacheMode), since0904(a) }},
-	{"shared_prefix_tokens", func(a *artifact.Benchmark) (string, bool) { return text(a.SharedPrefixTokens), since0908(a) }},
-	{"request_canaries", func(a *artifact.Benchmark) (string, bool) { return text(a.RequestCanaries), since0904(a) }},
-	{"serve_flags.thinking_mode", func(a *artifact.Benchmark) (string, bool) {
+	{"prompt_cache_mode", func(a *Benchmark) (string, bool) { return text(a.PromptCacheMode), since0904(a) }},
+	{"shared_prefix_tokens", func(a *Benchmark) (string, bool) { return text(a.SharedPrefixTokens), since0908(a) }},
+	{"request_canaries", func(a *Benchmark) (string, bool) { return text(a.RequestCanaries), since0904(a) }},
+	{"serve_flags.thinking_mode", func(a *Benchmark) (string, bool) {
 		return text(a.ServeFlags.ThinkingMode), hasServeFlags(a)
 	}},
-	{"serve_flags.no_thinking", func(a *artifact.Benchmark) (string, bool) {
+	{"serve_flags.no_thinking", func(a *Benchmark) (string, bool) {
 		return text(a.ServeFlags.NoThinking), hasServeFlags(a)
 	}},
-	{"serve_flags.reasoning_effort", func(a *artifact.Benchmark) (string, bool) {
+	{"serve_flags.reasoning_effort", func(a *Benchmark) (string, bool) {
 		return text(a.ServeFlags.ReasoningEffort), hasServeFlags(a)
 	}},
-	{"serve_flags.shared_prefix_burst", func(a *artifact.Benchmark) (string, bool) {
+	{"serve_flags.shared_prefix_burst", func(a *Benchmark) (string, bool) {
 		return text(a.ServeFlags.SharedPrefixBurst), hasServeFlags(a)
 	}},
-	{"sampling.temperature.effective_request", func(a *artifact.Benchmark) (string, bool) {
+	{"sampling.temperature.effective_request", func(a *Benchmark) (string, bool) {
 		return text(a.Sampling.Temperature.EffectiveRequest), true
 	}},
-	{"sampling.top_p.effective_request", func(a *artifact.Benchmark) (string, bool) {
+	{"sampling.top_p.effective_request", func(a *Benchmark) (string, bool) {
 		return text(a.Sampling.TopP.EffectiveRequest), true
 	}},
 	// The API, in anvilbench's block: the original tool spoke chat only; an anvilbench
 	// artifact from before the key does not say.
-	{"anvilbench.api", func(a *artifact.Benchmark) (string, bool) {
+	{"anvilbench.api", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil {
 			return text("chat"), true
 		}
 		return text(a.Extension.API), a.Extension.API != ""
 	}},
 	// The workload kinds, in anvilbench's block: an artifact without one ran none of them.
-	{"anvilbench.trace", func(a *artifact.Benchmark) (string, bool) {
+	{"anvilbench.trace", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.Trace == nil {
 			return "null", true
 		}
 		t := a.Extension.Trace
 		return text([]any{t.SHA256, t.FromMs, t.UntilMs, t.FirstLines, t.Speedup, t.BlockTokens}), true
 	}},
-	{"anvilbench.sessions", func(a *artifact.Benchmark) (string, bool) {
+	{"anvilbench.sessions", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.Sessions == nil {
 			return "null", true
 		}
 		s := a.Extension.Sessions
 		return text([]any{s.Turns, s.TurnTokens, s.ThinkTimeMs, s.ThinkDistribution, s.SessionRate}), true
 	}},
-	{"anvilbench.structured_output.output", func(a *artifact.Benchmark) (string, bool) {
+	{"anvilbench.structured_output.output", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.StructuredOutput == nil {
 			return text("text"), true
 		}
@@ -178,10 +165,10 @@ var identityFields = []identityField{
 // The eras of the original tool's artifacts, each told apart by a key it introduced: the
 // measurement_protocol of capacity-v2, then prompt_cache_mode, then controlled_output_policy,
 // then serve_flags.
-func sinceV2(a *artifact.Benchmark) bool       { return a.MeasurementProtocol != "" }
-func since0904(a *artifact.Benchmark) bool     { return a.PromptCacheMode != "" }
-func since0908(a *artifact.Benchmark) bool     { return a.ControlledOutputPolicy != "" }
-func hasServeFlags(a *artifact.Benchmark) bool { return a.ServeFlags.ThinkingMode != "" }
+func sinceV2(a *Benchmark) bool       { return a.MeasurementProtocol != "" }
+func since0904(a *Benchmark) bool     { return a.PromptCacheMode != "" }
+func since0908(a *Benchmark) bool     { return a.ControlledOutputPolicy != "" }
+func hasServeFlags(a *Benchmark) bool { return a.ServeFlags.ThinkingMode != "" }
 
 func orUnknown(v string, ok bool) string {
 	if !ok {
@@ -190,7 +177,7 @@ func orUnknown(v string, ok bool) string {
 	return v
 }
 
-func present(a *artifact.Benchmark) string {
+func present(a *Benchmark) string {
 	if a == nil {
 		return "missing"
 	}
