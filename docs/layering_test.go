@@ -24,50 +24,57 @@ const module = "github.com/anvilbench/anvilbench"
 // the table does not name fails, so a new arrow between packages is drawn here on purpose.
 var layers = map[string][]string{
 	// Floor 1, the ground: nothing of the module.
-	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil, "internal/busy": nil, "cmd/tinyllama": nil,
-	"harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
-	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "deploy/kubernetes": nil, "docs": nil,
+	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil, "internal/busy": nil, "internal/checklog": nil,
+	"cmd/tinyllama": nil, "harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
+	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "docs": nil,
 	// Floor 2: the wire format's users.
-	"harness/artifact":                 {"internal/wire"},
+	"internal/atomicfile":              {"internal/wire"},
 	"harness/capacity/internal/stream": {"harness/secret", "internal/wire"},
 	"harness/refengine":                {"internal/wire"},
-	// Floor 3: over the artifact.
+	// Floor 3: the artifact, the run's record.
+	"harness/artifact":   {"internal/atomicfile"},
+	"internal/runrecord": {"internal/atomicfile"},
+	"cmd/refengine":      {"harness/refengine"},
+	// Floor 4: over the artifact.
 	"harness/budget":                          {"harness/artifact", "internal/stats", "internal/suggest"},
 	"harness/capacity/internal/workload":      {"harness/artifact"},
 	"harness/capacity/internal/enginemetrics": {"harness/artifact"},
 	"harness/capacity/internal/gpumetrics":    {"harness/artifact"},
-	"cmd/refengine":                           {"harness/refengine"},
-	// Floor 4: the runner, and the regression rule.
+	// Floor 5: the runner, and the regression rule.
 	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/capacity/internal/stream", "internal/fields", "internal/stats", "internal/suggest",
 		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/gpumetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
-	"internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
-	// Floor 5: the gate judges artifacts; it needs no runner.
-	"harness/gate": {"harness/artifact", "harness/budget", "internal/compare", "internal/fields", "internal/stats"},
-	// Floor 6: what carries the gate's judgements.
-	"internal/runrecord":           {"harness/artifact", "harness/gate"},
-	"internal/checklog":            {"harness/gate"},
-	"harness/anvil/internal/junit": {"harness/artifact", "harness/gate"},
-	// Floor 7: configuration, matchers, the report.
-	"internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
+	"harness/internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
+	// Floor 6: the gate judges artifacts; it needs no runner.
+	"harness/gate": {"harness/artifact", "harness/budget", "harness/internal/compare", "internal/atomicfile", "internal/fields", "internal/runrecord", "internal/stats"},
+	// Floor 7: configuration, matchers, the report, the toolkit's JUnit.
+	"harness/anvil/internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
 		"internal/runrecord", "internal/suggest"},
-	"matchers": {"harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
-	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/compare",
-		"internal/runrecord", "reporters/report/internal/chart"},
-	// Floor 8: the toolkit and the command.
-	"harness/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/checklog",
-		"internal/config", "internal/runrecord", "reporters/report", "harness/anvil/internal/junit"},
-	"cmd/anvilbench": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/compare", "internal/config",
-		"internal/runrecord", "reporters/report"},
+	"harness/anvil/internal/junit": {"harness/gate", "internal/atomicfile"},
+	"matchers":                     {"harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
+	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/atomicfile", "internal/runrecord",
+		"reporters/report/internal/chart"},
+	// Floor 8: the toolkit and the command's code.
+	"harness/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/atomicfile", "internal/checklog",
+		"harness/anvil/internal/config", "internal/runrecord", "reporters/report", "harness/anvil/internal/junit"},
+	"harness/anvil/cli": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/anvil/internal/config",
+		"internal/atomicfile", "internal/runrecord", "reporters/report"},
+	// Floor 9: the command.
+	"cmd/anvilbench": {"harness/anvil/cli"},
 }
 
-// lookUp are the packages under internal/ that stand above packages under harness/, on
-// purpose: each carries something of the harness to its front ends (the regression rule,
-// the run's record, the matchers' judgements, the configuration).
-var lookUp = []string{"internal/checklog", "internal/compare", "internal/config", "internal/runrecord"}
+// room is the folder a package is drawn in at folder scale: a top-level folder, or under
+// harness/ one of its folders (harness/capacity holds its own internal packages).
+func room(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	if parts[0] == "harness" && len(parts) > 1 {
+		return "harness/" + parts[1]
+	}
+	return parts[0]
+}
 
 // Every package is in the table and imports only what its row names; the table names no
-// package that is gone. Internal packages look up to harness packages only where lookUp
-// says so.
+// package that is gone. Root internal/ is the ground every floor shares: its packages
+// import nothing of the module outside it.
 func TestEveryPackageImportsOnlyWhatTheLayersAllow(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
@@ -82,14 +89,54 @@ func TestEveryPackageImportsOnlyWhatTheLayersAllow(t *testing.T) {
 			if !slices.Contains(allowed, dep) {
 				t.Errorf("%s imports %s, which its row does not allow", pkg, dep)
 			}
-			if strings.HasPrefix(pkg, "internal/") && strings.HasPrefix(dep, "harness/") && !slices.Contains(lookUp, pkg) {
-				t.Errorf("%s, under internal/, imports %s, under harness/: only %v look up on purpose", pkg, dep, lookUp)
+			if strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(dep, "internal/") {
+				t.Errorf("%s, under root internal/ (the ground), imports %s: what stands above the harness belongs beside what uses it", pkg, dep)
 			}
 		}
 	}
 	for pkg := range layers {
 		if !slices.Contains(found, pkg) {
 			t.Errorf("the layering table names %s, which is gone", pkg)
+		}
+	}
+}
+
+// Drawn by folder (room), the imports still run one way: no room imports a room that
+// imports it back, through any path, so each folder's path says its floor.
+func TestTheFoldersStandOnFloors(t *testing.T) {
+	t.Parallel()
+	arrows := map[string]map[string]bool{}
+	for pkg, deps := range layers {
+		for _, dep := range deps {
+			if from, to := room(pkg), room(dep); from != to {
+				if arrows[from] == nil {
+					arrows[from] = map[string]bool{}
+				}
+				arrows[from][to] = true
+			}
+		}
+	}
+	if len(arrows) < 8 {
+		t.Fatalf("%d rooms import others; the table is broken", len(arrows))
+	}
+	var reaches func(from, to string, seen map[string]bool) bool
+	reaches = func(from, to string, seen map[string]bool) bool {
+		if arrows[from][to] {
+			return true
+		}
+		seen[from] = true
+		for next := range arrows[from] {
+			if !seen[next] && reaches(next, to, seen) {
+				return true
+			}
+		}
+		return false
+	}
+	for from, tos := range arrows {
+		for to := range tos {
+			if reaches(to, from, map[string]bool{}) {
+				t.Errorf("%s/ imports %s/, which imports it back: drawn by folder, an arrow runs up a floor", from, to)
+			}
 		}
 	}
 }
@@ -119,7 +166,7 @@ func TestTheLayoutPageDrawsTheFloors(t *testing.T) {
 		}
 	}
 	for pkg := range layers {
-		if pkg == "docs" || strings.HasPrefix(pkg, "suites/") || pkg == "deploy/kubernetes" {
+		if pkg == "docs" || strings.HasPrefix(pkg, "suites/") {
 			continue // tests only: no floor to stand on
 		}
 		if want := of(pkg); drawn[pkg] != want {
@@ -176,7 +223,7 @@ func TestSuitesHoldsScenarioSuitesOnly(t *testing.T) {
 func TestTheMeasuringCoreImportsNothingAboveIt(t *testing.T) {
 	t.Parallel()
 	forbidden := []string{
-		module + "/internal/config", module + "/internal/compare", module + "/harness/gate", module + "/matchers",
+		module + "/harness/anvil", module + "/harness/internal/compare", module + "/harness/gate", module + "/matchers",
 		module + "/reporters", module + "/suites", "github.com/onsi/ginkgo", "github.com/onsi/gomega",
 	}
 	for _, pkg := range []string{"harness/capacity/internal/stream", "harness/capacity", "harness/capacity/internal/workload", "harness/capacity/internal/schedule", "harness/artifact", "internal/stats"} {
@@ -212,11 +259,11 @@ func TestThePublicSurfaceIsWhatAnEngineTeamImports(t *testing.T) {
 	t.Parallel()
 	public := []string{
 		"cmd/anvilbench", "cmd/refengine", "cmd/tinyllama", // commands
-		"deploy/kubernetes", "docs", // tests of manifests and pages, no Go API
+		"docs",                                                                   // tests of pages, no Go API
 		"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", // scenario, artifact, budgets, the gate
-		"harness/refengine",                             // PrivateEngine's options, and the embedded engine
-		"harness/secret",                                // the API key type of a Target
-		"matchers", "reporters/report", "harness/anvil", // matchers, the report, the toolkit
+		"harness/refengine",                                                  // PrivateEngine's options, and the embedded engine
+		"harness/secret",                                                     // the API key type of a Target
+		"matchers", "reporters/report", "harness/anvil", "harness/anvil/cli", // matchers, the report, the toolkit, the command
 		"suites/capacity", "suites/conformance", "suites/curves", "suites/workloads", // this repository's suites
 	}
 	root := moduleRoot(t)

@@ -3,8 +3,8 @@ package anvil
 import (
 	"testing"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/capacity"
-	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // A scenario built in code takes the configured controlled-output policy only where it

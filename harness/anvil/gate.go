@@ -7,11 +7,11 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/junit"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // Labels the toolkit puts on specs. LabelGate marks the specs that gate an engine merge

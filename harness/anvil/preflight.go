@@ -8,10 +8,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/junit"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // preflight makes sure, before any request of a scenario, that this suite's gated

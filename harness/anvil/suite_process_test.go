@@ -16,11 +16,11 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/matchers"
 )

@@ -11,10 +11,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/junit"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/checklog"
-	"github.com/anvilbench/anvilbench/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 	"github.com/anvilbench/anvilbench/reporters/report"
 )

@@ -7,9 +7,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/junit"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/config"
 )
 
 // A suite of gated containers alone builds none from an invalid configuration, and Ginkgo

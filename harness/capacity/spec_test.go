@@ -9,8 +9,8 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/internal/compare"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/internal/compare"
 )
 
 // A reference engine that drafts 3 tokens a step and accepts 70% of them: the run reads

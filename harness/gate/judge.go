@@ -10,7 +10,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/harness/internal/compare"
 )
 
 // NoFailedRequests checks that every request of the run succeeded. Its message counts the

@@ -11,7 +11,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/internal/compare"
+	"github.com/anvilbench/anvilbench/harness/internal/compare"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 

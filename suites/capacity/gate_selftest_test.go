@@ -101,7 +101,7 @@ var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label
 	// is then told, once, within the 100 a run may repeat, and skips saying why if the
 	// machine's noise outruns that. A comparison inconclusive over pairs its own spread says suffice is
 	// wrong, and fails. docs/gating.md simulates this procedure, the second asking included
-	// (internal/compare's TestSimulationOfTheSelfTestsAdaptiveStep): an unchanged build
+	// (harness/internal/compare's TestSimulationOfTheSelfTestsAdaptiveStep): an unchanged build
 	// called slower in 0.3-0.9% of trials, a 10% slower one never held.
 	over := func(ctx SpecContext, name string, speed float64, seed int64, want gate.Outcome) {
 		pairs := needed

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
+
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
+)
+
+const baselineUsage = `usage: anvilbench baseline [-force] OUT_DIR HISTORY_DIR
+
+Records the run in OUT_DIR as one more run of a history of baselines: each scenario's
+artifact of the endpoint under test (not a self-test's, a shard's or an interleaved
+baseline build's) is copied to HISTORY_DIR/<run id>/ at its path in OUT_DIR.
+ANVIL_BASELINE=HISTORY_DIR, or a scenario's "baseline", then judges a run against the
+runs of its scenario there; a history compares from 3 runs. A run whose verdict failed
+is refused unless -force: a baseline that broke its budgets would excuse the next.
+`
+
+// runBaseline copies the run's artifacts into a history directory.
+func runBaseline(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	force := fs.Bool("force", false, "record a run whose verdict failed")
+	fs.Usage = func() { fmt.Fprint(stderr, baselineUsage+"\nFlags:\n"); fs.PrintDefaults() }
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return helpOr(err, exitUnjudged)
+	}
+	if len(paths) != 2 {
+		fmt.Fprintf(stderr, "anvilbench baseline: want OUT_DIR and HISTORY_DIR, got %d arguments\n%s", len(paths), baselineUsage)
+		return exitUnjudged
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "anvilbench baseline: "+format+"\n", a...)
+		return exitUnjudged
+	}
+	out, history := paths[0], paths[1]
+	s, err := gate.ReadSummary(filepath.Join(out, runrecord.SummaryFile))
+	if err != nil {
+		return fail("%s holds no verdict of a run: %v", out, err)
+	}
+	if s.ExitCode != exitOK && !*force {
+		return fail("run %s failed (%s: %s): not recorded as a baseline (-force records it anyway)", s.RunID, s.Outcome.Text(), s.Reason)
+	}
+	into := filepath.Join(history, s.RunID)
+	if _, err := os.Stat(into); err == nil {
+		return fail("run %s is already recorded in %s", s.RunID, into)
+	}
+	recorded, err := recordRun(out, into, s.RunID)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(recorded) == 0 {
+		return fail("%s holds no artifact of run %s's scenarios to record", out, s.RunID)
+	}
+	runs, err := config.ReadRuns(history)
+	if err != nil {
+		return fail("read back %s: %v", history, err)
+	}
+	runsOf := map[string]int{}
+	for _, a := range runs {
+		runsOf[config.ScenarioOf(a)]++
+	}
+	var held []string
+	for _, name := range recorded {
+		n := runsOf[name]
+		more := ""
+		if n < compare.MinHistory {
+			more = fmt.Sprintf(", compares from %d", compare.MinHistory)
+		}
+		held = append(held, fmt.Sprintf("%s %s%s", name, count(n, "run"), more))
+	}
+	fmt.Fprintf(stdout, "recorded run %s into %s: %s\n", s.RunID, into, strings.Join(held, "; "))
+	return exitOK
+}
+
+// recordRun copies every artifact of run id's scenarios under out to the same path under
+// into, each written atomically, and returns the scenarios recorded.
+func recordRun(out, into, id string) ([]string, error) {
+	var names []string
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		a, err := artifact.Read(path)
+		if err != nil || a.Extension == nil || a.Extension.RunID != id {
+			return nil // not an artifact, not anvilbench's, or another run's
+		}
+		if a.Extension.SelfTest || !config.IsRun(a) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(out, path)
+		dst := filepath.Join(into, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(dst, data); err != nil {
+			return fmt.Errorf("record %s: %w", rel, err)
+		}
+		names = append(names, cmp.Or(config.ScenarioOf(a), rel))
+		return nil
+	})
+	slices.Sort(names)
+	return slices.Compact(names), err
+}
