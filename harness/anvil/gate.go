@@ -30,18 +30,18 @@ const (
 	LabelScenarioPrefix = "scenario:"
 	// The kind labels of gated specs, to select them by what they check. A failure no check
 	// explains (a plain assertion) takes the outcome of its spec's kind label.
-	LabelKindRequests   = junit.KindLabelPrefix + string(gate.KindRequests)
-	LabelKindOutput     = junit.KindLabelPrefix + string(gate.KindOutput)
-	LabelKindContext    = junit.KindLabelPrefix + string(gate.KindContext)
-	LabelKindClient     = junit.KindLabelPrefix + string(gate.KindClient)
-	LabelKindEngine     = junit.KindLabelPrefix + string(gate.KindEngine)
-	LabelKindBudget     = junit.KindLabelPrefix + string(gate.KindBudget)
-	LabelKindComparable = junit.KindLabelPrefix + string(gate.KindComparable)
-	LabelKindRegression = junit.KindLabelPrefix + string(gate.KindRegression)
+	labelKindRequests   = junit.KindLabelPrefix + string(gate.KindRequests)
+	labelKindOutput     = junit.KindLabelPrefix + string(gate.KindOutput)
+	labelKindContext    = junit.KindLabelPrefix + string(gate.KindContext)
+	labelKindClient     = junit.KindLabelPrefix + string(gate.KindClient)
+	labelKindEngine     = junit.KindLabelPrefix + string(gate.KindEngine)
+	labelKindBudget     = junit.KindLabelPrefix + string(gate.KindBudget)
+	labelKindComparable = junit.KindLabelPrefix + string(gate.KindComparable)
+	labelKindRegression = junit.KindLabelPrefix + string(gate.KindRegression)
 )
 
-// ScenariosDir is the directory under ANVIL_OUT_DIR of the file scenarios' artifacts.
-const ScenariosDir = "scenarios"
+// scenariosDir is the directory under ANVIL_OUT_DIR of the file scenarios' artifacts.
+const scenariosDir = "scenarios"
 
 // gated is a gated container registered while the spec tree is built, for the preflight
 // to check before any spec and for the variables the suite uses.
@@ -90,7 +90,7 @@ func DescribeConfigured() bool {
 func DescribeScenarios() bool {
 	for _, g := range treeConfig().Scenarios() {
 		labels := append([]string{LabelScenarioPrefix + g.Name}, g.Labels...)
-		describeGated("scenario "+g.Name, ScenariosDir, g, gated{file: true}, labels...)
+		describeGated("scenario "+g.Name, scenariosDir, g, gated{file: true}, labels...)
 	}
 	return true
 }

@@ -79,7 +79,7 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	if err != nil {
 		Fail(fmt.Sprintf("scenario %s did not start: %v", spec, err))
 	}
-	path := recordIn(dir, spec+BaselineSuffix, baseline)
+	path := recordIn(dir, spec+baselineSuffix, baseline)
 	if run.Extension != nil {
 		run.Extension.Baseline = artifact.NewBaselineRef(path, baseline)
 		run.Extension.Baseline.Design = artifact.DesignInterleaved
@@ -92,9 +92,9 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	return run, baseline
 }
 
-// BaselineSuffix ends the name of an interleaved run's baseline build's artifact:
+// baselineSuffix ends the name of an interleaved run's baseline build's artifact:
 // <spec>-baseline.json beside <spec>.json.
-const BaselineSuffix = "-baseline"
+const baselineSuffix = "-baseline"
 
 // progressWriter is where a running scenario's progress lines go: the spec's GinkgoWriter,
 // which -v streams and JUnit keeps for a failed spec, and without -v the console as well,

@@ -52,8 +52,8 @@ func Worse(family string) (higherIsWorse, judged bool) {
 	return false, false
 }
 
-// SummaryRow is how a report shows one per-request figure of the extension over a run.
-type SummaryRow struct {
+// summaryRow is how a report shows one per-request figure of the extension over a run.
+type summaryRow struct {
 	Label string
 	// Ms is true for a time in milliseconds, false for a count of tokens.
 	Ms bool
@@ -63,11 +63,11 @@ type SummaryRow struct {
 // ExtensionSummaries are the run's summaries of the extension's per-request figures, in
 // their definitions' order, each with its label; a figure the run has no summary of is
 // left out.
-func ExtensionSummaries(x *Extension) []SummaryRow {
-	var out []SummaryRow
+func ExtensionSummaries(x *Extension) []summaryRow {
+	var out []summaryRow
 	for _, f := range extensionFamilies {
 		if p := f.summary(x); p != nil {
-			out = append(out, SummaryRow{Label: f.label, Ms: f.unit == "_ms", Percentiles: p})
+			out = append(out, summaryRow{Label: f.label, Ms: f.unit == "_ms", Percentiles: p})
 		}
 	}
 	return out

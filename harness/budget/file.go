@@ -33,11 +33,11 @@ func ReadFile(path string) ([]Budget, error) {
 	if len(data) > maxFileBytes {
 		return nil, fmt.Errorf("read budgets: larger than %d bytes", maxFileBytes)
 	}
-	return ParseFile(data)
+	return parseFile(data)
 }
 
-// ParseFile parses the JSON of a budgets file (see ReadFile).
-func ParseFile(data []byte) ([]Budget, error) {
+// parseFile parses the JSON of a budgets file (see ReadFile).
+func parseFile(data []byte) ([]Budget, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var file struct {

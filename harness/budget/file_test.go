@@ -9,7 +9,7 @@ import (
 
 func TestParseFile(t *testing.T) {
 	t.Parallel()
-	got, err := ParseFile([]byte(`{"budgets": ["tpot_p50_ms<=6", "ttft_p95_ms<=1500@upper95, decode_tok_s_p50>=150"]}`))
+	got, err := parseFile([]byte(`{"budgets": ["tpot_p50_ms<=6", "ttft_p95_ms<=1500@upper95, decode_tok_s_p50>=150"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestParseFile(t *testing.T) {
 	if want := "tpot_p50_ms<=6 ttft_p95_ms<=1500@upper95 decode_tok_s_p50>=150"; strings.Join(terms, " ") != want {
 		t.Errorf("budgets %q, want %q", terms, want)
 	}
-	if got, err := ParseFile([]byte(`{"budgets": []}`)); err != nil || len(got) != 0 {
+	if got, err := parseFile([]byte(`{"budgets": []}`)); err != nil || len(got) != 0 {
 		t.Errorf("empty list: %v, %v", got, err)
 	}
 }
@@ -36,7 +36,7 @@ func TestParseFileErrors(t *testing.T) {
 		{`{"budgets": []} {"budgets": []}`, `found more after it`},
 		{`{"budgets": ["tpot_p50_ms<=6"`, `unexpected EOF`},
 	} {
-		_, err := ParseFile([]byte(c.json))
+		_, err := parseFile([]byte(c.json))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.json, err, c.want)
 		}

@@ -10,14 +10,14 @@ import (
 // on too few samples; test for it with errors.Is. It is never a pass.
 var ErrInsufficientSamples = errors.New("insufficient samples")
 
-// DefaultMinSamples is the sample count a budget on metric needs unless its @min option says
+// defaultMinSamples is the sample count a budget on metric needs unless its @min option says
 // otherwise: 100 for a p99 (artifact.P99MinimumSamples), 20 for a p95, 10 for a p90 and 1 for
 // every other key (a scalar counts the completed requests).
 //
 // Below these counts the nearest-rank percentile is simply the sample maximum (⌈0.95·n⌉ = n
 // for every n < 20, and likewise below 10 for p90 and 100 for p99), so a budget on it would
 // judge the single slowest request rather than the tail it names.
-func DefaultMinSamples(metric string) int {
+func defaultMinSamples(metric string) int {
 	_, stat, ok := artifact.ParseMetricKey(metric)
 	if !ok {
 		return 1
@@ -39,7 +39,7 @@ func (b Budget) RequiredSamples() int {
 	if b.MinSamples > 0 {
 		return b.MinSamples
 	}
-	return DefaultMinSamples(b.Metric)
+	return defaultMinSamples(b.Metric)
 }
 
 // BoundSamples is how many samples one block must hold for b's bound to exist when it is

@@ -73,7 +73,7 @@ func TestDefaultMinSamples(t *testing.T) {
 		"tpot_p99_ms": 100, "mean_inter_token_latency_ms_p99": 100, "decode_tok_s_p95": 20, "ttft_p90_ms": 10,
 		"tpot_p75_ms": 1, "tpot_p50_ms": 1, "tpot_mean_ms": 1, "throughput_tok_s": 1, "no_such_key": 1,
 	} {
-		if got := DefaultMinSamples(key); got != want {
+		if got := defaultMinSamples(key); got != want {
 			t.Errorf("DefaultMinSamples(%q) = %d, want %d", key, got, want)
 		}
 	}

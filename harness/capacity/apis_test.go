@@ -6,7 +6,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
 
@@ -16,7 +15,7 @@ import (
 // the artifact names the API.
 func TestEveryAPIRunsWhatChatRuns(t *testing.T) {
 	s := fastEngine(t, refengine.Options{PrefixCache: true})
-	base := Scenario{Requests: 6, Concurrency: 3, ContextTokens: 1500, MaxTokens: 48, ResponseWords: 16, Policy: workload.PolicyStrict, Calibrate: true}
+	base := Scenario{Requests: 6, Concurrency: 3, ContextTokens: 1500, MaxTokens: 48, ResponseWords: 16, Policy: PolicyStrict, Calibrate: true}
 	for _, api := range []API{APIChat, APIResponses, APIMessages, APIOllama} {
 		sessions := base
 		sessions.Sessions = Sessions{Count: 2, Turns: 3, TurnTokens: 200}

@@ -16,8 +16,8 @@ const (
 	calibrationNone     = "none"        // the fixed estimate of characters per token
 )
 
-// Calibration is how prompts were sized (see artifact.Calibration).
-type Calibration struct {
+// calibration is how prompts were sized (see artifact.calibration).
+type calibration struct {
 	Method                        string
 	CharsPerToken, OverheadTokens float64
 	// Fitted maps a planned size to the size its prompts are built for, so the server counts
@@ -35,8 +35,8 @@ const probeIndex = 990_000
 // a small one and one near the largest planned size. /tokenize is preferred (it runs no
 // model); otherwise each probe is a one-token request whose usage gives its prompt tokens.
 // On any failure the estimate stays and the note says why.
-func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p workload.Prompts, largest int) Calibration {
-	fallback := Calibration{Method: calibrationNone, CharsPerToken: p.CharsPerToken}
+func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p workload.Prompts, largest int) calibration {
+	fallback := calibration{Method: calibrationNone, CharsPerToken: p.CharsPerToken}
 	sizes := [2]int{512, min(max(largest, 2048), 16384)}
 	var chars, tokens [2]float64
 	method := calibrationTokenize
@@ -71,7 +71,7 @@ func calibrate(ctx context.Context, client *stream.Client, sc Scenario, p worklo
 		fallback.Note = "probe token counts do not grow with prompt size"
 		return fallback
 	}
-	return Calibration{Method: method, CharsPerToken: 1 / slope, OverheadTokens: tokens[0] - chars[0]*slope}
+	return calibration{Method: method, CharsPerToken: 1 / slope, OverheadTokens: tokens[0] - chars[0]*slope}
 }
 
 var errNoUsage = errors.New("the response carried no usage.prompt_tokens")

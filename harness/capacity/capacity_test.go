@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/internal/busy"
@@ -101,7 +100,7 @@ func target(s *refengine.Server) Target {
 func referenceScenario() Scenario {
 	return Scenario{
 		Requests: 6, Concurrency: 1, ContextTokens: 64000, ContextSeed: 44, ContextMargin: 1024,
-		MaxTokens: 512, ResponseWords: 32, Policy: workload.PolicyStrict,
+		MaxTokens: 512, ResponseWords: 32, Policy: PolicyStrict,
 		Engine: "anvilbench-refengine", GPU: "none",
 	}
 }
@@ -268,7 +267,7 @@ func TestStrictPolicyTurnsExtraWordsIntoFailures(t *testing.T) {
 		t.Errorf("responses received %d, want 6", b.ResponsesReceived)
 	}
 
-	sc.Policy = workload.PolicyObserve
+	sc.Policy = PolicyObserve
 	b = mustRun(t, target(s), sc)
 	if b.Completed != 6 || *b.RequestTimings[0].ControlledOutput.ExactAdherence || !b.RequestTimings[0].ControlledOutput.Passed {
 		t.Fatalf("observe must keep non-exact responses as samples: %+v", b.RequestTimings)

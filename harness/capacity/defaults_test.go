@@ -35,7 +35,7 @@ func TestDefaultsAreStatedOnceInTheTags(t *testing.T) {
 		t.Errorf("%d fields take their tag's default when zero; the walk is broken", filled)
 	}
 	for key, constant := range map[string]int{
-		"cache_block_tokens": DefaultCacheBlockTokens,
+		"cache_block_tokens": defaultCacheBlockTokens,
 		"trace_block_size":   workload.DefaultTraceBlockTokens,
 	} {
 		if f, ok := fields.Lookup(reflect.TypeFor[Scenario](), key); !ok || f.Default != strconv.Itoa(constant) {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
 )
@@ -34,7 +33,7 @@ const faultRequests = 3
 func faultScenario(name string) Scenario {
 	return Scenario{
 		Name: "faults/" + name, Requests: faultRequests, Concurrency: 2, ContextTokens: 500, ContextSeed: 11,
-		MaxContextTokens: refengine.DefaultMaxModelLen, MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
+		MaxContextTokens: refengine.DefaultMaxModelLen, MaxTokens: 64, ResponseWords: 32, Policy: PolicyStrict,
 		Model: refengine.DefaultModel, Engine: "anvilbench-refengine", GPU: "none",
 	}
 }
@@ -281,7 +280,7 @@ func TestEveryFaultBecomesAFailureRowAndTheArtifactIsWritten(t *testing.T) {
 		},
 		{
 			name: "extra words under observe", faults: refengine.Faults{ExtraWords: 2},
-			scenario: func(sc *Scenario) { sc.Policy = workload.PolicyObserve },
+			scenario: func(sc *Scenario) { sc.Policy = PolicyObserve },
 			check: func(t *testing.T, b *artifact.Benchmark) {
 				for _, r := range b.RequestTimings {
 					co := r.ControlledOutput

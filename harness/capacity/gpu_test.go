@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
@@ -47,7 +46,7 @@ func fakeDCGM(t *testing.T, throttleFrom int64) *httptest.Server {
 // GPUs as unknown. The model the exporter names fills the artifact's gpu.
 func TestGPUTelemetryJudgesTheRun(t *testing.T) {
 	engine := fastEngine(t, refengine.Options{ITL: 5 * time.Millisecond})
-	sc := Scenario{Requests: 32, Concurrency: 4, ContextTokens: 1000, MaxTokens: 80, ResponseWords: 64, Policy: workload.PolicyStrict, Calibrate: true}
+	sc := Scenario{Requests: 32, Concurrency: 4, ContextTokens: 1000, MaxTokens: 80, ResponseWords: 64, Policy: PolicyStrict, Calibrate: true}
 	judge := func(tg Target) (*artifact.Benchmark, gate.Result) {
 		b := mustRun(t, tg, sc)
 		return b, gate.GPUHeldClocks(gate.GPUBounds{}, nil).Judge(b)
@@ -76,7 +75,7 @@ func TestGPUTelemetryJudgesTheRun(t *testing.T) {
 	t.Logf("throttled: %s", r.Message)
 
 	missing := target(engine)
-	missing.GPUMetricsURL = MetricsOff
+	missing.GPUMetricsURL = metricsOff
 	b, r = judge(missing)
 	if r.Skipped != "unknown: not sampled (off)" || b.Extension.GPU.Source != "none" || b.GPU != nil {
 		t.Errorf("missing: %+v, telemetry %+v", r, b.Extension.GPU)

@@ -71,7 +71,7 @@ func (k *independent) prepare(ctx context.Context, r *run) ([]int, pacer, error)
 	case sc.Burst > 0:
 		return indices, burst{send}, nil
 	case sc.RequestRate > 0:
-		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, sc.Arrival, sc.ContextSeed)
+		all, err := schedule.Arrivals(sc.Requests, sc.RequestRate, schedule.Arrival(sc.Arrival), sc.ContextSeed)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 // A kind is what a scenario sends: independent prompts (independent.go), the lines of a
@@ -51,7 +52,7 @@ func (sc Scenario) kind() kind {
 // oneKind is the problem of a scenario that names more than one kind.
 func (sc Scenario) oneKind() []error {
 	if sc.Trace.replayed() && sc.Sessions.held() {
-		return []error{&FieldError{Field: "Trace.File", Value: sc.Trace.File, Problem: "cannot be combined with %s", Others: []string{"Sessions.Count"}}}
+		return []error{&fields.FieldError{Field: "Trace.File", Value: sc.Trace.File, Problem: "cannot be combined with %s", Others: []string{"Sessions.Count"}}}
 	}
 	return nil
 }

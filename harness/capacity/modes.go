@@ -97,36 +97,56 @@ func (a API) Name() string { return a.wire().Name() }
 // supports is what a request on the API can carry.
 func (a API) supports() stream.Support { return a.wire().Supports() }
 
-// The workload's own enums, named here so that a scenario can be written with this
-// package alone.
-type (
-	// Policy is what a response that misses the controlled output becomes.
-	Policy = workload.Policy
-	// CacheMode is how prompts relate to each other's prefixes.
-	CacheMode = workload.CacheMode
-	// Arrival is an open loop's model of the gaps between request starts.
-	Arrival = schedule.Arrival
-	// Buckets is a cumulative context-size distribution ("0.218:16000,...,1:262144").
-	Buckets = workload.Buckets
-	// Bucket is one step of it.
-	Bucket = workload.Bucket
-	// Output is the form a response is asked to give its words in: text, a tool call, or
-	// a JSON object.
-	Output = workload.Output
+// Policy is what a response that misses the controlled output becomes: a failed request
+// (strict) or a recorded miss (observe).
+type Policy string
+
+// CacheMode is how prompts relate to each other's prefixes: unique, or a shared prefix.
+type CacheMode string
+
+// Arrival is an open loop's model of the gaps between request starts.
+type Arrival string
+
+// Output is the form a response is asked to give its words in: text, a tool call, or a
+// JSON object.
+type Output string
+
+// Policies, cache modes, arrival models and outputs.
+const (
+	PolicyStrict  = Policy(workload.PolicyStrict)
+	PolicyObserve = Policy(workload.PolicyObserve)
+	CacheUnique   = CacheMode(workload.CacheUnique)
+	CacheShared   = CacheMode(workload.CacheShared)
+	Poisson       = Arrival(schedule.Poisson)
+	Constant      = Arrival(schedule.Constant)
+	OutputText    = Output(workload.OutputText)
+	OutputTool    = Output(workload.OutputToolCall)
+	OutputJSON    = Output(workload.OutputJSON)
 )
 
-// Policies, cache modes and arrival models.
-const (
-	PolicyStrict  = workload.PolicyStrict
-	PolicyObserve = workload.PolicyObserve
-	CacheUnique   = workload.CacheUnique
-	CacheShared   = workload.CacheShared
-	Poisson       = schedule.Poisson
-	Constant      = schedule.Constant
-	OutputText    = workload.OutputText
-	OutputTool    = workload.OutputToolCall
-	OutputJSON    = workload.OutputJSON
-)
+// Choices lists the policies.
+func (Policy) Choices() []string { return workload.PolicyStrict.Choices() }
+
+// Valid reports whether p is one of Choices.
+func (p Policy) Valid() bool { return workload.Policy(p).Valid() }
+
+// Choices lists the cache modes.
+func (CacheMode) Choices() []string { return workload.CacheUnique.Choices() }
+
+// Valid reports whether m is one of Choices.
+func (m CacheMode) Valid() bool { return workload.CacheMode(m).Valid() }
+
+// Choices lists the arrival models.
+func (Arrival) Choices() []string { return schedule.Poisson.Choices() }
+
+// Valid reports whether a is one of Choices.
+func (a Arrival) Valid() bool { return schedule.Arrival(a).Valid() }
+
+// Choices lists the outputs.
+func (Output) Choices() []string { return workload.OutputText.Choices() }
+
+// Valid reports whether o is one of Choices.
+func (o Output) Valid() bool { return workload.Output(o).Valid() }
 
 // ThinkTime is how the pause between a session's answer and its next turn is drawn.
 type ThinkTime string
@@ -143,5 +163,6 @@ const (
 // Choices lists the think-time distributions.
 func (ThinkTime) Choices() []string { return []string{string(ThinkFixed), string(ThinkExponential)} }
 
-// DefaultBuckets is the original tool's measured sub-agent context mix.
-func DefaultBuckets() Buckets { return workload.DefaultBuckets() }
+// DefaultBuckets is the original tool's measured sub-agent context mix, a Scenario's
+// ContextBuckets: a cumulative context-size distribution ("0.218:16000,...,1:262144").
+func DefaultBuckets() workload.Buckets { return workload.DefaultBuckets() }

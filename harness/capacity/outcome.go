@@ -219,13 +219,13 @@ func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err err
 	}
 	var co *artifact.ControlledOutput
 	if words := r.plan[i].words; words > 0 {
-		c := workload.ScoreControlledOutput(res.Content, complete, words, r.sc.Policy, marker)
+		c := workload.ScoreControlledOutput(res.Content, complete, words, workload.Policy(r.sc.Policy), marker)
 		co = &c
 	}
 	if canary != nil && !canary.Passed {
 		return r.responseFailure(i, planned, began, res, artifact.FailureRequestCanary, kindCanary, canaryMessage(canary), co, canary)
 	}
-	if co != nil && r.sc.Policy == workload.PolicyStrict && !co.Passed {
+	if co != nil && r.sc.Policy == PolicyStrict && !co.Passed {
 		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindControlledOutput, controlledOutputMessage(co), co, canary)
 	}
 	row := timingRow(res, i, planned)
@@ -248,14 +248,14 @@ func (r *run) judgeStructured(i, planned int, began time.Time, res *stream.Resul
 		for k, c := range res.ToolCalls {
 			calls[k] = workload.Call{Name: c.Name, Arguments: c.Arguments, Truncated: c.ArgumentsTruncated}
 		}
-		co, problem = workload.ScoreToolCalls(calls, res.Content, words, r.sc.Policy)
+		co, problem = workload.ScoreToolCalls(calls, res.Content, words, workload.Policy(r.sc.Policy))
 	} else {
-		co, problem = workload.ScoreJSONAnswer(res.Content, !res.ContentTruncated, words, r.sc.Policy)
+		co, problem = workload.ScoreJSONAnswer(res.Content, !res.ContentTruncated, words, workload.Policy(r.sc.Policy))
 	}
 	if problem != "" && slices.Contains(res.FinishReasons, "length") {
 		problem += fmt.Sprintf(" (the response ended at max_tokens %d: finish_reason length)", r.plan[i].maxTokens)
 	}
-	strict := r.sc.Policy == workload.PolicyStrict
+	strict := r.sc.Policy == PolicyStrict
 	switch {
 	case problem != "" && strict:
 		return r.responseFailure(i, planned, began, res, artifact.FailureControlledOutput, kindStructuredOutput,

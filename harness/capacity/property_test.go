@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
 
@@ -158,7 +157,7 @@ func TestNothingIsLostUnderRandomFaults(t *testing.T) {
 				proxy := startFaultProxy(t, engine.URL, seed, plan)
 				sc := Scenario{
 					Name: "property/nothing-lost", Requests: n, Concurrency: 6, ContextTokens: 500, ContextSeed: seed,
-					MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
+					MaxTokens: 64, ResponseWords: 32, Policy: PolicyStrict,
 				}
 				tg := Target{BaseURL: proxy.URL + "/v1", Timeout: 10 * time.Second, StallTimeout: 2 * time.Second}
 				b, err := Run(context.Background(), tg, sc)
@@ -279,7 +278,7 @@ func TestCancellationLosesNoRequest(t *testing.T) {
 			sc := Scenario{
 				Name: "property/cancel", Requests: n, Concurrency: 8, ContextTokens: 500, ContextSeed: seed,
 				MaxContextTokens: refengine.DefaultMaxModelLen, Model: refengine.DefaultModel,
-				MaxTokens: 64, ResponseWords: 32, Policy: workload.PolicyStrict,
+				MaxTokens: 64, ResponseWords: 32, Policy: PolicyStrict,
 			}
 			tg := Target{BaseURL: engine.BaseURL(), Timeout: 10 * time.Second, StallTimeout: 2 * time.Second}
 			ctx, cancel := context.WithCancel(context.Background())

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/internal/busy"
 )
@@ -23,7 +22,7 @@ func TestReasoningTokensFromUsageOnEveryAPI(t *testing.T) {
 	for _, api := range []API{APIChat, APIResponses, APIMessages} {
 		s := fastEngine(t, refengine.Options{ThinkByDefault: true, ReasoningTokens: thought, ITL: 2 * time.Millisecond})
 		sc := Scenario{API: api, Requests: 8, Concurrency: 4, ContextTokens: 1000, MaxTokens: 96, ResponseWords: 16,
-			Policy: workload.PolicyStrict, Calibrate: true}
+			Policy: PolicyStrict, Calibrate: true}
 		b := mustRun(t, target(s), sc)
 		if b.Failed != 0 {
 			t.Fatalf("%s: %d failed: %+v", api, b.Failed, b.Failures[0])

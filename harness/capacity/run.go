@@ -77,7 +77,7 @@ func (r *run) prepare(ctx context.Context) error {
 		CharsPerToken: sc.CharsPerToken,
 		ResponseWords: sc.ResponseWords,
 		Canaries:      sc.RequestCanaries,
-		Output:        sc.Output,
+		Output:        workload.Output(sc.Output),
 		Nonce:         promptNonce(*sc),
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
@@ -89,7 +89,7 @@ func (r *run) prepare(ctx context.Context) error {
 // calibrate sizes prompts from the endpoint's own count of characters per token, when the
 // scenario asks, and builds the shared prefix at that size.
 func (r *run) calibrate(ctx context.Context) {
-	r.calibration = Calibration{Method: calibrationNone, CharsPerToken: r.sc.CharsPerToken}
+	r.calibration = calibration{Method: calibrationNone, CharsPerToken: r.sc.CharsPerToken}
 	if r.sc.Calibrate {
 		largest := slices.Max(contexts(r.plan))
 		r.calibration = calibrate(ctx, r.client, r.sc, r.prompts, largest)
@@ -311,7 +311,7 @@ const metricsInterval = 2 * time.Second
 func (r *run) watchEngine(ctx context.Context, target Target) func() artifact.EngineMetrics {
 	url := target.MetricsURL
 	switch url {
-	case MetricsOff:
+	case metricsOff:
 		return func() artifact.EngineMetrics { return artifact.EngineMetrics{Error: "not scraped (off)"} }
 	case "":
 		url = enginemetrics.URL(target.BaseURL)
@@ -339,7 +339,7 @@ type run struct {
 	client      *stream.Client
 	baseURL     string // the endpoint's, named when it cannot be reached
 	san         sanitizer
-	calibration Calibration
+	calibration calibration
 	caps        artifact.Capabilities
 	prompts     workload.Prompts
 	// plan is every request of the current block, every shard's, by request index, as

@@ -76,17 +76,17 @@ func (s Shard) concurrency(concurrency int) int {
 	return c
 }
 
-// MetricsOff as a Target's MetricsURL scrapes no metrics.
-const MetricsOff = "off"
+// metricsOff as a Target's MetricsURL scrapes no metrics.
+const metricsOff = "off"
 
-// DefaultCacheBlockTokens is a Scenario's zero CacheBlockTokens (its tag's default): vLLM's
+// defaultCacheBlockTokens is a Scenario's zero CacheBlockTokens (its tag's default): vLLM's
 // block size.
-const DefaultCacheBlockTokens = 16
+const defaultCacheBlockTokens = 16
 
 // Defaults of a Target's zero timeouts.
 const (
-	DefaultTimeout      = 15 * time.Minute
-	DefaultStallTimeout = time.Minute
+	defaultTimeout      = 15 * time.Minute
+	defaultStallTimeout = time.Minute
 )
 
 // Scenario is the workload of one capacity run and the identity recorded with it. Validate
@@ -117,7 +117,7 @@ type Scenario struct {
 	ContextSeed int64 `key:"context_seed" default:"0"`
 	// ContextBuckets is the distribution sampled when ContextTokens is 0 (DefaultBuckets when
 	// empty).
-	ContextBuckets Buckets `key:"context_buckets" default:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
+	ContextBuckets workload.Buckets `key:"context_buckets" default:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
 	// ContextMargin is kept below MaxContextTokens - MaxTokens.
 	ContextMargin int `key:"context_margin" range:"[0,1048576]" default:"1024"`
 	// MaxContextTokens is the served window; 0 discovers it from GET /v1/models.
@@ -226,17 +226,17 @@ func Defaults() Scenario {
 }
 
 // shared reports whether prompts share a prefix.
-func (sc Scenario) shared() bool { return sc.PromptCacheMode == workload.CacheShared }
+func (sc Scenario) shared() bool { return sc.PromptCacheMode == CacheShared }
 
 // policy is the controlled-output policy, its zero value resolved.
-func (sc Scenario) policy() workload.Policy {
+func (sc Scenario) policy() Policy {
 	switch {
 	case sc.Policy != "":
 		return sc.Policy
 	case sc.ResponseWords > 0:
-		return workload.PolicyStrict
+		return PolicyStrict
 	}
-	return workload.PolicyObserve
+	return PolicyObserve
 }
 
 // withDefaults fills in what a zero field means: the tag's default where a zero stands
@@ -258,10 +258,10 @@ func (sc Scenario) withDefaults() Scenario {
 // withDefaults fills in the zero timeouts.
 func (t Target) withDefaults() Target {
 	if t.Timeout == 0 {
-		t.Timeout = DefaultTimeout
+		t.Timeout = defaultTimeout
 	}
 	if t.StallTimeout == 0 {
-		t.StallTimeout = min(DefaultStallTimeout, t.Timeout)
+		t.StallTimeout = min(defaultStallTimeout, t.Timeout)
 	}
 	return t
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/internal/compare"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
@@ -20,7 +19,7 @@ import (
 func TestSpeculativeDecodingFromTheEngineCounters(t *testing.T) {
 	const step = 3 * time.Millisecond
 	s := fastEngine(t, refengine.Options{SpecTokens: 3, SpecAccept: 0.7, ITL: step})
-	sc := Scenario{Requests: 24, Concurrency: 4, ContextTokens: 1000, MaxTokens: 160, ResponseWords: 128, Policy: workload.PolicyStrict, Calibrate: true,
+	sc := Scenario{Requests: 24, Concurrency: 4, ContextTokens: 1000, MaxTokens: 160, ResponseWords: 128, Policy: PolicyStrict, Calibrate: true,
 		ContinuousUsage: true, WarmupRequests: 16}
 	b := mustRun(t, target(s), sc)
 	if b.Failed != 0 {

@@ -69,7 +69,7 @@ func (t Trace) read() (*workload.Trace, error) {
 func (t Trace) problems(sc Scenario) []error {
 	var errs []error
 	if t.BlockTokens > 0 && t.BlockTokens < 16 {
-		errs = append(errs, &FieldError{Field: "Trace.BlockTokens", Value: t.BlockTokens, Problem: "want 0 (the default, 512) or at least 16 tokens"})
+		errs = append(errs, &fields.FieldError{Field: "Trace.BlockTokens", Value: t.BlockTokens, Problem: "want 0 (the default, 512) or at least 16 tokens"})
 	}
 	if !t.replayed() {
 		return errs

@@ -14,26 +14,22 @@ import (
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
-// FieldError is one invalid field of a Scenario or a Target, named by its Go field
-// ("MaxTokens", "Sessions.Turns"): Validate's errors are joins of them.
-type FieldError = fields.FieldError
-
-// KeyOf is the key (the tag) of a Scenario field named by its Go name (FieldError.Field);
+// KeyOf is the key (the tag) of a Scenario field named by its Go name (fields.FieldError.Field);
 // "" for a field without one.
 func KeyOf(field string) string { return fields.KeyOf(reflect.TypeFor[Scenario](), field) }
 
-// MaxRequestRate bounds an open loop's rate, in requests per second.
-const MaxRequestRate = 100000
+// maxRequestRate bounds an open loop's rate, in requests per second.
+const maxRequestRate = 100000
 
-// MaxTimeout bounds a request's timeout.
-const MaxTimeout = time.Hour
+// maxTimeout bounds a request's timeout.
+const maxTimeout = time.Hour
 
 var (
 	clockDomainPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 	fingerprintPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 )
 
-// Validate reports every problem of the scenario at once (errors.Join of *FieldError), the
+// Validate reports every problem of the scenario at once (errors.Join of *fields.FieldError), the
 // same whether it came from ANVIL_* variables, a scenarios file or code: every field out
 // of its range or its choices (the tags), but those the scenario's kind gives its own
 // value, then the rules that tie fields together, the kinds' own among them. Zero enums
@@ -53,7 +49,7 @@ func (sc Scenario) Validate() error {
 func (sc Scenario) combinations(k kind) []error {
 	var errs []error
 	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
+		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
 	}
 	if sc.ContextTokens > 0 && sc.ContextTokens < workload.MinPromptTokens {
 		add("ContextTokens", sc.ContextTokens, fmt.Sprintf("too small (want 0 to sample, or %d..1048576)", workload.MinPromptTokens))
@@ -106,10 +102,10 @@ func (sc Scenario) combinations(k kind) []error {
 func (sc Scenario) wordProblems(k kind) []error {
 	var errs []error
 	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem, Others: others})
+		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
 	}
 	ownWords := !k.replaces(sc, "ResponseWords")
-	if ownWords && sc.policy() == workload.PolicyStrict && sc.ResponseWords == 0 {
+	if ownWords && sc.policy() == PolicyStrict && sc.ResponseWords == 0 {
 		add("Policy", string(PolicyStrict), "needs %s > 0", "ResponseWords")
 	}
 	if ownWords && sc.ResponseWords > 0 && sc.MaxTokens >= 1 && sc.MaxTokens <= sc.ResponseWords {
@@ -140,11 +136,11 @@ func conflicts(field string, value any, sc Scenario) []error {
 		on   bool
 	}{{"Burst", sc.Burst > 0}, {"RequestRate", sc.RequestRate > 0}, {"PromptCacheMode", sc.shared()}} {
 		if c.on {
-			errs = append(errs, &FieldError{Field: field, Value: value, Problem: "cannot be combined with %s (it sets its own schedule and sharing)", Others: []string{c.name}})
+			errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: "cannot be combined with %s (it sets its own schedule and sharing)", Others: []string{c.name}})
 		}
 	}
 	if !sc.API.supports().Conversation {
-		errs = append(errs, &FieldError{Field: "API", Value: string(sc.API),
+		errs = append(errs, &fields.FieldError{Field: "API", Value: string(sc.API),
 			Problem: "a trace or a session needs a conversation: " + apisWith(func(s stream.Support) bool { return s.Conversation })})
 	}
 	return errs
@@ -157,7 +153,7 @@ func (sc Scenario) shardProblems(k kind) []error {
 	shard := fmt.Sprintf("%d/%d", sh.Index, sh.Count)
 	var errs []error
 	add := func(field string, value any, problem string) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Problem: problem})
+		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem})
 	}
 	if sh.Count < 0 || (sh.Count > 1 && (sh.Index < 0 || sh.Index >= sh.Count)) || (sh.Count <= 1 && sh.Index != 0) {
 		add("Shard", shard, "want i/N with 0 <= i < N")
@@ -182,22 +178,22 @@ func (sc Scenario) shardProblems(k kind) []error {
 // turns, or Requests; 0 for a trace, whose lines are counted when it is read.
 func (sc Scenario) RequestCount() int { return sc.kind().requests(sc) }
 
-// Validate reports every problem of the target at once (errors.Join of *FieldError). The
+// Validate reports every problem of the target at once (errors.Join of *fields.FieldError). The
 // base URL is never echoed: it may carry credentials. Zero timeouts are valid: Run fills
 // in the defaults.
 func (t Target) Validate() error {
 	var errs []error
 	add := func(field string, value any, format string, args ...any) {
-		errs = append(errs, &FieldError{Field: field, Value: value, Problem: fmt.Sprintf(format, args...)})
+		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: fmt.Sprintf(format, args...)})
 	}
 	if msg := checkBaseURL(t.BaseURL); msg != "" {
 		add("BaseURL", nil, "%s", msg)
 	}
-	if t.Timeout < 0 || t.Timeout > MaxTimeout {
+	if t.Timeout < 0 || t.Timeout > maxTimeout {
 		add("Timeout", t.Timeout, "out of range (want a duration in (0, 1h])")
 	}
-	if t.StallTimeout < 0 || t.StallTimeout > MaxTimeout || (t.Timeout > 0 && t.StallTimeout > t.Timeout) {
-		errs = append(errs, &FieldError{Field: "StallTimeout", Value: t.StallTimeout, Problem: "out of range (want a duration in (0, %s])", Others: []string{"Timeout"}})
+	if t.StallTimeout < 0 || t.StallTimeout > maxTimeout || (t.Timeout > 0 && t.StallTimeout > t.Timeout) {
+		errs = append(errs, &fields.FieldError{Field: "StallTimeout", Value: t.StallTimeout, Problem: "out of range (want a duration in (0, %s])", Others: []string{"Timeout"}})
 	}
 	return errors.Join(errs...)
 }

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
-	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
@@ -32,7 +30,7 @@ func TestValidateAcceptsTheZeroEnumsAndAValidScenario(t *testing.T) {
 		t.Fatalf("reference scenario: %v", err)
 	}
 	burst := validScenario()
-	burst.Burst, burst.Requests, burst.Concurrency, burst.PromptCacheMode = 8, 0, 0, workload.CacheShared
+	burst.Burst, burst.Requests, burst.Concurrency, burst.PromptCacheMode = 8, 0, 0, CacheShared
 	if err := burst.Validate(); err != nil {
 		t.Fatalf("a burst's concurrency follows its requests: %v", err)
 	}
@@ -50,7 +48,7 @@ func TestValidateReportsEveryProblemWithItsField(t *testing.T) {
 	err := sc.Validate()
 	invalid, rest := fields.Errors(err)
 	if len(rest) != 0 {
-		t.Fatalf("errors other than FieldError: %v", rest)
+		t.Fatalf("errors other than fields.FieldError: %v", rest)
 	}
 	got := map[string]string{}
 	for _, f := range invalid {
@@ -134,7 +132,7 @@ func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
 		"zero concurrency":               func(sc *Scenario) { sc.Concurrency = 0 },
 		"negative concurrency":           func(sc *Scenario) { sc.Concurrency = -1 },
 		"a negative burst":               func(sc *Scenario) { sc.Burst = -1 },
-		"an unknown arrival":             func(sc *Scenario) { sc.RequestRate, sc.Arrival = 5, schedule.Arrival("fast") },
+		"an unknown arrival":             func(sc *Scenario) { sc.RequestRate, sc.Arrival = 5, Arrival("fast") },
 	} {
 		sc := validScenario()
 		change(&sc)
@@ -143,9 +141,9 @@ func TestRunRefusesAnInvalidScenarioBeforeAnyRequest(t *testing.T) {
 			t.Errorf("%s: artifact %v, err %v", name, b != nil, err)
 			continue
 		}
-		var fe *FieldError
+		var fe *fields.FieldError
 		if !errors.As(err, &fe) {
-			t.Errorf("%s: %v is not a FieldError", name, err)
+			t.Errorf("%s: %v is not a fields.FieldError", name, err)
 		}
 	}
 	if n := requests.Load(); n != 0 {
@@ -210,7 +208,7 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	checkSendSplit(t, b, 30)
 
 	off := target(s)
-	off.MetricsURL, off.UserSpaceStamps = MetricsOff, true
+	off.MetricsURL, off.UserSpaceStamps = metricsOff, true
 	b = mustRun(t, off, sc)
 	if b.Extension.EngineMetrics.Scraped {
 		t.Error("metrics scraped although off")

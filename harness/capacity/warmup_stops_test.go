@@ -38,7 +38,7 @@ func TestTheWarmUpStopsWhenTheEngineCannotServe(t *testing.T) {
 	defer drip.Close()
 	sc := Scenario{Model: "drip", Requests: 2, Concurrency: 2, ContextTokens: 200, MaxTokens: 16, WarmupRequests: 32}
 	began := time.Now()
-	b := mustRun(t, Target{BaseURL: drip.URL + "/v1", Timeout: time.Second, StallTimeout: time.Second, MetricsURL: MetricsOff}, sc)
+	b := mustRun(t, Target{BaseURL: drip.URL + "/v1", Timeout: time.Second, StallTimeout: time.Second, MetricsURL: metricsOff}, sc)
 	took := time.Since(began)
 	w := b.Extension.Warmup
 	if w == nil || w.Completed != 0 || w.Failed != w.Requests {

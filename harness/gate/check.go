@@ -23,7 +23,7 @@ type Result struct {
 	Skipped string `json:"skipped,omitempty"`
 	// Resolution is what a baseline comparison's samples could resolve; nil for other
 	// checks, and for a comparison that did not get to compare the rows.
-	Resolution *Resolution `json:"resolution,omitempty"`
+	Resolution *resolution `json:"resolution,omitempty"`
 	// Noted is what the verdict must say of a check that held or was skipped without
 	// judging what it names: NotedInconclusive, NotedNoBaseline; "" otherwise.
 	Noted string `json:"noted,omitempty"`
@@ -39,8 +39,8 @@ const (
 	NotedNoBaseline = "without a baseline yet"
 )
 
-// Resolution is what a comparison could resolve.
-type Resolution struct {
+// resolution is what a comparison could resolve.
+type resolution struct {
 	// Design is how it accounted for what varies between its sides (compare.Design).
 	Design string `json:"design"`
 	// Detectable is the smallest relative change it resolves; PairsNeeded and

@@ -12,11 +12,11 @@ type Conformance struct {
 	// APIs are the table's columns in the order they were first filled.
 	APIs []string `json:"apis"`
 	// Rows are its rows in the order they were first filled.
-	Rows []ConformanceRow `json:"rows"`
+	Rows []conformanceRow `json:"rows"`
 }
 
-// ConformanceRow is one thing asked of the engine, with a cell per API.
-type ConformanceRow struct {
+// conformanceRow is one thing asked of the engine, with a cell per API.
+type conformanceRow struct {
 	Item  string                     `json:"item"`
 	Cells map[string]ConformanceCell `json:"cells"`
 }
@@ -44,9 +44,9 @@ func (c *Conformance) Set(api, item string, cell ConformanceCell) {
 	if !slices.Contains(c.APIs, api) {
 		c.APIs = append(c.APIs, api)
 	}
-	i := slices.IndexFunc(c.Rows, func(r ConformanceRow) bool { return r.Item == item })
+	i := slices.IndexFunc(c.Rows, func(r conformanceRow) bool { return r.Item == item })
 	if i < 0 {
-		c.Rows = append(c.Rows, ConformanceRow{Item: item, Cells: map[string]ConformanceCell{}})
+		c.Rows = append(c.Rows, conformanceRow{Item: item, Cells: map[string]ConformanceCell{}})
 		i = len(c.Rows) - 1
 	}
 	c.Rows[i].Cells[api] = cell

@@ -276,7 +276,7 @@ func NoRegression(against Against, metric string, how Comparison) Check {
 			Metrics: against.Metrics, RunCV: how.RunCV, RestartCV: how.RestartCV, History: against.History})
 		r := regressionResult(v, how)
 		if v.Outcome == compare.Inconclusive || v.Outcome == compare.Pass || v.Outcome == compare.Regressed {
-			r.Resolution = &Resolution{Design: string(v.Design), Detectable: v.Detectable, PairsNeeded: v.PairsNeeded, HistoryRunsNeeded: v.HistoryRunsNeeded}
+			r.Resolution = &resolution{Design: string(v.Design), Detectable: v.Detectable, PairsNeeded: v.PairsNeeded, HistoryRunsNeeded: v.HistoryRunsNeeded}
 		}
 		return r
 	}}

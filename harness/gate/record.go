@@ -18,11 +18,11 @@ func ReadSummary(path string) (Summary, error) {
 	if err != nil {
 		return s, fmt.Errorf("gate summary: %w", err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil || (s.Schema != SummarySchema && s.Outcome == "") {
+	if err := json.Unmarshal(data, &s); err != nil || (s.Schema != summarySchema && s.Outcome == "") {
 		return Summary{}, fmt.Errorf("gate summary %s: not a gate summary (%s)", path, orSchema(err, s.Schema))
 	}
-	if s.Schema != SummarySchema {
-		return Summary{}, fmt.Errorf("gate summary %s: schema %q, want %s (written by another version of anvilbench)", path, s.Schema, SummarySchema)
+	if s.Schema != summarySchema {
+		return Summary{}, fmt.Errorf("gate summary %s: schema %q, want %s (written by another version of anvilbench)", path, s.Schema, summarySchema)
 	}
 	s.Judge()
 	return s, nil

@@ -33,7 +33,7 @@ const (
 )
 
 // DefaultMetrics are the metrics judged against a baseline when none are named.
-func DefaultMetrics() MetricList { return MetricList{"tpot_p50_ms", "ttft_p50_ms"} }
+func DefaultMetrics() metricList { return metricList{"tpot_p50_ms", "ttft_p50_ms"} }
 
 // InconclusivePolicy is what a baseline comparison that cannot resolve a change of the
 // gate's size comes to.
@@ -151,7 +151,7 @@ type Spec struct {
 	Interleaved  bool
 	// Metrics are judged against the baseline (DefaultMetrics when nil), with Comparison's
 	// By, AllowMismatch and OnInconclusive.
-	Metrics MetricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
+	Metrics metricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
 	Comparison
 	// ContextTolerance bounds each request's counted prompt tokens relative to its plan;
 	// 0 is DefaultContextTolerance.
@@ -188,17 +188,17 @@ func (s Spec) Validate() error {
 // without one.
 func KeyOf(field string) string { return fields.KeyOf(reflect.TypeFor[Spec](), field) }
 
-// MetricList is a list of metrics keys, written as text "tpot_p50_ms,ttft_p50_ms".
-type MetricList []string
+// metricList is a list of metrics keys, written as text "tpot_p50_ms,ttft_p50_ms".
+type metricList []string
 
 // String writes the list as UnmarshalText reads it.
-func (l MetricList) String() string { return strings.Join(l, ",") }
+func (l metricList) String() string { return strings.Join(l, ",") }
 
 // MarshalText writes the list as String does.
-func (l MetricList) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l metricList) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
 // UnmarshalText reads a comma-separated list, blanks around names ignored.
-func (l *MetricList) UnmarshalText(text []byte) error {
+func (l *metricList) UnmarshalText(text []byte) error {
 	*l = nil
 	for m := range strings.SplitSeq(string(text), ",") {
 		if m = strings.TrimSpace(m); m != "" {
@@ -210,7 +210,7 @@ func (l *MetricList) UnmarshalText(text []byte) error {
 
 // UnmarshalJSON reads the list as a scenarios file may write it: the text
 // "tpot_p50_ms,ttft_p50_ms", or a list of keys as budgets are written.
-func (l *MetricList) UnmarshalJSON(data []byte) error {
+func (l *metricList) UnmarshalJSON(data []byte) error {
 	var keys []string
 	if err := json.Unmarshal(data, &keys); err == nil {
 		return l.UnmarshalText([]byte(strings.Join(keys, ",")))
@@ -345,7 +345,7 @@ func (s Spec) BaselineRef() *artifact.BaselineRef {
 	return ref
 }
 
-func (s Spec) metrics() MetricList {
+func (s Spec) metrics() metricList {
 	if s.Metrics == nil {
 		return DefaultMetrics()
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// SummarySchema is the schema of a run's verdict (gate.json).
-const SummarySchema = "anvilbench.gate/v2"
+// summarySchema is the schema of a run's verdict (gate.json).
+const summarySchema = "anvilbench.gate/v2"
 
 // Suite states.
 const (
@@ -97,7 +97,7 @@ type Preflight struct {
 
 // Judge sets the verdict from what the summary holds: the worst outcome of Failures.
 func (s *Summary) Judge() {
-	s.Schema = SummarySchema
+	s.Schema = summarySchema
 	if s.Failed == nil {
 		s.Failed = []Failure{}
 	}

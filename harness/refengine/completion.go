@@ -75,7 +75,7 @@ func (g *run) completionBody(rp *reply, finish string, u *usageCounts) []byte {
 		}
 		if g.j.think {
 			r := string(rp.reasoning)
-			if g.s.opts.ReasoningField == ReasoningField {
+			if g.s.opts.ReasoningField == reasoningField {
 				c.Message.Reasoning = &r
 			} else {
 				c.Message.ReasoningContent = &r

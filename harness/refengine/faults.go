@@ -16,8 +16,8 @@ import (
 // combined ("no_done=1,usage_with_finish=1"). A malformed value gets 400.
 const FaultsHeader = "X-Anvil-Faults"
 
-// MaxHugeEvent bounds Faults.HugeEvent, in bytes.
-const MaxHugeEvent = 64 << 20
+// maxHugeEvent bounds Faults.HugeEvent, in bytes.
+const maxHugeEvent = 64 << 20
 
 // Faults is injected misbehaviour, used to prove that clients detect it. The zero value is
 // a well-behaved server. "Tokens" below are completion tokens as streamed, reasoning tokens
@@ -240,8 +240,8 @@ func (f Faults) validate() error {
 		errs = append(errs, fmt.Errorf("fault stall_after %d and stall_for %v must be set together (stall_for positive)",
 			f.StallAfter, f.StallFor))
 	}
-	if f.HugeEvent > MaxHugeEvent {
-		errs = append(errs, fmt.Errorf("fault huge_event %d exceeds %d bytes", f.HugeEvent, MaxHugeEvent))
+	if f.HugeEvent > maxHugeEvent {
+		errs = append(errs, fmt.Errorf("fault huge_event %d exceeds %d bytes", f.HugeEvent, maxHugeEvent))
 	}
 	if f.Redirect != "" {
 		if err := validRedirect(f.Redirect); err != nil {

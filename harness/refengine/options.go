@@ -55,8 +55,8 @@ type ReasoningMember string
 const (
 	// ReasoningContentField is vLLM's and DeepSeek's "reasoning_content".
 	ReasoningContentField ReasoningMember = "reasoning_content"
-	// ReasoningField is "reasoning", as newer vLLM and OpenRouter write it.
-	ReasoningField ReasoningMember = "reasoning"
+	// reasoningField is "reasoning", as newer vLLM and OpenRouter write it.
+	reasoningField ReasoningMember = "reasoning"
 )
 
 // maxJitter clamps the relative jitter of one decode step, as llm-d-inference-sim does, so a
@@ -294,8 +294,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("ReasoningTokens %d is negative", o.ReasoningTokens))
 	}
-	if o.ReasoningField != ReasoningContentField && o.ReasoningField != ReasoningField {
-		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, ReasoningContentField, ReasoningField))
+	if o.ReasoningField != ReasoningContentField && o.ReasoningField != reasoningField {
+		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, ReasoningContentField, reasoningField))
 	}
 	switch o.NativeInfo {
 	case "", NativeLlamaCpp, NativeOllama, NativeSGLang:

@@ -71,7 +71,7 @@ func TestThinkingTriggers(t *testing.T) {
 func TestReasoningFieldAndChunks(t *testing.T) {
 	t.Parallel()
 	s := start(t, Options{PrefillOverhead: 1000, ITL: 1000, ThinkByDefault: true, ReasoningTokens: 6,
-		ReasoningField: ReasoningField, TokensPerChunk: 4})
+		ReasoningField: reasoningField, TokensPerChunk: 4})
 	got := stream(t, s, chatBody(5, true, true, nil))
 	// 6 reasoning tokens by 4: a chunk of 4, one of 2 (reasoning and content never share a
 	// chunk), then content on the same 4-token grid: 2, then 3 words and the EOS.

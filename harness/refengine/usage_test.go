@@ -51,7 +51,7 @@ func TestIncludeUsageFalse(t *testing.T) {
 func TestEncoderUsageBytes(t *testing.T) {
 	t.Parallel()
 	e := newChunkEncoder("chatcmpl-1", "chat.completion.chunk", "m", 7, false, true)
-	e.setReasoningField(string(ReasoningField))
+	e.setReasoningField(string(reasoningField))
 	u := usageCounts{prompt: 10, completion: 3, cached: 16, reasoning: 2}
 	got := string(delta(e, true, "Hm", "", "", &u))
 	want := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":7,"model":"m","choices":[` +

@@ -10,9 +10,9 @@ import (
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
-// BlockRow is one figure of a run of repeated blocks: its value in each block and across
+// blockRow is one figure of a run of repeated blocks: its value in each block and across
 // them.
-type BlockRow struct {
+type blockRow struct {
 	Name   string
 	Values []string
 	// Mean, SD, CV and CI95 are across the blocks ("—" with fewer than two values).
@@ -20,19 +20,19 @@ type BlockRow struct {
 }
 
 // Blocks are the run's repeated blocks figure by figure; none for a run of one block.
-func (v *RunView) Blocks() []BlockRow {
+func (v *runView) Blocks() []blockRow {
 	x := v.B.Extension
 	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) < 2 {
 		return nil
 	}
-	var rows []BlockRow
+	var rows []blockRow
 	for _, key := range artifact.BlockMetrics() {
 		f, ok := x.Blocks.Figures[key]
 		if !ok {
 			continue
 		}
 		format := func(p *artifact.Float) string { return fmtPtr(p, func(x float64) string { return fmtMetric(x, key) }) }
-		row := BlockRow{Name: describeMetric(key), Mean: format(f.Mean), SD: format(f.SD), CV: "—", CI95: "—"}
+		row := blockRow{Name: describeMetric(key), Mean: format(f.Mean), SD: format(f.SD), CV: "—", CI95: "—"}
 		for _, val := range f.Values {
 			row.Values = append(row.Values, format(val))
 		}
@@ -48,7 +48,7 @@ func (v *RunView) Blocks() []BlockRow {
 }
 
 // BlockNumbers are the blocks' column heads: 1, 2, ...
-func (v *RunView) BlockNumbers() []int {
+func (v *runView) BlockNumbers() []int {
 	var out []int
 	for i := range len(v.B.Extension.Blocks.Blocks) {
 		out = append(out, i+1)
@@ -59,12 +59,12 @@ func (v *RunView) BlockNumbers() []int {
 // blockChart draws TPOT p50 and TTFT p50 block by block against the minutes since the
 // first block began, with the partner's blocks of an interleaved run beside them: a drift
 // shows as a slope both engines share, a difference of the engines as a gap.
-func blockChart(v *RunView, partner *RunView) (KindChart, bool) {
+func blockChart(v *runView, partner *runView) (kindChart, bool) {
 	x := v.B.Extension
 	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) < 2 {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
-	sides := []*RunView{v}
+	sides := []*runView{v}
 	if partner != nil {
 		sides = append(sides, partner)
 	}
@@ -97,19 +97,19 @@ func blockChart(v *RunView, partner *RunView) (KindChart, bool) {
 		}
 	}
 	if !c.Drawable() {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	c.Desc = fmt.Sprintf("TPOT p50 and TTFT p50 of each of %d blocks", len(x.Blocks.Blocks))
 	var buf bytes.Buffer
 	if c.Write(&buf) != nil {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	caption := fmt.Sprintf("%d blocks of %d requests.", len(x.Blocks.Blocks), x.Blocks.RequestsPerBlock)
 	if partner != nil {
 		caption = fmt.Sprintf("%d blocks of %d requests of each build, interleaved in the order %s (A the baseline build): a drift both share cancels.",
 			len(x.Blocks.Blocks), x.Blocks.RequestsPerBlock, orDash(x.Interleaved.Order))
 	}
-	return KindChart{SVG: buf.String(), Caption: caption}, true
+	return kindChart{SVG: buf.String(), Caption: caption}, true
 }
 
 // blockStart is when block j of b began, in Unix ns.
@@ -123,10 +123,10 @@ func blockStart(b *artifact.Benchmark, j int) (int64, bool) {
 
 // trendChart draws a history baseline's runs, their levels and this run after them, for
 // the gated figures: where main stepped, and where this run sits against its latest level.
-func trendChart(v *RunView) (KindChart, bool) {
+func trendChart(v *runView) (kindChart, bool) {
 	x := v.B.Extension
 	if x == nil || x.Baseline == nil || len(x.Baseline.History) == 0 {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	h := x.Baseline.History
 	c := chart.XY{ID: "chart-trend-" + v.ID, Title: "Against the history: " + v.Name, XLabel: "run (oldest first; the last is this run)", YLabel: "ms"}
@@ -150,12 +150,12 @@ func trendChart(v *RunView) (KindChart, bool) {
 		c.Series = append(c.Series, runs, level)
 	}
 	if !c.Drawable() {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	c.Desc = fmt.Sprintf("TPOT p50 and TTFT p50 of %d earlier runs and this one", len(h))
 	var buf bytes.Buffer
 	if c.Write(&buf) != nil {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	caption := fmt.Sprintf("%d earlier runs (%s), then this run; dashed: the level between changes (E-divisive means, 5%%).", len(h), x.Baseline.Source)
 	if len(shifts) > 0 {
@@ -163,19 +163,19 @@ func trendChart(v *RunView) (KindChart, bool) {
 	} else {
 		caption += " No change of level."
 	}
-	return KindChart{SVG: buf.String(), Caption: caption}, true
+	return kindChart{SVG: buf.String(), Caption: caption}, true
 }
 
 // joinSentences is ss as sentences: each ends with a period.
 func joinSentences(ss []string) string { return strings.Join(ss, ". ") + "." }
 
 // partnerOf is the other engine's run of an interleaved run among runs; nil for another.
-func partnerOf(v *RunView, runs []*RunView) *RunView {
+func partnerOf(v *runView, runs []*runView) *runView {
 	x := v.B.Extension
 	if x == nil || x.Interleaved == nil {
 		return nil
 	}
-	i := slices.IndexFunc(runs, func(o *RunView) bool {
+	i := slices.IndexFunc(runs, func(o *runView) bool {
 		ox := o.B.Extension
 		return o != v && ox != nil && ox.Interleaved != nil && ox.Interleaved.Pairing == x.Interleaved.Pairing
 	})

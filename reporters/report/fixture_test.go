@@ -141,7 +141,7 @@ func fixture() Input {
 		curve.Probes = append(curve.Probes, capacity.CurveProbe{Concurrency: c, Passed: c <= 9, Artifact: path,
 			Metrics: map[string]float64{"tpot_p95_ms": 1 + 0.75*float64(c)}})
 	}
-	in.Curves = []Curve{{Path: "curves/knee" + CurveFileSuffix, Curve: curve}}
+	in.Curves = []curveView{{Path: "curves/knee" + CurveFileSuffix, Curve: curve}}
 	in.Gate = &gate.Summary{RunID: fixtureRun, Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 7}},
 		Failed: []gate.Failure{{Suite: "capacity", Check: "configured scenario meets the budget tpot_p95_ms<=5", Kind: gate.KindBudget,
 			State: "failed", Message: "tpot p95 6.12ms exceeds budget 5.00ms over 40 samples", Outcome: gate.BudgetBroken}}}

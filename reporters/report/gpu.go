@@ -12,7 +12,7 @@ import (
 // gpuChart draws each GPU's SM clock through the run, seconds from the measured phase's
 // start, with its bounds and each GPU's first throttle marked: a clock that held is a flat
 // line, a throttle a step down at its mark.
-func gpuChart(v *RunView, t *artifact.GPUTelemetry) (KindChart, bool) {
+func gpuChart(v *runView, t *artifact.GPUTelemetry) (kindChart, bool) {
 	c := chart.XY{ID: "chart-gpu-" + v.ID, Title: "GPU SM clocks: " + v.Name, XLabel: "seconds since the measured phase began", YLabel: "MHz"}
 	var events []string
 	end := 0.0
@@ -47,13 +47,13 @@ func gpuChart(v *RunView, t *artifact.GPUTelemetry) (KindChart, bool) {
 		c.Series = append(c.Series, s)
 	}
 	if !c.Drawable() {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	c.Marks = append(c.Marks, chart.Mark{X: 0, Label: "measured phase"}, chart.Mark{X: end, Label: "end"})
 	c.Desc = fmt.Sprintf("SM clock of %d GPUs sampled through the run (%s)", len(t.GPUs), t.Source)
 	var buf bytes.Buffer
 	if c.Write(&buf) != nil {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	caption := fmt.Sprintf("%d samples from %s before, through and after the measured phase (dotted lines).", t.Samples, t.Source)
 	if len(events) > 0 {
@@ -61,5 +61,5 @@ func gpuChart(v *RunView, t *artifact.GPUTelemetry) (KindChart, bool) {
 	} else {
 		caption += " No GPU throttled during it."
 	}
-	return KindChart{SVG: buf.String(), Caption: caption}, true
+	return kindChart{SVG: buf.String(), Caption: caption}, true
 }

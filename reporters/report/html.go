@@ -69,7 +69,7 @@ code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap: an
 `
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"outcome": OutcomeText,
+	"outcome": outcomeText,
 	"more":    func(n, shown int) int { return n - shown },
 	// svg marks a chart's markup as safe: package chart escaped every string it drew.
 	"svg": func(s string) template.HTML { return template.HTML(s) },

@@ -8,20 +8,20 @@ import (
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
-// KindChart is a chart of a workload kind's own: sessions' TTFT by turn, a trace's actual
+// kindChart is a chart of a workload kind's own: sessions' TTFT by turn, a trace's actual
 // starts against its schedule.
-type KindChart struct {
+type kindChart struct {
 	SVG, Caption string
 }
 
 // kindCharts draws what the run's workload kind shows on its own, its blocks (beside its
 // partner's of an interleaved run), the history it was judged against and its GPUs' clocks.
-func kindCharts(v *RunView, partner *RunView) []KindChart {
+func kindCharts(v *runView, partner *runView) []kindChart {
 	x := v.B.Extension
 	if x == nil {
 		return nil
 	}
-	var out []KindChart
+	var out []kindChart
 	if x.Interleaved == nil || x.Interleaved.Role != artifact.RoleBaseline {
 		if c, ok := blockChart(v, partner); ok {
 			out = append(out, c)
@@ -49,7 +49,7 @@ func kindCharts(v *RunView, partner *RunView) []KindChart {
 }
 
 // turnChart draws TTFT p50 and p95 by turn.
-func turnChart(v *RunView, s *artifact.Sessions) (KindChart, bool) {
+func turnChart(v *runView, s *artifact.Sessions) (kindChart, bool) {
 	c := chart.XY{ID: "chart-turns-" + v.ID, Title: "TTFT by turn: " + v.Name, XLabel: "turn", YLabel: "TTFT (ms)"}
 	p50, p95 := chart.Series{Name: "ttft p50"}, chart.Series{Name: "ttft p95"}
 	caption := fmt.Sprintf("%d sessions of %d turns.", s.Sessions, s.Turns)
@@ -67,24 +67,24 @@ func turnChart(v *RunView, s *artifact.Sessions) (KindChart, bool) {
 	}
 	c.Series = []chart.Series{p50, p95}
 	if !c.Drawable() {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	c.Desc = fmt.Sprintf("TTFT p50 and p95 of each turn over %d sessions", s.Sessions)
 	var buf bytes.Buffer
 	if c.Write(&buf) != nil {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
-	return KindChart{SVG: buf.String(), Caption: caption}, true
+	return kindChart{SVG: buf.String(), Caption: caption}, true
 }
 
 // traceChart draws each request's actual start against its start on the trace's schedule:
 // on the diagonal when the replay kept to it.
-func traceChart(v *RunView, t *artifact.TraceReplay, spans []artifact.RequestSpan) (KindChart, bool) {
+func traceChart(v *runView, t *artifact.TraceReplay, spans []artifact.RequestSpan) (kindChart, bool) {
 	c := chart.XY{ID: "chart-trace-" + v.ID, Title: "Trace replay: actual against intended start, " + v.Name,
 		XLabel: "intended start (ms since the request phase began)", YLabel: "actual start (ms)"}
 	actual, schedule := chart.Series{Name: "actual start"}, chart.Series{Name: "on schedule", Dashed: true}
 	for k, s := range spans {
-		if k == MaxTimelineRequests {
+		if k == maxTimelineRequests {
 			break
 		}
 		if s.StartOffsetMs == nil || s.IntendedStartOffsetMs == nil {
@@ -100,7 +100,7 @@ func traceChart(v *RunView, t *artifact.TraceReplay, spans []artifact.RequestSpa
 	}
 	c.Series = []chart.Series{actual, schedule}
 	if !c.Drawable() {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
 	c.Desc = fmt.Sprintf("the actual start of each of %d requests against its start on the trace's schedule", len(actual.Points))
 	caption := fmt.Sprintf("%s: %d of %d lines at %g× speed.", t.File, t.Selected, t.FileLines, float64(t.Speedup))
@@ -109,7 +109,7 @@ func traceChart(v *RunView, t *artifact.TraceReplay, spans []artifact.RequestSpa
 	}
 	var buf bytes.Buffer
 	if c.Write(&buf) != nil {
-		return KindChart{}, false
+		return kindChart{}, false
 	}
-	return KindChart{SVG: buf.String(), Caption: caption}, true
+	return kindChart{SVG: buf.String(), Caption: caption}, true
 }

@@ -24,11 +24,11 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# %s %s\n\n", icon, mdText(m.Verdict.Headline()))
 	fmt.Fprintf(&b, "**%s** · verdict from %s\n\n", mdText(m.Title), mdText(m.Verdict.Basis))
 	for i, c := range m.Verdict.Failed {
-		if i == MaxFailuresMarkdown {
+		if i == maxFailuresMarkdown {
 			fmt.Fprintf(&b, "- … and %d more failed checks (see report.html)\n", len(m.Verdict.Failed)-i)
 			break
 		}
-		fmt.Fprintf(&b, "- ❌ %s: **%s**: %s\n", mdText(OutcomeText(c.Outcome)), mdText(c.Name), mdText(c.FirstLine()))
+		fmt.Fprintf(&b, "- ❌ %s: **%s**: %s\n", mdText(outcomeText(c.Outcome)), mdText(c.Name), mdText(c.FirstLine()))
 	}
 	for _, c := range m.Verdict.Noted {
 		fmt.Fprintf(&b, "- ➖ **%s**: %s\n", mdText(c.Name), mdText(c.FirstLine()))
@@ -96,7 +96,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		writeBlocks(&b, r)
 		writeHistory(&b, r)
 	}
-	var failed []*RunView
+	var failed []*runView
 	for _, r := range m.Scenarios {
 		if len(r.B.Failures) > 0 {
 			failed = append(failed, r)
@@ -110,7 +110,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		mdRow(&b, mdTextAll([]string{"index", "error_type", "message"})...)
 		mdAlign(&b, "r", "l", "l")
 		for i, f := range r.B.Failures {
-			if i == MaxFailuresMarkdown {
+			if i == maxFailuresMarkdown {
 				fmt.Fprintf(&b, "\n… and %d more failures (see report.html or the artifact).\n", len(r.B.Failures)-i)
 				break
 			}
@@ -144,7 +144,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 }
 
 // writeConformance is the table of what the endpoint honoured, per API.
-func writeConformance(b *strings.Builder, t *ConformanceTable) {
+func writeConformance(b *strings.Builder, t *conformanceTable) {
 	if t == nil {
 		return
 	}
@@ -174,7 +174,7 @@ func writeConformance(b *strings.Builder, t *ConformanceTable) {
 }
 
 // writeBudgets is a scenario's budgets with their figures and margins.
-func writeBudgets(b *strings.Builder, r *RunView) {
+func writeBudgets(b *strings.Builder, r *runView) {
 	if len(r.Budgets) == 0 {
 		return
 	}
@@ -190,7 +190,7 @@ func writeBudgets(b *strings.Builder, r *RunView) {
 	}
 }
 
-func writeBlocks(b *strings.Builder, r *RunView) {
+func writeBlocks(b *strings.Builder, r *runView) {
 	rows := r.Blocks()
 	if len(rows) == 0 {
 		return
@@ -208,7 +208,7 @@ func writeBlocks(b *strings.Builder, r *RunView) {
 }
 
 // writeHistory writes where a run sits against the history it was judged against.
-func writeHistory(b *strings.Builder, r *RunView) {
+func writeHistory(b *strings.Builder, r *runView) {
 	x := r.B.Extension
 	if x == nil || x.Baseline == nil || len(x.Baseline.History) == 0 {
 		return
@@ -237,7 +237,7 @@ func writeHistory(b *strings.Builder, r *RunView) {
 }
 
 // writeReasoning is what a thinking run's usage split of its completion tokens.
-func writeReasoning(b *strings.Builder, r *RunView) {
+func writeReasoning(b *strings.Builder, r *runView) {
 	x := r.B.Extension
 	if x == nil || x.Reasoning == nil {
 		return
@@ -261,7 +261,7 @@ func writeReasoning(b *strings.Builder, r *RunView) {
 }
 
 // writeGPUs is what the run's GPU telemetry saw during the measured phase, GPU by GPU.
-func writeGPUs(b *strings.Builder, r *RunView) {
+func writeGPUs(b *strings.Builder, r *runView) {
 	x := r.B.Extension
 	if x == nil || x.GPU == nil || len(x.GPU.GPUs) == 0 {
 		return
@@ -314,7 +314,7 @@ func writeGPUs(b *strings.Builder, r *RunView) {
 
 // writeStrayed names the runs whose answers were not what they asked for, passed under
 // the observe policy: the summary's pass must not read as one of the instruction.
-func writeStrayed(b *strings.Builder, runs []*RunView) {
+func writeStrayed(b *strings.Builder, runs []*runView) {
 	head := false
 	for _, r := range runs {
 		text, strayed := answers(r.B)
@@ -330,7 +330,7 @@ func writeStrayed(b *strings.Builder, runs []*RunView) {
 }
 
 // writeTurns writes a sessions run's figures by turn, when it has them.
-func writeTurns(b *strings.Builder, r *RunView) {
+func writeTurns(b *strings.Builder, r *runView) {
 	x := r.B.Extension
 	if x == nil || x.Sessions == nil {
 		return

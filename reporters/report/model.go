@@ -17,31 +17,31 @@ type Model struct {
 	Title     string
 	Generated string
 	// Verdict says whether the run passed and why not.
-	Verdict Verdict
+	Verdict verdictView
 	// UnderTest names the endpoint under test: the endpoint, model, engine and GPU of its
 	// runs (every distinct value), the period and the number of scenarios.
-	UnderTest []Field
+	UnderTest []fieldView
 	// Scenarios are the runs of the endpoint under test, in path order with numbers
 	// compared as numbers; Baselined is true when any has a baseline.
-	Scenarios []*RunView
+	Scenarios []*runView
 	Baselined bool
 	// Endpoints is true when the scenarios ran against more than one endpoint, so the
 	// table names each one's.
 	Endpoints bool
 	// Charts draw the comparable sets of those runs; Curves their knee searches.
-	Charts []Chart
-	Curves []Chart
+	Charts []chartView
+	Curves []chartView
 	// SelfTests are the runs that proved the harness against private engines, and
 	// SelfTestCurves their knee searches: kept apart, collapsed.
-	SelfTests      []*RunView
-	SelfTestCurves []Chart
+	SelfTests      []*runView
+	SelfTestCurves []chartView
 	// Conformance is what the endpoint honoured per API, when the run asked (nil otherwise).
-	Conformance *ConformanceTable
+	Conformance *conformanceTable
 	Notes       []string
 }
 
-// Field is one labelled value.
-type Field struct{ Label, Value string }
+// fieldView is one labelled value.
+type fieldView struct{ Label, Value string }
 
 // Build turns an Input into the report's Model. It fails only on input no report can
 // show: a nil artifact or a budget of an unknown metric. A capacity curve it cannot read
@@ -50,7 +50,7 @@ func Build(in Input) (*Model, error) {
 	runs, curves := thisRun(&in)
 	m := &Model{Title: strings.TrimSpace(in.Title), Notes: slices.Clip(in.Notes)}
 	if m.Title == "" {
-		m.Title = DefaultTitle
+		m.Title = defaultTitle
 	}
 	if !in.Generated.IsZero() {
 		m.Generated = in.Generated.UTC().Format(time.RFC3339)
@@ -90,7 +90,7 @@ func Build(in Input) (*Model, error) {
 	m.Conformance = conformanceOf(in.Gate)
 	if c := m.Conformance; c != nil && len(m.Scenarios) == 0 {
 		// A run of conformance specs alone asked an endpoint, and ran no scenario of it.
-		m.UnderTest = []Field{{"endpoint", orDash(c.Endpoint)}, {"model", orDash(c.Model)}, {"scenarios", "none: the conformance below asked what the engine honours"}}
+		m.UnderTest = []fieldView{{"endpoint", orDash(c.Endpoint)}, {"model", orDash(c.Model)}, {"scenarios", "none: the conformance below asked what the engine honours"}}
 	}
 	for _, v := range m.Scenarios {
 		m.Endpoints = m.Endpoints || v.B.BaseURL != m.Scenarios[0].B.BaseURL
@@ -129,20 +129,20 @@ func Build(in Input) (*Model, error) {
 
 // ownRuns are the runs of the endpoint under test: not the baseline build's runs of
 // interleaved ones, which the table shows beside them.
-func ownRuns(runs []*RunView) []*RunView {
+func ownRuns(runs []*runView) []*runView {
 	return slices.DeleteFunc(slices.Clone(runs), baselineBuild)
 }
 
 // baselineBuild reports whether v is the baseline build's run of an interleaved run.
-func baselineBuild(v *RunView) bool {
+func baselineBuild(v *runView) bool {
 	x := v.B.Extension
 	return x != nil && x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline
 }
 
 // partnersTogether moves the baseline build's run of an interleaved run right after the
 // run of the build under test, so the two read as a pair.
-func partnersTogether(runs []*RunView) []*RunView {
-	var out, partners []*RunView
+func partnersTogether(runs []*runView) []*runView {
+	var out, partners []*runView
 	for _, v := range runs {
 		if baselineBuild(v) && partnerOf(v, runs) != nil {
 			partners = append(partners, v)
@@ -159,7 +159,7 @@ func partnersTogether(runs []*RunView) []*RunView {
 
 // curveOfSelfTest reports whether a knee search probed a private engine: its probes'
 // artifacts are self-tests.
-func curveOfSelfTest(c Curve, selfTest map[string]bool) bool {
+func curveOfSelfTest(c curveView, selfTest map[string]bool) bool {
 	for _, p := range c.Probes {
 		if selfTest[p.Artifact] {
 			return true
@@ -170,18 +170,18 @@ func curveOfSelfTest(c Curve, selfTest map[string]bool) bool {
 
 // underTest is the header: each field once when every run agrees, else every distinct
 // value.
-func underTest(runs []*RunView) []Field {
+func underTest(runs []*runView) []fieldView {
 	if len(runs) == 0 {
-		return []Field{{"endpoint", "none: no run of an endpoint under test was found"}}
+		return []fieldView{{"endpoint", "none: no run of an endpoint under test was found"}}
 	}
-	field := func(label string, get func(*artifact.Benchmark) string) Field {
+	field := func(label string, get func(*artifact.Benchmark) string) fieldView {
 		var vals []string
 		for _, r := range runs {
 			if v := orDash(get(r.B)); !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
 		}
-		return Field{label, strings.Join(vals, ", ")}
+		return fieldView{label, strings.Join(vals, ", ")}
 	}
 	first, last := "", ""
 	for _, r := range runs {
@@ -196,7 +196,7 @@ func underTest(runs []*RunView) []Field {
 	if first != "" || last != "" {
 		period = first + " – " + last
 	}
-	return []Field{
+	return []fieldView{
 		field("endpoint", func(b *artifact.Benchmark) string { return b.BaseURL }),
 		field("model", func(b *artifact.Benchmark) string { return b.Model }),
 		field("engine", func(b *artifact.Benchmark) string { return deref(b.Engine) }),
@@ -217,7 +217,7 @@ func engineVersion(b *artifact.Benchmark) string {
 }
 
 // uniqueIDs gives every run an anchor id of its own, from its path.
-func uniqueIDs(runs []*RunView) {
+func uniqueIDs(runs []*runView) {
 	seen := map[string]int{}
 	for _, r := range runs {
 		id := "run-" + slug(strings.TrimSuffix(r.Path, ".json"))
@@ -253,8 +253,8 @@ var headline = []struct {
 	{"ttft_p50_ms", true}, {"ttft_p95_ms", true}, {"tpot_p50_ms", true}, {"tpot_p95_ms", true}, {"e2e_p50_ms", true}, {"throughput_tok_s", false},
 }
 
-// Figure is one figure of the scenarios table and its change from the baseline.
-type Figure struct {
+// figureView is one figure of the scenarios table and its change from the baseline.
+type figureView struct {
 	Text string
 	// Delta is the relative change from the baseline ("+3.2%"), empty without one;
 	// DeltaClass is "worse", "better" or "same" (within the regression rule's threshold,
@@ -264,11 +264,11 @@ type Figure struct {
 
 // figures are the headline figures of b, each with its change from base; a change beyond
 // threshold (a fraction) is worse or better, as the gate's rule reads a change.
-func figures(b *artifact.Benchmark, base map[string]float64, threshold float64) []Figure {
-	out := make([]Figure, len(headline))
+func figures(b *artifact.Benchmark, base map[string]float64, threshold float64) []figureView {
+	out := make([]figureView, len(headline))
 	for i, h := range headline {
 		v, _, _ := b.Metrics.Lookup(h.key)
-		f := Figure{Text: "—"}
+		f := figureView{Text: "—"}
 		if v != nil {
 			f.Text = fmtMetric(*v, h.key)
 		}
@@ -342,7 +342,7 @@ func suiteOf(p string) string {
 // thisRun are the runs and curves of the run the report shows (in.RunID): those of
 // earlier runs left in the directory are left out, with a note naming them, so nothing an
 // earlier run wrote is presented as this run's.
-func thisRun(in *Input) ([]Run, []Curve) {
+func thisRun(in *Input) ([]Run, []curveView) {
 	if in.RunID == "" {
 		return slices.Clone(in.Runs), in.Curves
 	}
@@ -355,7 +355,7 @@ func thisRun(in *Input) ([]Run, []Curve) {
 		}
 		runs = append(runs, r)
 	}
-	var curves []Curve
+	var curves []curveView
 	for _, c := range in.Curves {
 		if c.RunID != in.RunID {
 			stale = append(stale, c.Path)

@@ -44,15 +44,15 @@ const (
 	CurveFileSuffix = ".capacity-curve.json"
 )
 
-// DefaultTitle is the title of a report whose input names none.
-const DefaultTitle = "anvilbench report"
+// defaultTitle is the title of a report whose input names none.
+const defaultTitle = "anvilbench report"
 
 // Caps on what the report lists, so a 10,000-request run stays a readable, bounded file.
 // What is left out is counted ("… and 40 more").
 const (
-	MaxFailuresHTML     = 500  // failures listed per run in report.html
-	MaxFailuresMarkdown = 20   // failures listed per run in report.md (a step summary takes 1 MiB)
-	MaxTimelineRequests = 2000 // requests drawn in one timeline
+	maxFailuresHTML     = 500  // failures listed per run in report.html
+	maxFailuresMarkdown = 20   // failures listed per run in report.md (a step summary takes 1 MiB)
+	maxTimelineRequests = 2000 // requests drawn in one timeline
 )
 
 // Run is one artifact and its path relative to the output directory
@@ -62,16 +62,16 @@ type Run struct {
 	*artifact.Benchmark
 }
 
-// Curve is one capacity curve (a knee search) and its path relative to the output
+// curveView is one capacity curve (a knee search) and its path relative to the output
 // directory.
-type Curve struct {
+type curveView struct {
 	Path string
 	capacity.Curve
 }
 
 // Input is everything a report is built from.
 type Input struct {
-	// Title heads the report; empty is DefaultTitle.
+	// Title heads the report; empty is defaultTitle.
 	Title string
 	// Runs are the artifacts of the run, in any order.
 	Runs []Run
@@ -85,7 +85,7 @@ type Input struct {
 	// against the endpoint's runs for the verdict.
 	Budgets []budget.Budget
 	// Curves are the knee searches of the run.
-	Curves []Curve
+	Curves []curveView
 	// Baseline are the artifacts of an earlier run: each run is compared with the baseline
 	// artifact at its own path, and drawn beside it on the charts.
 	Baseline []Run
@@ -111,7 +111,7 @@ type Options struct {
 // outDir/report.md, each atomically, both rendered before either is written. It returns
 // the report's model, whose Verdict and Notes (what was left out) a caller can print.
 func WriteDir(outDir string, opts Options) (*Model, error) {
-	in, err := Load(outDir)
+	in, err := load(outDir)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 		in.RunID = opts.RunID
 	}
 	if opts.BaselineDir != "" {
-		base, notes, err := LoadRuns(opts.BaselineDir)
+		base, notes, err := loadRuns(opts.BaselineDir)
 		if err != nil {
 			notes = append(notes, "not read: "+err.Error())
 		}
@@ -148,12 +148,12 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 	return m, nil
 }
 
-// Load reads an output directory: its artifacts (LoadRuns), its run's verdict
+// load reads an output directory: its artifacts (loadRuns), its run's verdict
 // (runrecord.SummaryFile) and run id (runrecord.Current), and its capacity curves
 // (<suite>/*.capacity-curve.json). A file that cannot be read is left out with a note,
 // never failing the load; the error is reserved for a directory that cannot be listed.
-func Load(outDir string) (Input, error) {
-	runs, notes, err := LoadRuns(outDir)
+func load(outDir string) (Input, error) {
+	runs, notes, err := loadRuns(outDir)
 	if err != nil {
 		return Input{}, err
 	}
@@ -180,17 +180,17 @@ func Load(outDir string) (Input, error) {
 			in.Notes = append(in.Notes, rel+": not a "+capacity.CurveSchema+" summary")
 			continue
 		}
-		in.Curves = append(in.Curves, Curve{Path: rel, Curve: c})
+		in.Curves = append(in.Curves, curveView{Path: rel, Curve: c})
 	}
 	return in, nil
 }
 
-// LoadRuns reads every outDir/<suite>/<name>.json that is an anvil-serving.benchmark/v1
+// loadRuns reads every outDir/<suite>/<name>.json that is an anvil-serving.benchmark/v1
 // artifact, in path order. One bad file never fails the load: a JSON file of another schema
 // is skipped with a note, a file that cannot be read or decoded is left out with a note
 // naming its path and error. Hidden files and directories are ignored; the error is
 // reserved for an outDir that cannot be listed.
-func LoadRuns(outDir string) ([]Run, []string, error) {
+func loadRuns(outDir string) ([]Run, []string, error) {
 	suites, err := os.ReadDir(outDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load runs: %w", err)

@@ -390,7 +390,7 @@ func TestBuildRejectsWhatNoReportCanShow(t *testing.T) {
 		t.Errorf("a curve of an unreadable budget: %v", err)
 	}
 	m, page, md := render(t, Input{})
-	if m.Verdict.Outcome != Ungated || !strings.Contains(page, "No run of an endpoint under test was found") || !strings.HasPrefix(md, "# ➖ NOT GATED: 0 scenarios") {
+	if m.Verdict.Outcome != ungatedView || !strings.Contains(page, "No run of an endpoint under test was found") || !strings.HasPrefix(md, "# ➖ NOT GATED: 0 scenarios") {
 		t.Errorf("an empty report does not say it is empty:\n%s", md)
 	}
 	wellFormed(t, page)
@@ -478,8 +478,8 @@ func TestALargeRunStaysBounded(t *testing.T) {
 		t.Errorf("report.html of a 5000-request run is %d bytes", len(page))
 	}
 	tl := svgs(t, page)["timeline-run-capacity-soak"]
-	if n := strings.Count(tl, `<g class="request">`); n != MaxTimelineRequests {
-		t.Errorf("the timeline draws %d requests, want the first %d", n, MaxTimelineRequests)
+	if n := strings.Count(tl, `<g class="request">`); n != maxTimelineRequests {
+		t.Errorf("the timeline draws %d requests, want the first %d", n, maxTimelineRequests)
 	}
 	for _, want := range []string{"the first 2,000 of 5,000 requests", `<span class="badge">interrupted</span>`} {
 		if !strings.Contains(page, want) {

@@ -18,8 +18,8 @@ import (
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
-// RunView is one run: a row of a table and a section of its own.
-type RunView struct {
+// runView is one run: a row of a table and a section of its own.
+type runView struct {
 	// ID is the run's anchor; Name its scenario; Path its artifact file.
 	ID, Name, Path string
 	B              *artifact.Benchmark
@@ -29,26 +29,26 @@ type RunView struct {
 	Workload string
 	// Figures are the headline figures (Model.HeadlineNames) with their baseline deltas;
 	// Baseline names where the baseline came from, empty without one.
-	Figures  []Figure
+	Figures  []figureView
 	Baseline string
 	// Timeline is the request timeline's SVG, empty with TimelineNote saying why.
 	Timeline     string
 	TimelineNote string
 	// Charts are the workload kind's own: TTFT by turn, a trace's starts.
-	Charts []KindChart
+	Charts []kindChart
 	// Budgets are those the scenario's gate judged it against, each with its figure and
 	// margin, judged again here as the gate judges them.
-	Budgets      []BudgetView
-	Failures     []FailureView
+	Budgets      []budgetView
+	Failures     []failureView
 	FailuresMore int
 	// MissedTimings gives, as information, the timings of the answers the strict policy
 	// failed for their words: a model that cannot follow the instruction still has a speed.
 	MissedTimings string
 }
 
-// BudgetView is one budget of a scenario: "tpot_p50_ms<=6", its figure "5.00ms", held,
+// budgetView is one budget of a scenario: "tpot_p50_ms<=6", its figure "5.00ms", held,
 // and the margin "1.00ms to spare (17%)" or "over by 0.50ms (8%)".
-type BudgetView struct {
+type budgetView struct {
 	Budget, Figure, Margin string
 	Held                   bool
 }
@@ -83,20 +83,20 @@ func missedTimings(b *artifact.Benchmark) string {
 }
 
 // budgetViews judges each budget the artifact names against it.
-func budgetViews(b *artifact.Benchmark) []BudgetView {
+func budgetViews(b *artifact.Benchmark) []budgetView {
 	if b.Extension == nil {
 		return nil
 	}
-	var out []BudgetView
+	var out []budgetView
 	for _, text := range b.Extension.Budgets {
 		parsed, err := budget.Parse(text)
 		if err != nil {
-			out = append(out, BudgetView{Budget: text, Figure: "—", Margin: "unreadable: " + err.Error()})
+			out = append(out, budgetView{Budget: text, Figure: "—", Margin: "unreadable: " + err.Error()})
 			continue
 		}
 		for _, bu := range parsed {
 			v := budget.Judge(bu, b)
-			view := BudgetView{Budget: bu.String(), Figure: "—", Held: v.Err == nil && v.Pass}
+			view := budgetView{Budget: bu.String(), Figure: "—", Held: v.Err == nil && v.Pass}
 			if v.Err != nil {
 				view.Margin = "not judged: " + v.Err.Error()
 				out = append(out, view)
@@ -127,17 +127,17 @@ func budgetViews(b *artifact.Benchmark) []BudgetView {
 	return out
 }
 
-// FailureView is one failed request.
-type FailureView struct {
+// failureView is one failed request.
+type failureView struct {
 	Index                int
 	Type, Class, Elapsed string
 	Message              string
 	Truncated            bool
 }
 
-func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
+func newRunView(r Run, baseline *artifact.Benchmark) *runView {
 	b := r.Benchmark
-	v := &RunView{Path: r.Path, B: b, Name: strings.TrimSuffix(path.Base(r.Path), ".json")}
+	v := &runView{Path: r.Path, B: b, Name: strings.TrimSuffix(path.Base(r.Path), ".json")}
 	if x := b.Extension; x != nil {
 		if strings.TrimSpace(x.Scenario) != "" {
 			v.Name = x.Scenario
@@ -193,11 +193,11 @@ func newRunView(r Run, baseline *artifact.Benchmark) *RunView {
 	v.Budgets = budgetViews(b)
 	v.MissedTimings = missedTimings(b)
 	for i, f := range b.Failures {
-		if i == MaxFailuresHTML {
+		if i == maxFailuresHTML {
 			v.FailuresMore = len(b.Failures) - i
 			break
 		}
-		fv := FailureView{Index: f.RequestIndex, Type: f.ErrorType, Class: f.FailureClass, Message: f.ErrorMessage, Truncated: f.ErrorMessageTruncated}
+		fv := failureView{Index: f.RequestIndex, Type: f.ErrorType, Class: f.FailureClass, Message: f.ErrorMessage, Truncated: f.ErrorMessageTruncated}
 		if f.ElapsedMs != nil {
 			fv.Elapsed = fmtMs(float64(*f.ElapsedMs))
 		}
@@ -269,16 +269,16 @@ func plannedContext(b *artifact.Benchmark) (tokens float64, exact bool) {
 }
 
 // timeline draws the run's requests on its clock, in index order.
-func timeline(v *RunView) (string, string) {
+func timeline(v *runView) (string, string) {
 	x := v.B.Extension
 	if x == nil || len(x.Timeline) == 0 {
 		return "", "No request timeline: the artifact has no anvilbench block (an artifact of the original tool, or a run that sent nothing)."
 	}
 	spans := x.Timeline
 	t := chart.Timeline{ID: "timeline-" + v.ID, Title: "Request timeline: " + v.Name}
-	if len(spans) > MaxTimelineRequests {
-		t.Note = fmt.Sprintf("the first %s of %s requests", fmtInt(MaxTimelineRequests), fmtInt(len(spans)))
-		spans = spans[:MaxTimelineRequests]
+	if len(spans) > maxTimelineRequests {
+		t.Note = fmt.Sprintf("the first %s of %s requests", fmtInt(maxTimelineRequests), fmtInt(len(spans)))
+		spans = spans[:maxTimelineRequests]
 	}
 	elapsed := map[int]float64{}
 	for _, f := range v.B.Failures {
@@ -334,7 +334,7 @@ func timeline(v *RunView) (string, string) {
 }
 
 // Details are the run's identity and workload.
-func (v *RunView) Details() []Field {
+func (v *runView) Details() []fieldView {
 	b := v.B
 	optInt := func(p *int) string {
 		if p == nil {
@@ -342,7 +342,7 @@ func (v *RunView) Details() []Field {
 		}
 		return fmtInt(*p)
 	}
-	items := []Field{
+	items := []fieldView{
 		{"scenario", v.Name}, {"artifact", v.Path},
 		{"endpoint", orDash(b.BaseURL)}, {"model", orDash(b.Model)}, {"engine", orDash(deref(b.Engine))}, {"gpu", orDash(deref(b.GPU))},
 		{"run_id", orDash(b.RunID)}, {"started", orDash(b.StartedAt)}, {"finished", orDash(b.FinishedAt)},
@@ -355,55 +355,55 @@ func (v *RunView) Details() []Field {
 		{"performance_eligible", strconv.FormatBool(b.PerformanceEligible)},
 	}
 	if v.Baseline != "" {
-		items = append(items, Field{"baseline", v.Baseline})
+		items = append(items, fieldView{"baseline", v.Baseline})
 	}
 	if a := answersField(b); a != "" {
-		items = append(items, Field{"answers", a})
+		items = append(items, fieldView{"answers", a})
 	}
 	if cl := clampOf(b); cl != nil {
-		items = append(items, Field{"context clamp", cl.Note})
+		items = append(items, fieldView{"context clamp", cl.Note})
 	}
 	if x := b.Extension; x != nil {
 		items = append(items, contextFields(x)...)
 		items = append(items, chunkFields(x.ITL)...)
 		if len(x.ServedModels) > 1 || (len(x.ServedModels) == 1 && x.ServedModels[b.Model] == 0) {
-			items = append(items, Field{"served model", servedModels(x.ServedModels) + " (as the responses named it)"})
+			items = append(items, fieldView{"served model", servedModels(x.ServedModels) + " (as the responses named it)"})
 		}
 		if hit := b.Metrics.PrefixCacheHitAvg; hit != nil {
-			items = append(items, Field{"prefix cache", fmt.Sprintf("%s%% of prompt tokens served from the engine's cache on average (%s prompts, nonce %s)",
+			items = append(items, fieldView{"prefix cache", fmt.Sprintf("%s%% of prompt tokens served from the engine's cache on average (%s prompts, nonce %s)",
 				fmtNumber(100*float64(*hit), 1), orDash(b.PromptCacheMode), orDash(x.PromptNonce))})
 		}
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
 		items = append(items, phaseFields(x)...)
 	}
 	if v.Interrupted {
-		items = append(items, Field{"complete", "false: the run was interrupted" + cutInFlight(b)})
+		items = append(items, fieldView{"complete", "false: the run was interrupted" + cutInFlight(b)})
 	}
 	return items
 }
 
 // phaseFields describe the run's phases: its warm-up, its blocks and the engine it was
 // interleaved with.
-func phaseFields(x *artifact.Extension) []Field {
-	var out []Field
+func phaseFields(x *artifact.Extension) []fieldView {
+	var out []fieldView
 	if w := x.Warmup; w != nil && w.Requests > 0 {
 		text := fmt.Sprintf("%s requests (%s failed) in %s, excluded from every figure", fmtInt(w.Requests), fmtInt(w.Failed), fmtMs(float64(w.DurationMs)))
 		if w.LastTPOTP50Ms != nil {
 			text += fmt.Sprintf("; its last %d: TPOT p50 %s", w.LastRequests, fmtMs(float64(*w.LastTPOTP50Ms)))
 		}
-		out = append(out, Field{"warm-up", text})
+		out = append(out, fieldView{"warm-up", text})
 	} else if x.Blocks != nil { // written by a harness that warms up: warmup_requests was 0
-		out = append(out, Field{"warm-up", "none (warmup_requests 0): the first requests met the engine as it was"})
+		out = append(out, fieldView{"warm-up", "none (warmup_requests 0): the first requests met the engine as it was"})
 	}
 	if bl := x.Blocks; bl != nil && len(bl.Blocks) > 1 {
-		out = append(out, Field{"blocks", fmt.Sprintf("%d of %s requests, each with prompts of its own", len(bl.Blocks), fmtInt(bl.RequestsPerBlock))})
+		out = append(out, fieldView{"blocks", fmt.Sprintf("%d of %s requests, each with prompts of its own", len(bl.Blocks), fmtInt(bl.RequestsPerBlock))})
 	}
 	if in := x.Interleaved; in != nil {
 		other := "the baseline build"
 		if in.Role == artifact.RoleBaseline {
 			other = "the build under test"
 		}
-		out = append(out, Field{"interleaved", fmt.Sprintf("with %s at %s (model %s), blocks in the order %s (A the baseline build)",
+		out = append(out, fieldView{"interleaved", fmt.Sprintf("with %s at %s (model %s), blocks in the order %s (A the baseline build)",
 			other, orDash(in.PartnerBaseURL), orDash(in.PartnerModel), orDash(in.Order))})
 	}
 	return out
@@ -426,7 +426,7 @@ func cutInFlight(b *artifact.Benchmark) string {
 
 // Client is what the run cost the client and how it stamped events: the figures that
 // say whether the harness, not the engine, could have limited the run.
-func (v *RunView) Client() []Field {
+func (v *runView) Client() []fieldView {
 	x := v.B.Extension
 	if x == nil {
 		return nil
@@ -435,7 +435,7 @@ func (v *RunView) Client() []Field {
 	us := func(p *artifact.Float) string {
 		return fmtPtr(p, func(f float64) string { return fmtNumber(f, 1) + " µs" })
 	}
-	items := []Field{
+	items := []fieldView{
 		{"timing clock", fmt.Sprintf("%s (%d reads kernel-stamped, %d user-space)", orDash(c.Source), c.KernelStampedReads, c.UserStampedReads)},
 		{"ttft split at the request's last byte", sendSplit(x.Send)},
 		{"dispatch delay p50 / max", fmtPtr(o.DispatchDelayP50Ms, fmtMs) + " / " + fmtPtr(o.DispatchDelayMaxMs, fmtMs)},
@@ -443,32 +443,32 @@ func (v *RunView) Client() []Field {
 		{"client CPU share", fmtPtr(o.CPUSharePct, func(f float64) string { return fmtNumber(f, 1) + "%" })},
 	}
 	if o.GCCycles != nil {
-		items = append(items, Field{"GC cycles in the request phase", strconv.Itoa(*o.GCCycles)})
+		items = append(items, fieldView{"GC cycles in the request phase", strconv.Itoa(*o.GCCycles)})
 	}
 	// The gate's own words, so the report and the check "was measured by a client that
 	// kept up" never disagree.
 	switch kept := gate.ClientKeptUp(gate.ClientBounds{}).Judge(v.B); {
 	case kept.Skipped != "":
 	case kept.Passed():
-		items = append(items, Field{"client kept up", "yes: " + kept.Message})
+		items = append(items, fieldView{"client kept up", "yes: " + kept.Message})
 	default:
-		items = append(items, Field{"client kept up", "no (" + kept.Outcome.Text() + "): " + kept.Message})
+		items = append(items, fieldView{"client kept up", "no (" + kept.Outcome.Text() + "): " + kept.Message})
 	}
 	return items
 }
 
 // contextFields say what context the engine saw and where the window came from.
-func contextFields(x *artifact.Extension) []Field {
-	var items []Field
+func contextFields(x *artifact.Extension) []fieldView {
+	var items []fieldView
 	if src := x.Capabilities.MaxContextSource; src != nil {
-		items = append(items, Field{"window source", fmt.Sprintf("%s (%s tokens)", *src, fmtInt(x.Capabilities.MaxContextTokens))})
+		items = append(items, fieldView{"window source", fmt.Sprintf("%s (%s tokens)", *src, fmtInt(x.Capabilities.MaxContextTokens))})
 	}
 	acc := x.ContextAccuracy
 	switch {
 	case acc.Diagnosis != "":
-		items = append(items, Field{"context served", acc.Diagnosis})
+		items = append(items, fieldView{"context served", acc.Diagnosis})
 	case acc.Samples > 0 && acc.MeanErrorPct != nil && acc.MaxAbsErrorPct != nil:
-		items = append(items, Field{"context served", fmt.Sprintf("prompt tokens %+.2f%% of plan on average, %.2f%% off at worst, over %d requests",
+		items = append(items, fieldView{"context served", fmt.Sprintf("prompt tokens %+.2f%% of plan on average, %.2f%% off at worst, over %d requests",
 			float64(*acc.MeanErrorPct), float64(*acc.MaxAbsErrorPct), acc.Samples)})
 	}
 	return items
@@ -476,7 +476,7 @@ func contextFields(x *artifact.Extension) []Field {
 
 // chunkFields say how the output arrived: tokens per chunk, the gaps between chunks, and
 // how far tpot may read low when chunks carried several tokens.
-func chunkFields(itl artifact.ITLSummary) []Field {
+func chunkFields(itl artifact.ITLSummary) []fieldView {
 	if itl.Samples == 0 || itl.P50Ms == nil || itl.P99Ms == nil {
 		return nil
 	}
@@ -487,65 +487,65 @@ func chunkFields(itl artifact.ITLSummary) []Field {
 		text += fmt.Sprintf("; %s inside one read, counted as 0 (sent together, or read late)",
 			plural(itl.SharedReadGaps, "chunk gap fell", "chunk gaps fell"))
 	}
-	items := []Field{{"output chunks", text}}
+	items := []fieldView{{"output chunks", text}}
 	if itl.Note != "" {
-		items = append(items, Field{"tpot caveat", itl.Note})
+		items = append(items, fieldView{"tpot caveat", itl.Note})
 	}
 	return items
 }
 
 // engineMetricFields set the engine's own figures beside the client's.
-func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []Field {
+func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []fieldView {
 	if !m.Scraped {
 		if m.Error == "" {
 			return nil
 		}
-		return []Field{{"engine metrics", "not scraped: " + m.Error}}
+		return []fieldView{{"engine metrics", "not scraped: " + m.Error}}
 	}
-	items := []Field{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
+	items := []fieldView{{"engine metrics", fmt.Sprintf("%s, %d scrapes", m.URL, m.Scrapes)}}
 	// The gate's own words on whether other work shared the engine: its counters beside
 	// the run's usage, and what it held when the run began.
 	switch alone := gate.EngineToItself().Judge(b); {
 	case alone.Skipped != "":
-		items = append(items, Field{"had the engine to itself", "not checked: " + alone.Skipped})
+		items = append(items, fieldView{"had the engine to itself", "not checked: " + alone.Skipped})
 	case alone.Passed():
-		items = append(items, Field{"had the engine to itself", "yes: " + alone.Message})
+		items = append(items, fieldView{"had the engine to itself", "yes: " + alone.Message})
 	default:
-		items = append(items, Field{"had the engine to itself", "no (" + alone.Outcome.Text() + "): " + alone.Message})
+		items = append(items, fieldView{"had the engine to itself", "no (" + alone.Outcome.Text() + "): " + alone.Message})
 	}
 	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
 		bucket := ""
 		if len(t.P50BucketMs) == 2 {
 			bucket = fmt.Sprintf(" (bucket %s to %s)", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1])))
 		}
-		items = append(items, Field{"ttft p50, client vs server", fmt.Sprintf("%s vs %s%s over %d server samples",
+		items = append(items, fieldView{"ttft p50, client vs server", fmt.Sprintf("%s vs %s%s over %d server samples",
 			fmtPtr(b.Metrics.TTFT.P50, fmtMs), fmtMs(float64(*t.P50Ms)), bucket, t.Count)})
 	}
 	if t := m.InterTokenMs; t != nil && t.P50Ms != nil {
-		items = append(items, Field{"inter-token p50, server", fmtMs(float64(*t.P50Ms))})
+		items = append(items, fieldView{"inter-token p50, server", fmtMs(float64(*t.P50Ms))})
 	}
 	if t := m.QueueMs; t != nil && t.P50Ms != nil {
-		items = append(items, Field{"queue time p50, server", fmtMs(float64(*t.P50Ms))})
+		items = append(items, fieldView{"queue time p50, server", fmtMs(float64(*t.P50Ms))})
 	}
 	for _, f := range []struct {
 		name string
 		v    *artifact.Float
 	}{{"preemptions", m.Preemptions}, {"kv cache usage peak", m.KVCacheUsagePeak}, {"prefix cache hit rate", m.PrefixCacheHitRate}} {
 		if f.v != nil {
-			items = append(items, Field{f.name, fmtNumber(float64(*f.v), 3)})
+			items = append(items, fieldView{f.name, fmtNumber(float64(*f.v), 3)})
 		}
 	}
 	return items
 }
 
-// DistRow is one row of a run's distribution table.
-type DistRow struct {
+// distRow is one row of a run's distribution table.
+type distRow struct {
 	Name                                   string
 	Samples, Mean, P50, P90, P95, P99, Max string
 }
 
 // Distributions are the run's figure distributions over its performance-eligible requests.
-func (v *RunView) Distributions() []DistRow {
+func (v *runView) Distributions() []distRow {
 	m := &v.B.Metrics
 	tokens := func(f float64) string { return fmtTokens(f) }
 	fams := []struct {
@@ -558,11 +558,11 @@ func (v *RunView) Distributions() []DistRow {
 		{"decode", &m.DecodeTokS, fmtRate}, {"effective prefill", &m.EffectivePrefillTokS, fmtRate},
 		{"prompt tokens", &m.PromptTokensDist, tokens}, {"completion tokens", &m.CompletionTokens, tokens},
 	}
-	rows := make([]DistRow, 0, len(fams)+2)
+	rows := make([]distRow, 0, len(fams)+2)
 	for _, f := range fams {
 		d := f.d
 		p := func(x *artifact.Float) string { return fmtPtr(x, f.f) }
-		rows = append(rows, DistRow{Name: f.name, Samples: fmtInt(d.Samples), Mean: p(d.Mean), P50: p(d.P50), P90: p(d.P90), P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)})
+		rows = append(rows, distRow{Name: f.name, Samples: fmtInt(d.Samples), Mean: p(d.Mean), P50: p(d.P50), P90: p(d.P90), P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)})
 		if f.name == "ttft" {
 			rows = append(rows, v.sendRows()...)
 		}
@@ -572,20 +572,20 @@ func (v *RunView) Distributions() []DistRow {
 
 // sendRows split TTFT where each request's last byte left the client: its send, and what
 // followed (network, queue, prefill). None without transmit stamps.
-func (v *RunView) sendRows() []DistRow {
+func (v *runView) sendRows() []distRow {
 	x := v.B.Extension
 	if x == nil || x.Send.ClientSendMs == nil || x.Send.ServerTTFTMs == nil {
 		return nil
 	}
-	row := func(name string, d *artifact.Percentiles) DistRow {
+	row := func(name string, d *artifact.Percentiles) distRow {
 		p := func(f artifact.Float) string { return fmtMs(float64(f)) }
-		return DistRow{Name: name, Samples: fmtInt(d.Samples), Mean: "—", P50: p(d.P50), P90: "—", P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)}
+		return distRow{Name: name, Samples: fmtInt(d.Samples), Mean: "—", P50: p(d.P50), P90: "—", P95: p(d.P95), P99: p(d.P99), Max: p(d.Max)}
 	}
-	return []DistRow{row("ttft: client send", x.Send.ClientSendMs), row("ttft: after the request left", x.Send.ServerTTFTMs)}
+	return []distRow{row("ttft: client send", x.Send.ClientSendMs), row("ttft: after the request left", x.Send.ServerTTFTMs)}
 }
 
 // Host is the run's endpoint as host and port.
-func (v *RunView) Host() string { return host(v.B.BaseURL) }
+func (v *runView) Host() string { return host(v.B.BaseURL) }
 
 // sendSplit says how TTFT was split: by which stamp, for how many requests, or why not.
 func sendSplit(s artifact.SendSplit) string {

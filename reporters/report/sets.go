@@ -14,8 +14,8 @@ import (
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
-// Chart is one rendered chart.
-type Chart struct {
+// chartView is one rendered chart.
+type chartView struct {
 	ID, Title string
 	// SVG is the chart's markup (package chart escapes what it draws).
 	SVG string
@@ -28,7 +28,7 @@ type Chart struct {
 type sweep struct {
 	id, xLabel string
 	xLog       bool
-	x          func(*RunView) (float64, bool)
+	x          func(*runView) (float64, bool)
 	// varies are the workload-identity fields (artifact.Differences) the sweep may change.
 	varies []string
 	// figures are the y of its charts: a family, its default key and its title.
@@ -40,7 +40,7 @@ type sweepFigure struct{ family, key, title string }
 var sweeps = []sweep{
 	{
 		id: "concurrency", xLabel: "concurrency", xLog: true,
-		x:      func(r *RunView) (float64, bool) { return float64(r.B.Concurrency), r.B.Concurrency > 0 },
+		x:      func(r *runView) (float64, bool) { return float64(r.B.Concurrency), r.B.Concurrency > 0 },
 		varies: []string{"concurrency", "context_distribution"},
 		figures: []sweepFigure{
 			{"tpot", "tpot_p50_ms", "TPOT"}, {"ttft", "ttft_p50_ms", "TTFT"}, {"throughput", "throughput_tok_s", "Throughput"},
@@ -48,7 +48,7 @@ var sweeps = []sweep{
 	},
 	{
 		id: "context", xLabel: "planned context (tokens)",
-		x: func(r *RunView) (float64, bool) {
+		x: func(r *runView) (float64, bool) {
 			c, exact := plannedContext(r.B)
 			return c, exact && c > 0
 		},
@@ -61,7 +61,7 @@ var sweeps = []sweep{
 // same workload apart from the swept variable, in x order with one run per x.
 type set struct {
 	stem, endpoint, engine string
-	runs                   []*RunView
+	runs                   []*runView
 	xs                     []float64
 }
 
@@ -71,7 +71,7 @@ func closedLoop(b *artifact.Benchmark) bool {
 	return b.Extension == nil || b.Extension.Arrival.Model == "" || b.Extension.Arrival.Model == artifact.ArrivalClosedLoop
 }
 
-func (s *set) admits(sw sweep, r *RunView) bool {
+func (s *set) admits(sw sweep, r *runView) bool {
 	if stemOf(r) != s.stem || r.B.BaseURL != s.endpoint || deref(r.B.Engine) != s.engine {
 		return false
 	}
@@ -94,11 +94,11 @@ func onlyVaries(sw sweep, a, b *artifact.Benchmark) bool {
 
 // stemOf is the ladder a run belongs to: its suite and its name with the numbers taken
 // out ("curves/concurrency-N").
-func stemOf(r *RunView) string { return suiteOf(r.Path) + "/" + stem(r.Name) }
+func stemOf(r *runView) string { return suiteOf(r.Path) + "/" + stem(r.Name) }
 
 // setsOf groups runs into the comparable sets of a sweep; a set with fewer than two
 // distinct x is no set. A second run at the same x (a repeat) stays out of the line.
-func setsOf(sw sweep, runs []*RunView) []*set {
+func setsOf(sw sweep, runs []*runView) []*set {
 	var sets []*set
 	for _, r := range runs {
 		x, ok := sw.x(r)
@@ -127,14 +127,14 @@ func setsOf(sw sweep, runs []*RunView) []*set {
 // comparableCharts draws every sweep's sets: one chart per figure, one line per set, a
 // dashed line for the baseline's runs of the same ladder, the budgets of the figure's
 // family as horizontal lines. A sweep with no set draws nothing.
-func comparableCharts(runs []*RunView, baseline []Run, budgets []budget.Budget) ([]Chart, error) {
-	var baseViews []*RunView
+func comparableCharts(runs []*runView, baseline []Run, budgets []budget.Budget) ([]chartView, error) {
+	var baseViews []*runView
 	for _, r := range baseline {
 		if r.Benchmark != nil {
 			baseViews = append(baseViews, newRunView(r, nil))
 		}
 	}
-	var charts []Chart
+	var charts []chartView
 	for _, sw := range sweeps {
 		sets := setsOf(sw, runs)
 		if len(sets) == 0 {
@@ -168,7 +168,7 @@ func comparableCharts(runs []*RunView, baseline []Run, budgets []budget.Budget) 
 			if err := c.Write(&buf); err != nil {
 				return nil, err
 			}
-			charts = append(charts, Chart{ID: c.ID, Title: c.Title, SVG: buf.String()})
+			charts = append(charts, chartView{ID: c.ID, Title: c.Title, SVG: buf.String()})
 		}
 	}
 	return charts, nil
@@ -204,13 +204,13 @@ func host(endpoint string) string {
 
 // curveChart draws a knee search: each budgeted figure against concurrency, the failed
 // probes hollow, the budget as a line and the knee as a mark.
-func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error) {
+func curveChart(n int, c curveView, endpoint map[string]string) (chartView, bool, error) {
 	budgets, err := budget.Parse(strings.Join(c.Budgets, ","))
 	if err != nil {
-		return Chart{}, false, fmt.Errorf("capacity curve %s: %w", c.Path, err)
+		return chartView{}, false, fmt.Errorf("capacity curve %s: %w", c.Path, err)
 	}
 	if len(budgets) == 0 || len(c.Probes) == 0 {
-		return Chart{}, false, nil
+		return chartView{}, false, nil
 	}
 	key := budgets[0].Metric
 	name := strings.TrimSuffix(path.Base(c.Path), CurveFileSuffix)
@@ -245,12 +245,12 @@ func curveChart(n int, c Curve, endpoint map[string]string) (Chart, bool, error)
 		xy.Marks = []chart.Mark{{X: float64(c.Knee), Label: fmt.Sprintf("knee %d", c.Knee)}}
 	}
 	if !xy.Drawable() {
-		return Chart{}, false, nil
+		return chartView{}, false, nil
 	}
 	xy.Desc = caption
 	var buf bytes.Buffer
 	if err := xy.Write(&buf); err != nil {
-		return Chart{}, false, err
+		return chartView{}, false, err
 	}
-	return Chart{ID: xy.ID, Title: xy.Title, SVG: buf.String(), Caption: caption}, true, nil
+	return chartView{ID: xy.ID, Title: xy.Title, SVG: buf.String(), Caption: caption}, true, nil
 }
