@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -105,7 +106,7 @@ func ParseScenarios(data []byte, dir string, env Config) ([]GatedScenario, error
 	}
 	const want = `want {"scenarios": [{"name": "short-chat", ...}, ...]}`
 	if err := dec.Decode(&file); err != nil {
-		return nil, fmt.Errorf("%s: %w", want, err)
+		return nil, fmt.Errorf("%s: %w (%s)", want, err, position(data, errorOffset(err, dec.InputOffset())))
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s, found more after it", want)
@@ -304,4 +305,28 @@ func clipJSON(raw json.RawMessage) string {
 		s = s[:40] + "..."
 	}
 	return s
+}
+
+// errorOffset is where in the input a JSON error lies: the syntax or type error's own
+// offset, else where the decoder stopped.
+func errorOffset(err error, stopped int64) int64 {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return syntax.Offset
+	case errors.As(err, &typ):
+		return typ.Offset
+	}
+	return stopped
+}
+
+// position is "line L, column C" of byte offset in data (1-based; a column counts
+// bytes), as an editor shows it.
+func position(data []byte, offset int64) string {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	column := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, column)
 }

@@ -133,6 +133,8 @@ func TestScenariosFileShape(t *testing.T) {
 		`{"scenarios": [{"name": "a"}]} {}`:                           "found more after it",
 		`{"scenarios": ["short-chat"]}`:                               `scenarios[0]: want an object of scenario keys, got "short-chat"`,
 		`{"scenarios": [{"name": "a", "budgets": "tpot_p50_ms<=6"}]}`: `scenarios[0].budgets: want a list of budget strings`,
+		// A trailing comma, as an editor shows where: its line and column.
+		"{\n  \"scenarios\": [\n    {\"name\": \"a\", \"requests\": 4,}\n  ]\n}\n": "invalid character '}' looking for beginning of object key string (line 3, column 34)",
 	} {
 		_, err := ParseScenarios([]byte(content), ".", mustDefaults(t))
 		if err == nil || !strings.Contains(err.Error(), want) {
