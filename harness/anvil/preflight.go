@@ -36,7 +36,8 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		if !reg.selected() {
 			continue
 		}
-		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount(), reg.g.Scenario.Repeats) {
+		blocks := max(reg.g.Scenario.Repeats, 1)
+		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount()*blocks, blocks) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message
 			refusals = append(refusals, res)
 		}

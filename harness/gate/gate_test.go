@@ -132,6 +132,18 @@ func TestRefusalsBeforeAnyRequest(t *testing.T) {
 	if got := s.Refusals(60, 3); len(got) != 0 {
 		t.Errorf("a p95 bound over 3 blocks: %+v", got)
 	}
+	// A p95 needs 20 samples: 16 requests are too few, 3 blocks of 16 are 48.
+	b, _ = budget.Parse("ttft_p95_ms<=1500")
+	s.Budgets = b
+	if got := s.Refusals(16, 1); len(got) != 1 || !strings.Contains(got[0].Message, "needs 20 samples but the scenario sends 16 requests: send more") {
+		t.Errorf("a p95 over 16 requests: %+v", got)
+	}
+	if got := s.Refusals(48, 3); len(got) != 0 {
+		t.Errorf("a p95 over 3 blocks of 16: %+v", got)
+	}
+	if got := s.Refusals(12, 3); len(got) != 1 || !strings.Contains(got[0].Message, "sends 12 requests in 3 blocks") {
+		t.Errorf("a p95 over 3 blocks of 4: %+v", got)
+	}
 }
 
 func TestChecksOfASpec(t *testing.T) {

@@ -379,6 +379,14 @@ func plansSharing(a *artifact.Benchmark) bool {
 	return false
 }
 
+// inBlocks is " in N blocks" for a run of more than one block.
+func inBlocks(blocks int) string {
+	if blocks < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" in %d blocks", blocks)
+}
+
 // when is c skipped on a run for which skip gives a reason.
 func when(c Check, skip func(*artifact.Benchmark) string) Check {
 	judge := c.judge
@@ -391,8 +399,8 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 	return c
 }
 
-// Refusals are what makes the spec unable to judge a run of requests requests in blocks
-// blocks, found before any request is sent, each a failed Result: a baseline with fewer
+// Refusals are what makes the spec unable to judge a run of requests requests in all, in
+// blocks blocks, found before any request is sent, each a failed Result: a baseline with fewer
 // requests than a comparison needs, or a history with fewer runs than a spread needs
 // (NotComparable), and a budget whose figure, or whose percentile bound in one block,
 // needs more samples than the run can have (RunFailed: a configuration error).
@@ -403,7 +411,7 @@ func (s Spec) Refusals(requests, blocks int) []Result {
 		switch bound := b.BoundSamples(); {
 		case requests > 0 && need > requests:
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
-				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests: send more, or set @min=%d to judge fewer", b, need, requests, requests)})
+				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests%s: send more, or set @min=%d to judge fewer", b, need, requests, inBlocks(blocks), requests)})
 		case requests > 0 && blocks < 2 && bound > requests:
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
 				Message: fmt.Sprintf("budget %s needs %d samples for its %s but the scenario sends %d requests in one block: send %d or more, judge the point figure (no @%s), or run repeats of 2 or more (the bound is then over the blocks)",
