@@ -411,7 +411,7 @@ func (s Spec) Refusals(requests, blocks int) []Result {
 		switch bound := b.BoundSamples(); {
 		case requests > 0 && need > requests:
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
-				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests%s: send more, or set @min=%d to judge fewer", b, need, requests, inBlocks(blocks), requests)})
+				Message: fmt.Sprintf("budget %s needs %d samples but the scenario sends %d requests%s: send more (requests, or repeats: the figure covers every block), or set @min=%d to judge fewer", b, need, requests, inBlocks(blocks), requests)})
 		case requests > 0 && blocks < 2 && bound > requests:
 			out = append(out, Result{Check: "meets the budget " + b.String(), Kind: KindBudget, Outcome: RunFailed,
 				Message: fmt.Sprintf("budget %s needs %d samples for its %s but the scenario sends %d requests in one block: send %d or more, judge the point figure (no @%s), or run repeats of 2 or more (the bound is then over the blocks)",
