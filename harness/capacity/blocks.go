@@ -199,12 +199,12 @@ func acrossBlocks(values []*artifact.Float) artifact.BlockFigures {
 	return f
 }
 
-// warm sends the scenario's warm-up (WarmupRequests, a shard's share) in a closed loop at
-// its concurrency: prompts of its planned sizes under a nonce of their own and without the
+// warm sends the scenario's warm-up (warmupSize, a shard's share) in a closed loop at its
+// concurrency: prompts of its planned sizes under a nonce of their own and without the
 // shared prefix, so none shares a prefix with a measured prompt, and records what they
 // showed. Nothing of it reaches a figure.
 func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
-	n := r.sc.WarmupRequests
+	n := r.sc.warmupSize()
 	if sh := r.sc.Shard; sh.sharded() {
 		n = (n + sh.Count - 1) / sh.Count
 	}
@@ -226,7 +226,8 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 	// wave of failures (every request in flight, at least two) before any success.
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	limit := min(max(min(r.concurrency, n), 2), n)
+	inFlight := min(r.concurrency, r.sc.inFlight(), n) // as the measured phase will load it
+	limit := min(max(inFlight, 2), n)
 	var failed, succeeded atomic.Int32
 	start := func(ctx context.Context, k int, due, ready time.Time) time.Time {
 		end := units.start(ctx, k, due, ready)
@@ -238,7 +239,7 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 		}
 		return end
 	}
-	started, finished := closedLoop{units: n, concurrency: min(r.concurrency, n), start: start}.execute(ctx)
+	started, finished := closedLoop{units: n, concurrency: inFlight, start: start}.execute(ctx)
 	record := warmupRecord(r.outcomes, finished.Sub(started))
 	if cause := context.Cause(ctx); errors.Is(cause, errWarmupStopped) {
 		return record, cause

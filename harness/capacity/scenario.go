@@ -165,12 +165,14 @@ type Scenario struct {
 	// Concurrency then caps the requests in flight.
 	RequestRate float64 `key:"request_rate" range:"[0,100000]" default:"0"`
 	Arrival     Arrival `key:"arrival" default:"poisson" zero:"default"`
-	// WarmupRequests are sent before the measured phase and kept out of every figure and
-	// check: requests of the scenario's planned sizes, words and max_tokens, in a closed
-	// loop at its concurrency, their prompts sharing no prefix with a measured one (a nonce
-	// of their own, no shared prefix). 0 sends none; the gate's cold-start check then holds
-	// the first measured requests against the rest. A sharded run splits them among its
-	// shards.
+	// WarmupRequests bounds the warm-up sent before the measured phase and kept out of
+	// every figure and check: requests of the scenario's planned sizes, words and
+	// max_tokens, in a closed loop at its concurrency, their prompts sharing no prefix with
+	// a measured one (a nonce of their own, no shared prefix). It sends that many, but no
+	// more than the measured phase sends or two waves at the concurrency, whichever is more
+	// (2 long requests are not preceded by 32 of them), and stops at a first wave of
+	// failures. 0 sends none; the gate's cold-start check then holds the first measured
+	// requests against the rest. A sharded run splits them among its shards.
 	WarmupRequests int `key:"warmup_requests" range:"[0,10000]" default:"32"`
 	// Repeats runs the measured phase that many times, one block after another, each
 	// block the scenario's requests with prompts of its own (a nonce per block, so no block
@@ -227,6 +229,17 @@ func Defaults() Scenario {
 
 // shared reports whether prompts share a prefix.
 func (sc Scenario) shared() bool { return sc.PromptCacheMode == CacheShared }
+
+// warmupSize is how many warm-up requests the run sends: WarmupRequests, but no more than
+// the measured phase's requests or two waves of what it keeps in flight, whichever is more.
+func (sc Scenario) warmupSize() int {
+	measured := sc.RequestCount() * max(sc.Repeats, 1)
+	return min(sc.WarmupRequests, max(measured, 2*sc.inFlight()))
+}
+
+// inFlight is how many requests the measured phase keeps in flight at most: its
+// concurrency, or its requests when they are fewer.
+func (sc Scenario) inFlight() int { return max(min(sc.Concurrency, sc.RequestCount()), 1) }
 
 // policy is the controlled-output policy, its zero value resolved.
 func (sc Scenario) policy() Policy {

@@ -36,7 +36,7 @@ func TestTheWarmUpStopsWhenTheEngineCannotServe(t *testing.T) {
 		}
 	}))
 	defer drip.Close()
-	sc := Scenario{Model: "drip", Requests: 2, Concurrency: 2, ContextTokens: 200, MaxTokens: 16, WarmupRequests: 32}
+	sc := Scenario{Model: "drip", Requests: 32, Concurrency: 2, ContextTokens: 200, MaxTokens: 16, WarmupRequests: 32}
 	began := time.Now()
 	b := mustRun(t, Target{BaseURL: drip.URL + "/v1", Timeout: time.Second, StallTimeout: time.Second, MetricsURL: metricsOff}, sc)
 	took := time.Since(began)
@@ -48,11 +48,33 @@ func TestTheWarmUpStopsWhenTheEngineCannotServe(t *testing.T) {
 	if n := posts.Load(); n < 2 || n > 3 {
 		t.Errorf("the engine got %d requests; want the warm-up's first wave of 2, and at most 1 more", n)
 	}
-	if b.Completed != 0 || len(b.Failures) != 2 || !strings.Contains(b.Failures[0].ErrorMessage, "the warm-up stopped: its first 2 requests failed and none succeeded") {
+	if b.Completed != 0 || len(b.Failures) != 32 || !strings.Contains(b.Failures[0].ErrorMessage, "the warm-up stopped: its first 2 requests failed and none succeeded") {
 		t.Errorf("completed %d, failures %+v", b.Completed, b.Failures)
 	}
 	if took > 8*time.Second { // 32 warm-up requests to their timeout would take 16 s
 		t.Errorf("the run took %v against a 1 s timeout", took)
 	}
 	t.Logf("ended in %v (warm-up %v ms, calibration %+v): %s", took.Round(time.Millisecond), w.DurationMs, b.Extension.Calibration, b.Failures[0].ErrorMessage)
+}
+
+// The warm-up is sized to the run: WarmupRequests at most, and no more than the measured
+// phase sends or two waves at the concurrency, whichever is more.
+func TestTheWarmUpIsNoLargerThanTheRun(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		sc   Scenario
+		want int
+	}{
+		{Scenario{Requests: 2, Concurrency: 2, WarmupRequests: 32}, 4},    // 2 long requests: two waves of 2
+		{Scenario{Requests: 2, Concurrency: 1, WarmupRequests: 32}, 2},    // one at a time: two
+		{Scenario{Requests: 60, Concurrency: 20, WarmupRequests: 32}, 32}, // the default, whole
+		{Scenario{Requests: 8, Concurrency: 2, Repeats: 6, WarmupRequests: 32}, 32},
+		{Scenario{Requests: 8, Concurrency: 2, WarmupRequests: 32}, 8},
+		{Scenario{Requests: 100, Concurrency: 4, WarmupRequests: 0}, 0},
+		{Scenario{Requests: 2, Concurrency: 20, WarmupRequests: 32}, 4}, // 2 in flight, not 20
+	} {
+		if got := c.sc.warmupSize(); got != c.want {
+			t.Errorf("%d requests x %d at concurrency %d, warm-up %d: sends %d, want %d", c.sc.Requests, max(c.sc.Repeats, 1), c.sc.Concurrency, c.sc.WarmupRequests, got, c.want)
+		}
+	}
 }
