@@ -28,6 +28,12 @@ import (
 // process is this one, the running suite gets the signal as on Ctrl-C, stops its scenario
 // and writes its artifacts. It exits with the run's verdict when that failed (withVerdict).
 func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	help := len(args) > 0 && (isHelp(args[0]) || args[0] == "help")
+	if help {
+		// What this command adds first; Ginkgo's own flags follow, from its CLI.
+		fmt.Fprint(stdout, runUsage)
+		args = []string{"help", "run"}
+	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
@@ -68,7 +74,7 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	run := cfg.Run()
 	verdict := filepath.Join(run.OutDir, runrecord.SummaryFile)
 	before, _ := os.Stat(verdict)
-	if getenv(runrecord.PlanFileVariable) != runrecord.PlanOff {
+	if getenv(runrecord.PlanFileVariable) != runrecord.PlanOff && !help {
 		if code, stop := refuseUnused(ginkgo, args, signals, stderr, config.Set(environ), run); stop {
 			return code
 		}
@@ -94,6 +100,26 @@ func runSuites(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	return withVerdict(code, verdict, before, stderr)
 }
+
+const runUsage = `usage: anvilbench run [ginkgo flags] [PACKAGES]
+
+Runs the suites with the Ginkgo CLI the module pins (or the binary ANVIL_GINKGO names),
+as ginkgo [flags] [PACKAGES] would, and adds:
+  - before any request, a dry run of the same suites that refuses an ANVIL_* variable no
+    selected spec would read (a misspelt or misplaced one); ANVILBENCH_PLAN_FILE=off skips it
+  - every SIGINT and SIGTERM it receives is passed to the suites, which stop their
+    scenario and write its artifacts (Ginkgo's CLI keeps a signal to itself)
+  - its exit code is the run's verdict when the verdict failed (1 regression, 2 not
+    comparable, 3 budget broken, 4 run failed, 5 inconclusive, 6 invalid run, as
+    anvilbench gate-status), an interrupted run's included; else Ginkgo's
+
+Example:
+  ANVIL_BASE_URL=http://127.0.0.1:8080/v1 ANVIL_MODEL=my-model \
+    anvilbench run -r --keep-going --label-filter=configured ./suites
+
+Ginkgo's run flags follow.
+
+`
 
 // freshVerdict is the verdict at path when the suites wrote it during the run (before is
 // what was there when it started).

@@ -247,3 +247,17 @@ func TestRunRefusesAVariableNoSelectedSpecReads(t *testing.T) {
 		t.Errorf("ginkgo was called with:\n%s\nwant the run alone", got)
 	}
 }
+
+// anvilbench run --help says what it adds to Ginkgo's CLI (the dry run, the signals, the
+// verdict's exit code) before Ginkgo's own run flags.
+func TestRunHelpSaysWhatItAdds(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	env := map[string]string{"ANVIL_GINKGO": "/bin/echo", "ANVIL_OUT_DIR": t.TempDir()}
+	code := Run([]string{"run", "--help"}, &stdout, &stderr, func(k string) string { return env[k] })
+	out := stdout.String()
+	if code != 0 || !strings.HasPrefix(out, "usage: anvilbench run") || !strings.Contains(out, "ANVIL_* variable no") ||
+		!strings.Contains(out, "4 run failed") || !strings.HasSuffix(out, "help run\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, stderr.String())
+	}
+}
