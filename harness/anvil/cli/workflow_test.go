@@ -181,6 +181,28 @@ func TestTheWorkflowRunsTheEngineRepositorysSuite(t *testing.T) {
 		t.Errorf("gate verdict: exit %d\n%s\nsummary:\n%s", code, out, summary)
 	}
 
+	// Main's passing run is recorded among main's runs; from 3 of them they are the baseline.
+	r.env["MAIN_RUNS"] = filepath.Join(ws, "engine", "bench", "main-runs")
+	if code, out := r.step(steps, "Record this run among main's runs"); code != 0 {
+		t.Fatalf("record main's run: exit %d\n%s", code, out)
+	}
+	recorded, _ := filepath.Glob(filepath.Join(r.env["MAIN_RUNS"], "*", "scenarios", "short-chat.json"))
+	if len(recorded) != 1 {
+		t.Fatalf("main's runs hold %v after one recorded run", recorded)
+	}
+	if code, out := r.step(steps, "Use main's runs as the baseline"); code != 0 || r.env["ANVIL_BASELINE"] != "" || !strings.Contains(out, "hold 1 of the 3") {
+		t.Errorf("one run of main's is no baseline yet: exit %d, ANVIL_BASELINE %q\n%s", code, r.env["ANVIL_BASELINE"], out)
+	}
+	run := filepath.Dir(filepath.Dir(recorded[0]))
+	for _, other := range []string{"run-2", "run-3"} {
+		if out, err := exec.Command("cp", "-R", run, filepath.Join(r.env["MAIN_RUNS"], other)).CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	if code, out := r.step(steps, "Use main's runs as the baseline"); code != 0 || r.env["ANVIL_BASELINE"] != r.env["MAIN_RUNS"] {
+		t.Errorf("three runs of main's are the baseline: exit %d, ANVIL_BASELINE %q\n%s", code, r.env["ANVIL_BASELINE"], out)
+	}
+
 	// Only ANVIL_* names pass: anything else would reach the runner's environment.
 	r.env["ENV_INPUT"] = "ANVIL_GPU=H100\nLD_PRELOAD=/tmp/x.so\n"
 	if code, out := r.step(steps, "Pass the env input's ANVIL_* variables"); code == 0 || !strings.Contains(out, "'LD_PRELOAD' is not ANVIL_NAME=value") {

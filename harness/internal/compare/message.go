@@ -39,8 +39,8 @@ func (v Verdict) message() string {
 			return fmt.Sprintf("%s inconclusive: changed %s (%s -> %s): %v", name, signedPercent(v.Ratio-1),
 				budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), v.Err)
 		}
-		return fmt.Sprintf("%s inconclusive: changed %s (%s); %s%s resolves %s at best, not the %s gate: %s",
-			name, signedPercent(v.Ratio-1), v.figures(), v.Units, v.counted(), percent(v.Detectable), gate, v.resolvedBy())
+		return fmt.Sprintf("%s inconclusive: changed %s (%s); %s%s resolves %s, not the %s gate: %s",
+			name, signedPercent(v.Ratio-1), v.figures(), v.Units, v.counted(), resolvable(v.Detectable), gate, v.resolvedBy())
 	case Regressed:
 		tail := "worse than the " + gate + " gate"
 		if v.Worse < v.By {
@@ -82,7 +82,18 @@ func (v Verdict) resolvedBy() string {
 	case v.Design == DesignHistory:
 		return "no history can, one run's own spread being wider than the gate: interleave blocks against the baseline build (baseline_url)"
 	}
-	return "no number of runs or pairs would at this spread: gate a larger change, or steady the engine"
+	return "no number of runs or pairs would at this spread: steady the figure (more requests in each block with requests, " +
+		"fewer streams with concurrency, more blocks with repeats, a longer max_tokens for TPOT), or gate a larger change (gate_by)"
+}
+
+// resolvable is the smallest change a comparison resolves, "25.0% at best"; past a
+// doubling, "no change under 100% (its spread alone 1930.7%)": a figure that large says
+// the samples are too few or too spread to judge, not that the engine moved that much.
+func resolvable(detectable float64) string {
+	if detectable > 1 {
+		return fmt.Sprintf("no change under 100%% (its spread alone %s)", percent(detectable))
+	}
+	return percent(detectable) + " at best"
 }
 
 // baselineNote tells a history's own shift apart from this run's change.

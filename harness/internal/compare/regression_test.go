@@ -226,3 +226,21 @@ func TestTheAnswerRateRegressesLikeTPOT(t *testing.T) {
 		t.Errorf("the same answers: %s", same.Message())
 	}
 }
+
+// A change a comparison cannot resolve below a doubling reads as what it is, with what to
+// change, not as a 1930.7% figure.
+func TestAnUnresolvableSpreadSaysWhatToChange(t *testing.T) {
+	t.Parallel()
+	if got := resolvable(0.25); got != "25.0% at best" {
+		t.Errorf("25%%: %q", got)
+	}
+	if got := resolvable(19.307); got != "no change under 100% (its spread alone 1930.7%)" {
+		t.Errorf("1930.7%%: %q", got)
+	}
+	msg := Verdict{}.resolvedBy()
+	for _, want := range []string{"requests", "concurrency", "repeats", "gate_by"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the advice names no %s: %q", want, msg)
+		}
+	}
+}
