@@ -3,7 +3,6 @@
 package budget
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -111,11 +110,7 @@ func parseTerm(term string) (Budget, error) {
 		if key, _, found := strings.Cut(metric, optionSep); found {
 			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
 		}
-		msg := fmt.Sprintf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. %s)", metric, extensionExample())
-		if near := suggest.Nearest(metric, append(artifact.MetricKeys(), artifact.ExtensionFigureKeys()...), 3); near != "" {
-			msg = fmt.Sprintf("unknown metric %q (did you mean %s?)", metric, near)
-		}
-		return Budget{}, errors.New(msg)
+		return Budget{}, unknownMetric(metric)
 	}
 	limit, err := strconv.ParseFloat(number, 64)
 	if err != nil || math.IsNaN(limit) || math.IsInf(limit, 0) {
@@ -172,7 +167,7 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 	}
 	value, samples, ok := a.Figure(key)
 	if !ok {
-		v.Err = fmt.Errorf("unknown metric %q", key)
+		v.Err = unknownMetric(key)
 		return v
 	}
 	if samples < 0 {
@@ -320,4 +315,14 @@ func extensionExample() string {
 		}
 	}
 	return "spec_accept_rate"
+}
+
+// unknownMetric names a metric no artifact has, with the nearest that one has ("did you
+// mean tpot_p50_ms?"), else what the keys look like: in a budget string and in a matcher
+// built in code alike.
+func unknownMetric(metric string) error {
+	if near := suggest.Nearest(metric, append(artifact.MetricKeys(), artifact.ExtensionFigureKeys()...), 3); near != "" {
+		return fmt.Errorf("unknown metric %q (did you mean %s?)", metric, near)
+	}
+	return fmt.Errorf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. %s)", metric, extensionExample())
 }

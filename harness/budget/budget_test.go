@@ -111,3 +111,13 @@ func TestLimitsKeepTheirPrecision(t *testing.T) {
 		}
 	}
 }
+
+// A budget built in code on a metric no artifact has fails its judgement with the nearest
+// key, as a budget string does when parsed.
+func TestAnUnknownMetricInCodeSuggestsTheKey(t *testing.T) {
+	t.Parallel()
+	v := Judge(Budget{Metric: "tpot_p50", Op: AtMost, Limit: 7}, &artifact.Benchmark{})
+	if v.Err == nil || v.Err.Error() != `unknown metric "tpot_p50" (did you mean tpot_p50_ms?)` {
+		t.Errorf("judged: %v", v.Err)
+	}
+}
