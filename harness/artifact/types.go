@@ -243,3 +243,13 @@ type TimingMethodology struct {
 	TPOT                  string `json:"tpot"`
 	TTFT                  string `json:"ttft"`
 }
+
+// Run is the run the artifact belongs to as the verdict names it: anvilbench's run id
+// (anvilbench.run_id, "run-..."), else the v1 run_id ("benchmark-...") of an artifact
+// written outside a run.
+func (b *Benchmark) Run() string {
+	if b.Extension != nil && b.Extension.RunID != "" {
+		return b.Extension.RunID
+	}
+	return b.RunID
+}

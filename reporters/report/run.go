@@ -345,7 +345,7 @@ func (v *runView) Details() []fieldView {
 	items := []fieldView{
 		{"scenario", v.Name}, {"artifact", v.Path},
 		{"endpoint", orDash(b.BaseURL)}, {"model", orDash(b.Model)}, {"engine", orDash(deref(b.Engine))}, {"gpu", orDash(deref(b.GPU))},
-		{"run_id", orDash(b.RunID)}, {"started", orDash(b.StartedAt)}, {"finished", orDash(b.FinishedAt)},
+		{"run", orDash(b.Run())}, {"started", orDash(b.StartedAt)}, {"finished", orDash(b.FinishedAt)},
 		{"wall clock", fmtMs(float64(b.WallClockMs))},
 		{"requests / concurrency", fmtInt(b.Requests) + " / " + fmtInt(b.Concurrency)},
 		{"completed / failed", fmtInt(b.Completed) + " / " + fmtInt(b.Failed)},

@@ -111,7 +111,7 @@ func printTrends(w io.Writer, scenario string, runs []*artifact.Benchmark, metri
 		fmt.Fprintln(tw, "run\tstarted\trun id\tvalue\tlevel\t")
 		for _, p := range t.Points {
 			started := time.Unix(0, p.Artifact.StartedAtUnixNs).UTC().Format("2006-01-02 15:04")
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", p.Run, started, p.Artifact.RunID, budget.Format(p.Value, unit), budget.Format(p.Level, unit))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", p.Run, started, p.Artifact.Run(), budget.Format(p.Value, unit), budget.Format(p.Level, unit))
 		}
 		tw.Flush()
 		if len(t.Shifts) == 0 {

@@ -74,7 +74,7 @@ func HistoryRef(source string, runs []*artifact.Benchmark) *artifact.BaselineRef
 	index := map[*artifact.Benchmark]int{}
 	for i, a := range runs {
 		index[a] = i
-		ref.History = append(ref.History, artifact.HistoryRun{RunID: a.RunID, StartedAt: a.StartedAt, StartedAtUnixNs: a.StartedAtUnixNs,
+		ref.History = append(ref.History, artifact.HistoryRun{RunID: a.Run(), StartedAt: a.StartedAt, StartedAtUnixNs: a.StartedAtUnixNs,
 			Metrics: map[string]float64{}, Levels: map[string]float64{}})
 	}
 	for _, key := range artifact.BaselineMetrics() {
