@@ -54,7 +54,7 @@ func TestAnObservedRunThatMissedItsStructureSaysSoInBothReports(t *testing.T) {
 	if !strings.Contains(page, want) {
 		t.Error("the run's section lacks its answers field")
 	}
-	if !strings.Contains(md, "Answers not as asked") || !strings.Contains(md, "0 of 1 a valid call of its tool record\\_words") {
+	if !strings.Contains(md, "Answers not as asked") || !strings.Contains(md, "0 of 1 a valid call of its tool record_words") {
 		t.Errorf("report.md does not say the observed run's answers were not as asked:\n%s", md)
 	}
 

@@ -45,5 +45,5 @@ func ExampleBuild() {
 	// FAIL (budget broken): scenario agent-16k meets the budget tpot_p50_ms<=6: tpot p50 7.20ms exceeds budget 6.00ms over 20 samples
 	// agent-16k: 20 × 4 at 8,000 tok, tpot p50 7.20 ms
 	// short-chat: 20 × 4 at 8,000 tok, tpot p50 5.10 ms
-	// # ❌ FAIL (budget broken): scenario agent-16k meets the budget tpot\_p50\_ms\<=6: tpot p50 7.20ms exceeds budget 6.00ms over 20 samples
+	// # ❌ FAIL (budget broken): scenario agent-16k meets the budget tpot_p50_ms<=6: tpot p50 7.20ms exceeds budget 6.00ms over 20 samples
 }

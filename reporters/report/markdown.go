@@ -382,12 +382,44 @@ func mdTextAll(ss []string) []string {
 	return out
 }
 
-var mdReplacer = strings.NewReplacer(
-	"&", `\&`, "<", `\<`, ">", `\>`, // backslash escapes: plain Markdown, read as written in the file too
-	"|", `\|`, `\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"#", `\#`, "~", `\~`, "!", `\!`, "$", `\$`,
-	"\r\n", " ", "\n", " ", "\r", " ",
-)
+// mdText escapes s for Markdown text, table cells included, with no more backslashes than
+// the text needs, so that report.md reads as written in a terminal too: a character is
+// escaped where Markdown would read it as syntax (an HTML tag or entity, emphasis, code,
+// a link, a table cell's edge), and left alone where it cannot be (the underscores of
+// tpot_p50_ms, the "<=" of a budget). Line breaks become spaces.
+func mdText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var next, prev byte
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		if i > 0 {
+			prev = s[i-1]
+		}
+		switch {
+		case c == '\r' && next == '\n':
+			continue
+		case c == '\n' || c == '\r':
+			b.WriteByte(' ')
+			continue
+		case c == '|', c == '\\', c == '`', c == '*', c == '#', c == '~', c == '$':
+		case c == '_' && !(alnum(prev) && alnum(next)): // intraword, it emphasizes nothing
+		case c == '<' && (letter(next) || next == '/' || next == '!' || next == '?'): // a tag
+		case c == '&' && (letter(next) || next == '#'): // an entity
+		case c == '!' && next == '[': // an image
+		case c == '[' || c == ']': // a link
+		default:
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('\\')
+		b.WriteByte(c)
+	}
+	return b.String()
+}
 
-// mdText escapes s for Markdown text, table cells included.
-func mdText(s string) string { return mdReplacer.Replace(s) }
+func letter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func alnum(c byte) bool  { return letter(c) || c >= '0' && c <= '9' }

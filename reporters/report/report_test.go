@@ -32,7 +32,7 @@ func TestTheVerdictComesFirst(t *testing.T) {
 		}
 	}
 	first, _, _ := strings.Cut(md, "\n")
-	if want := "# ❌ FAIL (budget broken): configured scenario meets the budget tpot\\_p95\\_ms\\<=5: tpot p95 6.12ms exceeds budget 5.00ms over 40 samples"; first != want {
+	if want := "# ❌ FAIL (budget broken): configured scenario meets the budget tpot_p95_ms<=5: tpot p95 6.12ms exceeds budget 5.00ms over 40 samples"; first != want {
 		t.Errorf("report.md's first line\n%s\nwant\n%s", first, want)
 	}
 	if !strings.Contains(page, "<title>FAIL: nightly</title>") {
@@ -54,11 +54,11 @@ func TestTheVerdictOfEachGateOutcome(t *testing.T) {
 			in.Gate.Failed = append(in.Gate.Failed, gate.Failure{Check: "configured scenario completes every request",
 				Message: "2 of 40 requests failed: request_error x2", Outcome: gate.RunFailed})
 			in.Gate.Judge()
-		}, "# ❌ FAIL (run failed): configured scenario completes every request: 2 of 40 requests failed: request\\_error x2 (and 1 more)"},
+		}, "# ❌ FAIL (run failed): configured scenario completes every request: 2 of 40 requests failed: request_error x2 (and 1 more)"},
 		{"budgets judged without a gate", func(in *Input) {
 			in.Gate = nil
 			in.Budgets, _ = budget.Parse("tpot_p50_ms<=5.5")
-		}, "# ❌ FAIL (budget broken): configured meets the budget tpot\\_p50\\_ms\\<=5.5: tpot p50 "},
+		}, "# ❌ FAIL (budget broken): configured meets the budget tpot_p50_ms<=5.5: tpot p50 "},
 		{"nothing gated", func(in *Input) { in.Gate = nil }, "# ➖ NOT GATED: 12 scenarios measured, not judged"},
 		{"nothing judged", func(in *Input) {
 			in.Gate = &gate.Summary{RunID: "run-fixture", Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished}}}
@@ -497,7 +497,7 @@ func TestFormatting(t *testing.T) {
 		{fmtRate(167.2), "167.2 tok/s"}, {fmtRate(12345.6), "12,346 tok/s"}, {fmtTokens(64000), "64,000 tok"},
 		{fmtInt(-1234567), "-1,234,567"}, {signedPct(0.212), "+21.2%"}, {signedPct(-0.004), "−0.4%"},
 		{stem("context-32k"), "context-Nk"}, {stem("knee-c10"), "knee-cN"},
-		{mdText("a|b_c*<x> & 5ms -> 6ms\n"), `a\|b\_c\*\<x\> \& 5ms -\> 6ms `},
+		{mdText("a|b_c*<x> & 5ms -> 6ms _x_ <b>&amp;\n"), `a\|b_c\*\<x> & 5ms -> 6ms \_x\_ \<b>\&amp; `},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
@@ -593,7 +593,7 @@ func TestBudgetsWithTheirFigureAndMargin(t *testing.T) {
 	if got[0].Figure != "6.06ms" || got[0].Margin != "1.94ms to spare (24%)" || got[1].Margin != "over by 1.06ms (21%)" {
 		t.Errorf("margins %q, %q; figures %q, %q", got[0].Margin, got[1].Margin, got[0].Figure, got[1].Figure)
 	}
-	if !strings.Contains(page, `<table class="budgets">`) || !strings.Contains(md, "### configured: budgets") || !strings.Contains(md, "| tpot\\_p50\\_ms\\<=5 | ") {
+	if !strings.Contains(page, `<table class="budgets">`) || !strings.Contains(md, "### configured: budgets") || !strings.Contains(md, "| tpot_p50_ms<=5 | ") {
 		t.Errorf("the page or report.md lacks the budgets table:\n%s", md)
 	}
 }
