@@ -186,3 +186,17 @@ func TestTheReportDrawsTheGPUs(t *testing.T) {
 		}
 	}
 }
+
+// A server histogram's median is shown as the bucket it falls in, beside its exact mean:
+// an interpolated p50 read as a measurement next to the client's TTFT.
+func TestAServerHistogramShowsItsBucket(t *testing.T) {
+	t.Parallel()
+	h := &artifact.ServerLatency{Count: 40, MeanMs: artifact.F(31.5), P50Ms: artifact.F(150), P50BucketMs: []artifact.Float{100, 250}}
+	if got, want := serverHistogram(h), "mean 31.50 ms, median in the bucket 100.0 ms to 250.0 ms, over 40 samples"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	h.P50BucketMs, h.MeanMs = nil, nil
+	if got := serverHistogram(h); !strings.Contains(got, "median about 150.0 ms (interpolated in its bucket)") {
+		t.Errorf("without a bucket: %q", got)
+	}
+}

@@ -522,10 +522,10 @@ func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []field
 			fmtPtr(b.Metrics.TTFT.P50, fmtMs), fmtMs(float64(*t.P50Ms)), bucket, t.Count)})
 	}
 	if t := m.InterTokenMs; t != nil && t.P50Ms != nil {
-		items = append(items, fieldView{"inter-token p50, server", fmtMs(float64(*t.P50Ms))})
+		items = append(items, fieldView{"inter-token, server histogram", serverHistogram(t)})
 	}
 	if t := m.QueueMs; t != nil && t.P50Ms != nil {
-		items = append(items, fieldView{"queue time p50, server", fmtMs(float64(*t.P50Ms))})
+		items = append(items, fieldView{"queue time, server histogram", serverHistogram(t)})
 	}
 	for _, f := range []struct {
 		name string
@@ -668,4 +668,20 @@ func answers(b *artifact.Benchmark) (text string, strayed bool) {
 		parts = append(parts, fmt.Sprintf("%d of %d stopped at max_tokens (%d)", atLimit, len(b.RequestTimings), b.MaxTokens))
 	}
 	return strings.Join(parts, "; "), strayed
+}
+
+// serverHistogram says what an engine's Prometheus histogram can: its mean (sum over
+// count, exact) and the bucket its median falls in. A p50 interpolated inside a bucket
+// that may span 100 ms to 250 ms is no measurement to set beside the client's figures.
+func serverHistogram(t *artifact.ServerLatency) string {
+	var parts []string
+	if t.MeanMs != nil {
+		parts = append(parts, "mean "+fmtMs(float64(*t.MeanMs)))
+	}
+	if len(t.P50BucketMs) == 2 {
+		parts = append(parts, fmt.Sprintf("median in the bucket %s to %s", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1]))))
+	} else {
+		parts = append(parts, "median about "+fmtMs(float64(*t.P50Ms))+" (interpolated in its bucket)")
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(", over %d samples", t.Count)
 }
