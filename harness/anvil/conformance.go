@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +15,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
 // LabelConformance marks the conformance specs (DescribeConformance).
@@ -72,6 +75,7 @@ func DescribeConformance(apis ...capacity.API) bool {
 	for i, a := range apis {
 		columns[i] = string(a)
 	}
+	conformanceLeft.Add(int32(len(apis)))
 	Describe("conformance", Label(LabelConformance), func() {
 		for _, api := range apis {
 			describeConformanceOf(api, columns)
@@ -92,6 +96,14 @@ func describeConformanceOf(api capacity.API, columns []string) {
 		It("names a truncated prompt under a wrong declared window", func(ctx SpecContext) { c.truncation(ctx) }, SpecTimeout(10*time.Minute))
 		It("serves an unlisted alias and refuses a wrong model", func(ctx SpecContext) { c.models(ctx) }, SpecTimeout(2*time.Minute))
 		It("accounts for every request", func() { c.account() })
+		// The table on the console once every column is filled (Ginkgo may run the APIs'
+		// containers in any order): a run of minutes that printed only progress dots
+		// should end with what it found.
+		AfterAll(func() {
+			if conformanceLeft.Add(-1) == 0 {
+				printConformance()
+			}
+		})
 	})
 }
 
@@ -471,4 +483,18 @@ func oneLine(s string) string {
 		line = string(r[:160]) + "…"
 	}
 	return line
+}
+
+// conformanceLeft counts the APIs' containers still to finish in this process.
+var conformanceLeft atomic.Int32
+
+// printConformance writes the run's conformance table to the console (a report entry
+// Ginkgo always prints), as gate.json and the report hold it.
+func printConformance() {
+	env := Current()
+	s, err := gate.ReadSummary(filepath.Join(env.OutDir, runrecord.SummaryFile))
+	if err != nil || s.Conformance == nil {
+		return
+	}
+	AddReportEntry("conformance", s.Conformance.Text(), ReportEntryVisibilityAlways)
 }

@@ -1,6 +1,11 @@
 package gate
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
 
 // Conformance is what the endpoint honoured of what the harness asks of an engine, API by
 // API: the table the conformance specs fill (anvil.DescribeConformance). A cell the harness
@@ -61,4 +66,30 @@ func (c *Conformance) Cell(api, item string) (cell ConformanceCell, ok bool) {
 		}
 	}
 	return cell, false
+}
+
+// Text is the table for a console: a row per item, a column per API, each cell its
+// status ("-" where never filled), under the model and endpoint asked.
+func (c *Conformance) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "conformance of %s at %s\n", c.Model, c.Endpoint)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "item")
+	for _, api := range c.APIs {
+		fmt.Fprint(tw, "\t"+api)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range c.Rows {
+		fmt.Fprint(tw, r.Item)
+		for _, api := range c.APIs {
+			status := "-"
+			if cell, ok := r.Cells[api]; ok {
+				status = string(cell.Status)
+			}
+			fmt.Fprint(tw, "\t"+status)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	return b.String()
 }

@@ -37,3 +37,16 @@ func TestANewRunStartsFailed(t *testing.T) {
 		t.Errorf("an old-format pass is not read as a verdict: %v", err)
 	}
 }
+
+// The conformance table reads on a console: a row per item, a column per API.
+func TestConformanceText(t *testing.T) {
+	t.Parallel()
+	c := &Conformance{Model: "m", Endpoint: "http://e/v1"}
+	c.Set("chat", "usage reported", ConformanceCell{Status: Honoured})
+	c.Set("messages", "usage reported", ConformanceCell{Status: NotHonoured})
+	c.Set("chat", "tool call", ConformanceCell{Status: NotApplicable})
+	want := "conformance of m at http://e/v1\nitem            chat  messages\nusage reported  yes   no\ntool call       n/a   -\n"
+	if got := c.Text(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
