@@ -3,16 +3,20 @@
 package cli
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"sigs.k8s.io/yaml"
 
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
@@ -163,4 +167,86 @@ func verdictLine(out string) string {
 		}
 	}
 	return last
+}
+
+// The README's other snippets judge as written: the variables of "Measuring an engine from
+// this repository" pass the configuration's own validation (a baseline URL without the
+// repeats a comparison needs would be refused there, before any request), and every input
+// the "In CI" workflow snippet passes is one engine-gate.yml declares, with the repeats a
+// baseline-url needs.
+func TestTheReadmesOtherSnippetsJudgeAsWritten(t *testing.T) {
+	t.Parallel()
+	root, err := config.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+
+	measuring := readmeBlock(t, readme, "## Measuring an engine from this repository", "sh")
+	env := map[string]string{}
+	for _, m := range regexp.MustCompile(`(ANVIL_[A-Z0-9_]+)=('[^']*'|\S+)`).FindAllStringSubmatch(measuring, -1) {
+		env[m[1]] = strings.Trim(m[2], "'")
+	}
+	if env["ANVIL_BASELINE_URL"] == "" || len(env) < 8 {
+		t.Fatalf("the snippet's variables are not read: %v", env)
+	}
+	if _, err := config.Load(env); err != nil {
+		t.Errorf("the README's measuring snippet is refused by the configuration: %v", err)
+	}
+	delete(env, "ANVIL_REPEATS")
+	if _, err := config.Load(env); err == nil || !strings.Contains(err.Error(), "ANVIL_REPEATS") {
+		t.Errorf("without ANVIL_REPEATS the snippet is not refused naming it: %v", err)
+	}
+
+	var snippet struct {
+		Jobs map[string]struct {
+			Uses string            `json:"uses"`
+			With map[string]string `json:"with"`
+		} `json:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(readmeBlock(t, readme, "## In CI", "yaml")), &snippet); err != nil {
+		t.Fatalf("the README's workflow snippet: %v", err)
+	}
+	wf, err := os.ReadFile(filepath.Join(root, ".github", "workflows", "engine-gate.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// YAML 1.1 reads the key on as true.
+	var top map[string]json.RawMessage
+	if err := yaml.Unmarshal(wf, &top); err != nil {
+		t.Fatal(err)
+	}
+	var declared struct {
+		WorkflowCall struct {
+			Inputs map[string]any `json:"inputs"`
+		} `json:"workflow_call"`
+	}
+	on := top["on"]
+	if on == nil {
+		on = top["true"]
+	}
+	if err := json.Unmarshal(on, &declared); err != nil {
+		t.Fatal(err)
+	}
+	if len(declared.WorkflowCall.Inputs) < 10 {
+		t.Fatalf("engine-gate.yml declares %d inputs; the read is broken", len(declared.WorkflowCall.Inputs))
+	}
+	job := snippet.Jobs["anvil"]
+	if !strings.Contains(job.Uses, ".github/workflows/engine-gate.yml") || len(job.With) < 5 {
+		t.Fatalf("the README's workflow snippet: %+v", job)
+	}
+	for input := range job.With {
+		if _, ok := declared.WorkflowCall.Inputs[input]; !ok {
+			t.Errorf("the README's workflow snippet passes %q, which engine-gate.yml does not declare", input)
+		}
+	}
+	if job.With["baseline-url"] != "" {
+		if n, err := strconv.Atoi(job.With["repeats"]); err != nil || n < 2 {
+			t.Errorf("the README's workflow snippet sets baseline-url with repeats %q: a comparison needs at least 2", job.With["repeats"])
+		}
+	}
 }
