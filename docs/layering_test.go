@@ -24,7 +24,7 @@ const module = "github.com/anvilbench/anvilbench"
 // the table does not name fails, so a new arrow between packages is drawn here on purpose.
 var layers = map[string][]string{
 	// Floor 1, the ground: nothing of the module.
-	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil, "internal/busy": nil, "internal/checklog": nil,
+	"internal/wire": nil, "internal/stats": nil, "internal/fields": nil, "internal/suggest": nil, "internal/busy": nil, "internal/checklog": nil, "internal/units": nil,
 	"cmd/tinyllama": nil, "harness/secret": nil, "harness/capacity/internal/schedule": nil, "reporters/report/internal/chart": nil,
 	"suites/capacity": nil, "suites/conformance": nil, "suites/curves": nil, "suites/workloads": nil, "docs": nil,
 	// Floor 2: the wire format's users.
@@ -36,27 +36,27 @@ var layers = map[string][]string{
 	"internal/runrecord": {"internal/atomicfile"},
 	"cmd/refengine":      {"harness/refengine"},
 	// Floor 4: over the artifact.
-	"harness/budget":                          {"harness/artifact", "internal/stats", "internal/suggest"},
+	"harness/budget":                          {"internal/units", "harness/artifact", "internal/stats", "internal/suggest"},
 	"harness/capacity/internal/workload":      {"harness/artifact"},
 	"harness/capacity/internal/enginemetrics": {"harness/artifact"},
 	"harness/capacity/internal/gpumetrics":    {"harness/artifact"},
 	// Floor 5: the runner, and the regression rule.
 	"harness/capacity": {"harness/artifact", "harness/budget", "harness/secret", "harness/capacity/internal/stream", "internal/fields", "internal/stats", "internal/suggest",
 		"harness/capacity/internal/enginemetrics", "harness/capacity/internal/gpumetrics", "harness/capacity/internal/schedule", "harness/capacity/internal/workload"},
-	"harness/internal/compare": {"harness/artifact", "harness/budget", "internal/stats"},
+	"harness/internal/compare": {"internal/units", "harness/artifact", "harness/budget", "internal/stats"},
 	// Floor 6: the gate judges artifacts; it needs no runner.
 	"harness/gate": {"harness/artifact", "harness/budget", "harness/internal/compare", "internal/atomicfile", "internal/fields", "internal/runrecord", "internal/stats"},
 	// Floor 7: configuration, matchers, the report, the toolkit's JUnit.
 	"harness/anvil/internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
 		"internal/runrecord", "internal/suggest"},
 	"harness/anvil/internal/junit": {"harness/gate", "internal/atomicfile"},
-	"matchers":                     {"harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
-	"reporters/report": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/atomicfile", "internal/runrecord",
+	"matchers":                     {"internal/units", "harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
+	"reporters/report": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/atomicfile", "internal/runrecord",
 		"reporters/report/internal/chart"},
 	// Floor 8: the toolkit and the command's code.
-	"harness/anvil": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/atomicfile", "internal/checklog",
+	"harness/anvil": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/atomicfile", "internal/checklog",
 		"harness/anvil/internal/config", "internal/runrecord", "reporters/report", "harness/anvil/internal/junit"},
-	"harness/anvil/cli": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/anvil/internal/config",
+	"harness/anvil/cli": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/anvil/internal/config",
 		"internal/atomicfile", "internal/runrecord", "reporters/report"},
 	// Floor 9: the command.
 	"cmd/anvilbench": {"harness/anvil/cli"},

@@ -7,6 +7,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // MeasureNear succeeds when the artifact's metric is within a relative tolerance of a
@@ -45,10 +46,10 @@ func (m *nearMatcher) Match(actual any) (bool, error) {
 }
 
 func (m *nearMatcher) message() string {
-	unit := budget.Unit(m.metric)
+	unit := units.Of(m.metric)
 	return fmt.Sprintf("%s %s is %.1f%% off the true %s (tolerance %.1f%%) over %d samples",
-		budget.Describe(m.metric), budget.Format(m.verdict.Value, unit), 100*math.Abs(m.off),
-		budget.Format(m.truth, unit), 100*m.tolerance, m.verdict.Samples)
+		budget.Describe(m.metric), units.Format(m.verdict.Value, unit), 100*math.Abs(m.off),
+		units.Format(m.truth, unit), 100*m.tolerance, m.verdict.Samples)
 }
 
 func (m *nearMatcher) FailureMessage(any) string { return m.message() }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Summary is the short console and JUnit view of one run: counts and the p50/p95 of the
@@ -30,7 +30,7 @@ func Summarize(a *artifact.Benchmark) Summary {
 		if !ok || v == nil {
 			return "n/a"
 		}
-		return budget.Format(*v, budget.Unit(key))
+		return units.Format(*v, units.Of(key))
 	}
 	s := Summary{
 		Completed: a.Completed, Requests: a.Requests,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/internal/stats"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // ciLevel is the confidence level of the Upper95 and Lower95 bounds.
@@ -50,7 +51,7 @@ func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float
 		return 0, fmt.Errorf("%s: request_timings hold %d values but the metrics block counts %d samples", name, len(values), samples)
 	}
 	slices.Sort(values)
-	q := PercentileOf(stat)
+	q := units.PercentileOf(stat)
 	lo, hi := stats.PercentileCIRanks(len(values), q, ciLevel)
 	rank := hi
 	if bound == Lower95 {
@@ -89,7 +90,7 @@ func blockBound(key string, bound Bound, a *artifact.Benchmark) (value float64, 
 		f := stats.FMean(rows)
 		if stat != "mean" {
 			slices.Sort(rows)
-			if f, err = stats.Percentile(rows, PercentileOf(stat)); err != nil {
+			if f, err = stats.Percentile(rows, units.PercentileOf(stat)); err != nil {
 				return 0, 0, fmt.Errorf("%s: block %d: %w", Describe(key), j, err)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/internal/suggest"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Op is a budget's comparison.
@@ -221,7 +222,7 @@ func (v Verdict) Message() string {
 		return v.Err.Error()
 	}
 	key := v.Budget.Metric
-	name, unit := Describe(key), Unit(key)
+	name, unit := Describe(key), units.Of(key)
 	relation := map[bool]map[Op]string{
 		true:  {AtMost: "is within budget", Below: "is below budget", AtLeast: "meets budget", Above: "is above budget"},
 		false: {AtMost: "exceeds budget", Below: "is not below budget", AtLeast: "is below budget", Above: "is not above budget"},
@@ -229,7 +230,7 @@ func (v Verdict) Message() string {
 	// Figures take the limit's precision when it was written finer than two decimals:
 	// "exceeds budget 0.00ms" for a limit of 0.001 would say nothing.
 	places := max(2, decimals(v.Budget.Limit))
-	format := func(x float64) string { return FormatPlaces(x, unit, places) }
+	format := func(x float64) string { return units.FormatPlaces(x, unit, places) }
 	if v.Bound != "" && v.Bound != Point && v.Blocks > 0 {
 		return fmt.Sprintf("%s %s over %d blocks %s %s %s over %d samples (point %s)", name, v.Bound.label(), v.Blocks, format(v.Value), relation,
 			format(v.Budget.Limit), v.Samples, format(v.Point))
@@ -257,34 +258,6 @@ func Describe(metric string) string {
 		return family + " " + stat
 	}
 	return metric
-}
-
-// Unit is the unit of a metric key: "ms", "tok/s" or "" for counts.
-func Unit(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_ms"), strings.HasPrefix(metric, "mean_inter_token_latency_ms"):
-		return "ms"
-	case strings.Contains(metric, "tok_s"):
-		return "tok/s"
-	case strings.Contains(metric, "chunks_s"):
-		return "chunks/s"
-	}
-	return ""
-}
-
-// Format prints a figure with its unit: "6.31ms", "151.20 tok/s", "6".
-func Format(v float64, unit string) string { return FormatPlaces(v, unit, 2) }
-
-// FormatPlaces is Format with places decimal places for a figure with a unit.
-func FormatPlaces(v float64, unit string, places int) string {
-	switch unit {
-	case "ms":
-		return strconv.FormatFloat(v, 'f', places, 64) + "ms"
-	case "":
-		// Counts print whole, ratios (an acceptance rate) to four places.
-		return strconv.FormatFloat(math.Round(v*1e4)/1e4, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', places, 64) + " " + unit
 }
 
 // withoutUsage says, for a figure with no value, how many successes came without the usage

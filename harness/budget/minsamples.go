@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // ErrInsufficientSamples marks a verdict that could not be reached because the figure stands
@@ -54,7 +55,7 @@ func (b Budget) BoundSamples() int {
 	if !ok {
 		return 0
 	}
-	q := PercentileOf(stat)
+	q := units.PercentileOf(stat)
 	if q == 0 {
 		return 0
 	}

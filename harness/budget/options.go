@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Bound says which figure of a metric a budget is judged on.
@@ -75,17 +76,5 @@ func (b Budget) checkBound() error {
 // percentile (p25..p99).
 func boundable(key string) bool {
 	_, stat, ok := artifact.ParseMetricKey(key)
-	return ok && (stat == "mean" || PercentileOf(stat) > 0)
-}
-
-// PercentileOf returns q for a percentile statistic name ("p95" is 95), 0 otherwise.
-func PercentileOf(stat string) float64 {
-	if len(stat) < 2 || stat[0] != 'p' {
-		return 0
-	}
-	q, err := strconv.Atoi(stat[1:])
-	if err != nil || q <= 0 || q > 100 {
-		return 0
-	}
-	return float64(q)
+	return ok && (stat == "mean" || units.PercentileOf(stat) > 0)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Number formatting: every figure carries its unit.
@@ -91,7 +92,7 @@ func fmtNumber(v float64, prec int) string {
 
 // fmtMetric prints a value of a v1 metrics key in that key's unit.
 func fmtMetric(v float64, key string) string {
-	switch budget.Unit(key) {
+	switch units.Of(key) {
 	case "ms":
 		return fmtMs(v)
 	case "tok/s":

@@ -15,6 +15,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/units"
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
@@ -102,9 +103,9 @@ func budgetViews(b *artifact.Benchmark) []budgetView {
 				out = append(out, view)
 				continue
 			}
-			unit := budget.Unit(bu.Metric)
+			unit := units.Of(bu.Metric)
 			places := 2
-			view.Figure = budget.FormatPlaces(v.Value, unit, places)
+			view.Figure = units.FormatPlaces(v.Value, unit, places)
 			spare := bu.Limit - v.Value // at most, below: room under the limit
 			if bu.Op == budget.AtLeast || bu.Op == budget.Above {
 				spare = v.Value - bu.Limit
@@ -115,11 +116,11 @@ func budgetViews(b *artifact.Benchmark) []budgetView {
 			}
 			switch {
 			case view.Held:
-				view.Margin = budget.FormatPlaces(math.Abs(spare), unit, places) + " to spare" + pct
+				view.Margin = units.FormatPlaces(math.Abs(spare), unit, places) + " to spare" + pct
 			case bu.Op == budget.AtLeast || bu.Op == budget.Above:
-				view.Margin = "short by " + budget.FormatPlaces(math.Abs(spare), unit, places) + pct
+				view.Margin = "short by " + units.FormatPlaces(math.Abs(spare), unit, places) + pct
 			default:
-				view.Margin = "over by " + budget.FormatPlaces(math.Abs(spare), unit, places) + pct
+				view.Margin = "over by " + units.FormatPlaces(math.Abs(spare), unit, places) + pct
 			}
 			out = append(out, view)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
+	"github.com/anvilbench/anvilbench/internal/units"
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
 
@@ -146,7 +147,7 @@ func comparableCharts(runs []*runView, baseline []Run, budgets []budget.Budget) 
 			c := chart.XY{
 				ID:     "chart-" + sw.id + "-" + fig.family,
 				Title:  fmt.Sprintf("%s (%s) against %s", fig.title, describeMetric(key), sw.xLabel),
-				XLabel: sw.xLabel, YLabel: describeMetric(key) + " (" + budget.Unit(key) + ")", XLog: sw.xLog,
+				XLabel: sw.xLabel, YLabel: describeMetric(key) + " (" + units.Of(key) + ")", XLog: sw.xLog,
 			}
 			for _, s := range sets {
 				c.Series = append(c.Series, series(s, key, false))
@@ -217,7 +218,7 @@ func curveChart(n int, c curveView, endpoint map[string]string) (chartView, bool
 	xy := chart.XY{
 		ID:     fmt.Sprintf("chart-knee-%d", n),
 		Title:  fmt.Sprintf("Knee search %s: %s against concurrency", name, describeMetric(key)),
-		XLabel: "concurrency", YLabel: describeMetric(key) + " (" + budget.Unit(key) + ")", XLog: true,
+		XLabel: "concurrency", YLabel: describeMetric(key) + " (" + units.Of(key) + ")", XLog: true,
 	}
 	s := chart.Series{Name: name}
 	probes := slices.Clone(c.Probes)

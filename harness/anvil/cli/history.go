@@ -10,8 +10,8 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // runHistory prints each metric of each scenario over the runs PATHS hold, oldest first,
@@ -105,20 +105,20 @@ func printTrends(w io.Writer, scenario string, runs []*artifact.Benchmark, metri
 			fmt.Fprintf(w, "\n%s: %v\n", m, err)
 			continue
 		}
-		unit := budget.Unit(m)
+		unit := units.Of(m)
 		fmt.Fprintf(w, "\n%s\n", m)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "run\tstarted\trun id\tvalue\tlevel\t")
 		for _, p := range t.Points {
 			started := time.Unix(0, p.Artifact.StartedAtUnixNs).UTC().Format("2006-01-02 15:04")
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", p.Run, started, p.Artifact.Run(), budget.Format(p.Value, unit), budget.Format(p.Level, unit))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t\n", p.Run, started, p.Artifact.Run(), units.Format(p.Value, unit), units.Format(p.Level, unit))
 		}
 		tw.Flush()
 		if len(t.Shifts) == 0 {
 			fmt.Fprintf(w, "no change of level over %d runs\n", len(t.Points))
 		}
 		for _, s := range t.Shifts {
-			fmt.Fprintf(w, "changed at run %d: %s -> %s (%+.1f%%)\n", s.AtRun, budget.Format(s.From, unit), budget.Format(s.To, unit), 100*s.Change)
+			fmt.Fprintf(w, "changed at run %d: %s -> %s (%+.1f%%)\n", s.AtRun, units.Format(s.From, unit), units.Format(s.To, unit), 100*s.Change)
 		}
 	}
 	fmt.Fprintln(w)

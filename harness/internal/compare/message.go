@@ -7,6 +7,7 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Message is the verdict in one line, e.g. "tpot p50 regressed 9.8% (5.00ms -> 5.49ms,
@@ -35,9 +36,9 @@ func (v Verdict) message() string {
 		return fmt.Sprintf("%s: not comparable: %d vs %d requests with a figure (a comparison needs at least %d on each side)", name, v.BaselineSamples, v.CurrentSamples, minRows)
 	case Inconclusive:
 		if v.Err != nil {
-			unit := budget.Unit(v.Metric)
+			unit := units.Of(v.Metric)
 			return fmt.Sprintf("%s inconclusive: changed %s (%s -> %s): %v", name, signedPercent(v.Ratio-1),
-				budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), v.Err)
+				units.Format(v.Baseline, unit), units.Format(v.Current, unit), v.Err)
 		}
 		return fmt.Sprintf("%s inconclusive: changed %s (%s); %s%s resolves %s, not the %s gate: %s",
 			name, signedPercent(v.Ratio-1), v.figures(), v.Units, v.counted(), resolvable(v.Detectable), gate, v.resolvedBy())
@@ -106,9 +107,9 @@ func (v Verdict) baselineNote() string {
 
 // figures is "5.00ms -> 5.49ms, 95% CI of the change +7.1%..+12.6%, p=2e-05".
 func (v Verdict) figures() string {
-	unit := budget.Unit(v.Metric)
+	unit := units.Of(v.Metric)
 	return fmt.Sprintf("%s -> %s, 95%% CI of the change %s..%s, %s",
-		budget.Format(v.Baseline, unit), budget.Format(v.Current, unit), signedPercent(v.RatioLow-1), signedPercent(v.RatioHigh-1),
+		units.Format(v.Baseline, unit), units.Format(v.Current, unit), signedPercent(v.RatioLow-1), signedPercent(v.RatioHigh-1),
 		pValue(v.P))
 }
 

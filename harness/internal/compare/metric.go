@@ -8,6 +8,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/stats"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // throughput is the one scalar metric Regression judges.
@@ -60,7 +61,7 @@ func seriesOf(metric string) (series, error) {
 	if stat == "mean" {
 		return s, nil
 	}
-	if s.q = budget.PercentileOf(stat); s.q > 0 {
+	if s.q = units.PercentileOf(stat); s.q > 0 {
 		return s, nil
 	}
 	return s, fmt.Errorf("metric %q: the %s of a run has no per-request test; want its mean or a percentile", metric, stat)

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
+	"github.com/anvilbench/anvilbench/internal/units"
 )
 
 // Label is the verdict column: the outcome, or "improved" for a pass that significantly
@@ -34,7 +34,7 @@ func (r Row) figure(v *float64) string {
 	case r.Metric == failedMetric:
 		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
-	return budget.Format(*v, budget.Unit(r.Metric))
+	return units.Format(*v, units.Of(r.Metric))
 }
 
 func (r Row) delta() string {
