@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"reflect"
 	"regexp"
 	"time"
 
@@ -13,10 +12,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 	"github.com/anvilbench/anvilbench/internal/fields"
 )
-
-// KeyOf is the key (the tag) of a Scenario field named by its Go name (fields.FieldError.Field);
-// "" for a field without one.
-func KeyOf(field string) string { return fields.KeyOf(reflect.TypeFor[Scenario](), field) }
 
 // maxRequestRate bounds an open loop's rate, in requests per second.
 const maxRequestRate = 100000

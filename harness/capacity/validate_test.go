@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -89,11 +90,11 @@ func TestRenderNamesFieldsTheFrontEndsWay(t *testing.T) {
 	if len(invalid) != 1 {
 		t.Fatalf("fields %v", invalid)
 	}
-	env := invalid[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(KeyOf(f)) })
+	env := invalid[0].Render(func(f string) string { return "ANVIL_" + strings.ToUpper(fields.KeyOf(reflect.TypeFor[Scenario](), f)) })
 	if want := "ANVIL_MAX_CONTEXT_TOKENS=50: must exceed ANVIL_MAX_TOKENS + ANVIL_CONTEXT_MARGIN (64)"; env != want {
 		t.Errorf("rendered %q, want %q", env, want)
 	}
-	file := invalid[0].Render(func(f string) string { return "scenarios[2]." + KeyOf(f) })
+	file := invalid[0].Render(func(f string) string { return "scenarios[2]." + fields.KeyOf(reflect.TypeFor[Scenario](), f) })
 	if want := "scenarios[2].max_context_tokens=50: must exceed scenarios[2].max_tokens + scenarios[2].context_margin (64)"; file != want {
 		t.Errorf("rendered %q, want %q", file, want)
 	}

@@ -220,8 +220,8 @@ func TestSummaryFailsClosed(t *testing.T) {
 func TestDefaultsAreTheTagsDefaults(t *testing.T) {
 	t.Parallel()
 	s := DefaultSpec()
-	if s.By != DefaultBy || s.ContextTolerance != DefaultContextTolerance || s.OnInconclusive != defaultOnInconclusive ||
-		s.Client.MaxCPUPct != DefaultMaxClientCPUPct || s.Client.MaxStartLagPct != DefaultMaxStartLagPct ||
+	if s.By != DefaultBy || s.ContextTolerance != defaultContextTolerance || s.OnInconclusive != defaultOnInconclusive ||
+		s.Client.MaxCPUPct != defaultMaxClientCPUPct || s.Client.MaxStartLagPct != defaultMaxStartLagPct ||
 		!slices.Equal(s.Metrics, DefaultMetrics()) {
 		t.Errorf("DefaultSpec %+v", s)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -19,17 +18,17 @@ import (
 const (
 	// DefaultBy is the relative change of a gated metric that counts as a regression: 5%.
 	DefaultBy = 0.05
-	// DefaultContextTolerance is how far the prompt tokens the engine counted may be from
+	// defaultContextTolerance is how far the prompt tokens the engine counted may be from
 	// each request's plan: 2%.
-	DefaultContextTolerance = 0.02
+	defaultContextTolerance = 0.02
 	// defaultOnInconclusive fails a comparison that cannot resolve the gate's change.
 	defaultOnInconclusive = InconclusiveFail
-	// DefaultMaxClientCPUPct bounds the CPU the client wanted over the request phase,
+	// defaultMaxClientCPUPct bounds the CPU the client wanted over the request phase,
 	// running or waiting for a core, in percent of the cores it may use (ClientBounds).
-	DefaultMaxClientCPUPct = 90.0
-	// DefaultMaxStartLagPct bounds the share of the requests' time spent waiting on the
+	defaultMaxClientCPUPct = 90.0
+	// defaultMaxStartLagPct bounds the share of the requests' time spent waiting on the
 	// client to start them (ClientBounds).
-	DefaultMaxStartLagPct = 5.0
+	defaultMaxStartLagPct = 5.0
 )
 
 // DefaultMetrics are the metrics judged against a baseline when none are named.
@@ -74,10 +73,10 @@ type ClientBounds struct {
 // withDefaults fills the zero bounds.
 func (b ClientBounds) withDefaults() ClientBounds {
 	if b.MaxCPUPct == 0 {
-		b.MaxCPUPct = DefaultMaxClientCPUPct
+		b.MaxCPUPct = defaultMaxClientCPUPct
 	}
 	if b.MaxStartLagPct == 0 {
-		b.MaxStartLagPct = DefaultMaxStartLagPct
+		b.MaxStartLagPct = defaultMaxStartLagPct
 	}
 	return b
 }
@@ -184,10 +183,6 @@ func (s Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
-// KeyOf is the key (the tag) of a Spec field named by its Go name; "" for a field
-// without one.
-func KeyOf(field string) string { return fields.KeyOf(reflect.TypeFor[Spec](), field) }
-
 // metricList is a list of metrics keys, written as text "tpot_p50_ms,ttft_p50_ms".
 type metricList []string
 
@@ -246,7 +241,7 @@ func (l *metricList) UnmarshalJSON(data []byte) error {
 //     and one check per metric that it did not regress (NoRegression).
 func (s Spec) Checks() []Check {
 	if s.ContextTolerance == 0 {
-		s.ContextTolerance = DefaultContextTolerance
+		s.ContextTolerance = defaultContextTolerance
 	}
 	checks := []Check{
 		NoFailedRequests(),

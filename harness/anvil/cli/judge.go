@@ -36,9 +36,9 @@ func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	restartCV := fs.Float64("restart-cv", g.RestartCV, "what two engines measured side by side do not share (default ANVIL_GATE_RESTART_CV)")
 	allowMismatch := fs.Bool("allow-mismatch", g.AllowMismatch, "judge against a baseline of another workload anyway")
 	inconclusive := fs.String("inconclusive", string(g.OnInconclusive), "what a comparison that cannot resolve the gate's change comes to: fail or pass (default ANVIL_GATE_INCONCLUSIVE)")
-	tolerance := fs.Float64("context-tolerance", gate.DefaultContextTolerance, "how far the counted prompt tokens may be from the plan")
-	maxCPU := fs.Float64("max-client-cpu-pct", gate.DefaultMaxClientCPUPct, "the CPU the client may want, in percent of its cores, as ANVIL_MAX_CLIENT_CPU_PCT")
-	maxLag := fs.Float64("max-start-lag-pct", gate.DefaultMaxStartLagPct, "the share of the requests' time they may wait on the client to start, as ANVIL_MAX_START_LAG_PCT")
+	tolerance := fs.Float64("context-tolerance", g.ContextTolerance, "how far the counted prompt tokens may be from the plan, as ANVIL_CONTEXT_TOLERANCE")
+	maxCPU := fs.Float64("max-client-cpu-pct", g.Client.MaxCPUPct, "the CPU the client may want, in percent of its cores, as ANVIL_MAX_CLIENT_CPU_PCT")
+	maxLag := fs.Float64("max-start-lag-pct", g.Client.MaxStartLagPct, "the share of the requests' time they may wait on the client to start, as ANVIL_MAX_START_LAG_PCT")
 	out := fs.String("o", "", "write gate.json into this directory")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench judge [flags] ARTIFACT.json\n\n"+

@@ -436,10 +436,10 @@ func envFields(t reflect.Type) iter.Seq[reflect.StructField] {
 // keyOf is the key of a field named by its Go name in a capacity.Scenario, a gate.Spec or
 // a capacity.Target: its tag, else the name in snake case (BaseURL is base_url).
 func keyOf(field string) string {
-	if k := capacity.KeyOf(field); k != "" {
+	if k := fields.KeyOf(reflect.TypeFor[capacity.Scenario](), field); k != "" {
 		return k
 	}
-	if k := gate.KeyOf(field); k != "" {
+	if k := fields.KeyOf(reflect.TypeFor[gate.Spec](), field); k != "" {
 		return k
 	}
 	var b strings.Builder
