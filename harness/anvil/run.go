@@ -81,7 +81,7 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	}
 	path := recordIn(dir, spec+baselineSuffix, baseline)
 	if run.Extension != nil {
-		run.Extension.Baseline = artifact.NewBaselineRef(path, baseline)
+		run.Extension.Baseline = baseline.BaselineRef(path)
 		run.Extension.Baseline.Design = artifact.DesignInterleaved
 	}
 	if annotate != nil {

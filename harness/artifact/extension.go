@@ -331,11 +331,12 @@ func BaselineMetrics() []string {
 	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "throughput_tok_s"}
 }
 
-// NewBaselineRef is the reference to baseline, read from source.
-func NewBaselineRef(source string, baseline *Benchmark) *BaselineRef {
-	ref := &BaselineRef{Design: DesignStored, Source: source, RunID: baseline.RunID, StartedAt: baseline.StartedAt, Metrics: map[string]float64{}}
+// BaselineRef is the reference to this artifact as a run's stored baseline, read from
+// source: its run and its headline figures (BaselineMetrics).
+func (b *Benchmark) BaselineRef(source string) *BaselineRef {
+	ref := &BaselineRef{Design: DesignStored, Source: source, RunID: b.Run(), StartedAt: b.StartedAt, Metrics: map[string]float64{}}
 	for _, key := range BaselineMetrics() {
-		if v, _, ok := baseline.Metrics.Lookup(key); ok && v != nil {
+		if v, _, ok := b.Metrics.Lookup(key); ok && v != nil {
 			ref.Metrics[key] = *v
 		}
 	}

@@ -60,10 +60,9 @@ type summaryRow struct {
 	*Percentiles
 }
 
-// ExtensionSummaries are the run's summaries of the extension's per-request figures, in
-// their definitions' order, each with its label; a figure the run has no summary of is
-// left out.
-func ExtensionSummaries(x *Extension) []summaryRow {
+// Summaries are the run's summaries of the extension's per-request figures, in their
+// definitions' order, each with its label; a figure the run has no summary of is left out.
+func (x *Extension) Summaries() []summaryRow {
 	var out []summaryRow
 	for _, f := range extensionFamilies {
 		if p := f.summary(x); p != nil {
@@ -249,7 +248,7 @@ func ExtensionFigureKeys() []string {
 // SpanValues are an extension family's per-request values, from the timeline spans of the
 // successes among request indices lo to hi-1; ok is false for a family that is not the
 // extension's.
-func SpanValues(b *Benchmark, family string, lo, hi int) (values []float64, ok bool) {
+func (b *Benchmark) SpanValues(family string, lo, hi int) (values []float64, ok bool) {
 	i := slices.IndexFunc(extensionFamilies, func(f extensionFamily) bool { return f.prefix == family })
 	if i < 0 {
 		return nil, false

@@ -33,7 +33,7 @@ func RowValuesIn(a *artifact.Benchmark, family string, lo, hi int) ([]float64, e
 	}
 	get, ok := rowFields[family]
 	if !ok {
-		if values, ok := artifact.SpanValues(a, family, lo, hi); ok {
+		if values, ok := a.SpanValues(family, lo, hi); ok {
 			return values, nil // a figure of the extension, per request in the timeline
 		}
 		return nil, fmt.Errorf("family %q has no request_timings field", family)

@@ -330,7 +330,7 @@ func (s Spec) BaselineRef() *artifact.BaselineRef {
 	var ref *artifact.BaselineRef
 	switch {
 	case s.Baseline != nil:
-		ref = artifact.NewBaselineRef(s.BaselinePath, s.Baseline)
+		ref = s.Baseline.BaselineRef(s.BaselinePath)
 	case len(s.History) > 0:
 		ref = compare.HistoryRef(s.BaselinePath, s.History)
 	default:

@@ -246,7 +246,7 @@ func writeReasoning(b *strings.Builder, r *runView) {
 	fmt.Fprintf(b, "\n### %s: reasoning\n\n", mdText(r.Name))
 	mdRow(b, "figure", "p50", "p95", "max", "requests")
 	mdAlign(b, "l", "r", "r", "r", "r")
-	for _, f := range artifact.ExtensionSummaries(x) {
+	for _, f := range x.Summaries() {
 		cell := func(v artifact.Float) string {
 			if f.Ms {
 				return fmtMs(float64(v))
