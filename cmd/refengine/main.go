@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("refengine", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address (host:port)")
-	opts := options(fs)
+	opts := refengine.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

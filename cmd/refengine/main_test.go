@@ -79,7 +79,7 @@ func TestOptionsFlags(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	opts := options(fs)
+	opts := refengine.Flags(fs)
 	err := fs.Parse([]string{"-prefix-cache", "-cache-block-tokens", "32", "-cache-capacity-blocks", "100",
 		"-think", "-reasoning-tokens", "5", "-reasoning-field", "reasoning", "-reject-thinking-controls",
 		"-overflow", "timeslice", "-max-batch", "8", "-tokens-per-chunk", "3", "-disable-tokenize",

@@ -55,7 +55,7 @@ func newChunkEncoder(id, object, model string, created int64, legacy, usage bool
 	h = wire.AppendString(h, model)
 	h = append(h, `,"choices":[`...)
 	return &chunkEncoder{buf: make([]byte, 0, len(h)+256), head: h, legacy: legacy, usage: usage,
-		reasoning: `"` + string(ReasoningContentField) + `":`}
+		reasoning: `"` + string(reasoningContentField) + `":`}
 }
 
 // setReasoningField names the delta member of reasoning text (ReasoningContentField or

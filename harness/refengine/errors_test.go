@@ -182,24 +182,24 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	s := start(t, Options{})
 	o := s.Options()
-	if o.Model != DefaultModel || o.MaxModelLen != DefaultMaxModelLen || o.ITL != DefaultITL ||
-		o.PrefillOverhead != DefaultPrefillOverhead || o.TokensPerChunk != 1 || o.Tokenizer == nil {
+	if o.Model != DefaultModel || o.MaxModelLen != DefaultMaxModelLen || o.ITL != defaultITL ||
+		o.PrefillOverhead != defaultPrefillOverhead || o.TokensPerChunk != 1 || o.Tokenizer == nil {
 		t.Errorf("defaults %+v", o)
 	}
 }
 
 func TestParseFaults(t *testing.T) {
 	t.Parallel()
-	f, err := ParseFaults(" extra_words=2, truncate_after=7 ")
+	f, err := parseFaults(" extra_words=2, truncate_after=7 ")
 	if err != nil || f != (Faults{ExtraWords: 2, TruncateAfter: 7}) {
 		t.Errorf("%+v %v", f, err)
 	}
 	want := Faults{ExtraWords: 1, MissingWords: 2, TruncateAfter: 3}
-	if f, err := ParseFaults(want.String()); err != nil || f != want {
+	if f, err := parseFaults(want.String()); err != nil || f != want {
 		t.Errorf("round trip %+v %v", f, err)
 	}
 	for _, bad := range []string{"extra_words", "extra_words=x", "missing_words=-1", "other=1"} {
-		if _, err := ParseFaults(bad); err == nil {
+		if _, err := parseFaults(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -176,11 +176,11 @@ func (f Faults) String() string {
 	return sb.String()
 }
 
-// ParseFaults parses a FaultsHeader value: comma-separated key=value pairs, the keys listed
+// parseFaults parses a FaultsHeader value: comma-separated key=value pairs, the keys listed
 // on the Faults fields. Counts are non-negative integers, booleans 1/0/true/false, stall_for
 // a Go duration, redirect a URL. An empty value is the zero Faults; a key given twice takes
 // its last value.
-func ParseFaults(s string) (Faults, error) {
+func parseFaults(s string) (Faults, error) {
 	var f Faults
 	for field := range strings.SplitSeq(s, ",") {
 		field = strings.TrimSpace(field)

@@ -14,7 +14,7 @@ func TestFaultsStringRoundTrip(t *testing.T) {
 		Endless: true, HugeEvent: 8, InvalidUTF8: true, HeadersWithFirstToken: true, NoUsage: true,
 		NoDone: true, UsageWithFinish: true, ErrorEvent: true, BadToolArguments: true, DropHistory: true}
 	for _, f := range []Faults{{}, {ExtraWords: 2}, {StallAfter: 3, StallFor: 2 * time.Second}, all} {
-		got, err := ParseFaults(f.String())
+		got, err := parseFaults(f.String())
 		if err != nil || got != f {
 			t.Errorf("round trip of %q: %+v %v", f.String(), got, err)
 		}
@@ -34,7 +34,7 @@ func TestFaultsStringRoundTrip(t *testing.T) {
 
 func TestParseFaultsValues(t *testing.T) {
 	t.Parallel()
-	f, err := ParseFaults("stall_after=3,stall_for=2s, no_done=true ,usage_with_finish=1,endless=0,http_status=503")
+	f, err := parseFaults("stall_after=3,stall_for=2s, no_done=true ,usage_with_finish=1,endless=0,http_status=503")
 	want := Faults{StallAfter: 3, StallFor: 2 * time.Second, NoDone: true, UsageWithFinish: true, HTTPStatus: 503}
 	if err != nil || f != want {
 		t.Errorf("%+v %v", f, err)
@@ -42,7 +42,7 @@ func TestParseFaultsValues(t *testing.T) {
 	for _, bad := range []string{"no_done=maybe", "stall_for=2", "stall_after=3", "stall_for=1s",
 		"stall_after=1,stall_for=-1s", "http_status=200", "http_status=600", "reset_after=-1",
 		"huge_event=999999999999", "redirect=http://a/b c", "redirect=http://a/%zz", "Endless=1"} {
-		if _, err := ParseFaults(bad); err == nil {
+		if _, err := parseFaults(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -13,16 +13,16 @@ const (
 	DefaultModel = "anvil-reference"
 	// DefaultMaxModelLen is the context window in tokens.
 	DefaultMaxModelLen = 65536
-	// DefaultPrefillOverhead is the fixed part of the time to first token.
-	DefaultPrefillOverhead = 20 * time.Millisecond
-	// DefaultITL is the inter-token latency at batch size 1.
-	DefaultITL = 5 * time.Millisecond
-	// DefaultCacheBlockTokens is the prefix-cache block size in tokens.
-	DefaultCacheBlockTokens = 16
-	// DefaultCacheCapacityBlocks is the prefix-cache capacity in blocks.
-	DefaultCacheCapacityBlocks = 1 << 20
-	// DefaultReasoningTokens is the number of reasoning tokens of a thinking reply.
-	DefaultReasoningTokens = 16
+	// defaultPrefillOverhead is the fixed part of the time to first token.
+	defaultPrefillOverhead = 20 * time.Millisecond
+	// defaultITL is the inter-token latency at batch size 1.
+	defaultITL = 5 * time.Millisecond
+	// defaultCacheBlockTokens is the prefix-cache block size in tokens.
+	defaultCacheBlockTokens = 16
+	// defaultCacheCapacityBlocks is the prefix-cache capacity in blocks.
+	defaultCacheCapacityBlocks = 1 << 20
+	// defaultReasoningTokens is the number of reasoning tokens of a thinking reply.
+	defaultReasoningTokens = 16
 )
 
 // Overflow is what happens to requests beyond MaxBatch (Options.Overflow).
@@ -53,8 +53,8 @@ type ReasoningMember string
 
 // Reasoning members.
 const (
-	// ReasoningContentField is vLLM's and DeepSeek's "reasoning_content".
-	ReasoningContentField ReasoningMember = "reasoning_content"
+	// reasoningContentField is vLLM's and DeepSeek's "reasoning_content".
+	reasoningContentField ReasoningMember = "reasoning_content"
 	// reasoningField is "reasoning", as newer vLLM and OpenRouter write it.
 	reasoningField ReasoningMember = "reasoning"
 )
@@ -205,10 +205,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxModelLen = DefaultMaxModelLen
 	}
 	if o.PrefillOverhead == 0 {
-		o.PrefillOverhead = DefaultPrefillOverhead
+		o.PrefillOverhead = defaultPrefillOverhead
 	}
 	if o.ITL == 0 {
-		o.ITL = DefaultITL
+		o.ITL = defaultITL
 	}
 	if o.TokensPerChunk == 0 {
 		o.TokensPerChunk = 1
@@ -220,16 +220,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.Overflow = OverflowQueue
 	}
 	if o.CacheBlockTokens == 0 {
-		o.CacheBlockTokens = DefaultCacheBlockTokens
+		o.CacheBlockTokens = defaultCacheBlockTokens
 	}
 	if o.CacheCapacityBlocks == 0 {
-		o.CacheCapacityBlocks = DefaultCacheCapacityBlocks
+		o.CacheCapacityBlocks = defaultCacheCapacityBlocks
 	}
 	if o.ReasoningTokens == 0 {
-		o.ReasoningTokens = DefaultReasoningTokens
+		o.ReasoningTokens = defaultReasoningTokens
 	}
 	if o.ReasoningField == "" {
-		o.ReasoningField = ReasoningContentField
+		o.ReasoningField = reasoningContentField
 	}
 	if o.Speed == 0 {
 		o.Speed = 1
@@ -294,8 +294,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ReasoningTokens < 0 {
 		errs = append(errs, fmt.Errorf("ReasoningTokens %d is negative", o.ReasoningTokens))
 	}
-	if o.ReasoningField != ReasoningContentField && o.ReasoningField != reasoningField {
-		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, ReasoningContentField, reasoningField))
+	if o.ReasoningField != reasoningContentField && o.ReasoningField != reasoningField {
+		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, reasoningContentField, reasoningField))
 	}
 	switch o.NativeInfo {
 	case "", NativeLlamaCpp, NativeOllama, NativeSGLang:

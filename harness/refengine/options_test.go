@@ -8,9 +8,9 @@ import (
 func TestNewOptionsDefaultsAndValidation(t *testing.T) {
 	t.Parallel()
 	o := start(t, Options{}).Options()
-	if o.Overflow != OverflowQueue || o.CacheBlockTokens != DefaultCacheBlockTokens ||
-		o.CacheCapacityBlocks != DefaultCacheCapacityBlocks || o.ReasoningTokens != DefaultReasoningTokens ||
-		o.ReasoningField != ReasoningContentField || o.PrefixCache || o.ThinkByDefault || o.DisableTokenize {
+	if o.Overflow != OverflowQueue || o.CacheBlockTokens != defaultCacheBlockTokens ||
+		o.CacheCapacityBlocks != defaultCacheCapacityBlocks || o.ReasoningTokens != defaultReasoningTokens ||
+		o.ReasoningField != reasoningContentField || o.PrefixCache || o.ThinkByDefault || o.DisableTokenize {
 		t.Errorf("defaults %+v", o)
 	}
 	_, err := Start(Options{Overflow: "drop", CacheBlockTokens: -1, CacheCapacityBlocks: -1,

@@ -125,7 +125,7 @@ func TestPrefixCacheUsage(t *testing.T) {
 	second := stream(t, s, prefixBody(prefix, 1, true))
 	cached := second.usage.PromptTokensDetails.CachedTokens
 	want := CountTokens(prefix)
-	if cached%DefaultCacheBlockTokens != 0 || cached > want+DefaultCacheBlockTokens || cached < want-48 {
+	if cached%defaultCacheBlockTokens != 0 || cached > want+defaultCacheBlockTokens || cached < want-48 {
 		t.Errorf("warm request: cached_tokens %d, want about the %d prefix tokens, a multiple of 16", cached, want)
 	}
 	if tr := s.Traces()[1]; tr.CachedTokens != cached {
@@ -210,7 +210,7 @@ func TestPrefixCacheBurst(t *testing.T) {
 		t.Logf("rank %d: cached %d of %d prompt tokens, ttft %v (without cache %v)", k, tr.CachedTokens, tr.PromptTokens, ttft(tr), ttft(cold[k]))
 		if tr.CachedTokens == 0 {
 			computed++
-		} else if d := tr.CachedTokens - prefixTokens; d > DefaultCacheBlockTokens || d < -48 {
+		} else if d := tr.CachedTokens - prefixTokens; d > defaultCacheBlockTokens || d < -48 {
 			t.Errorf("request %d: cached %d, want about the %d prefix tokens", tr.Index, tr.CachedTokens, prefixTokens)
 		} else {
 			hits++

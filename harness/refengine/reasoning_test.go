@@ -50,15 +50,15 @@ func TestThinkingTriggers(t *testing.T) {
 			}
 			continue
 		}
-		if r := strings.Join(got.reasoning, ""); r != reasoningReply(DefaultReasoningTokens) || len(got.reasoning) != DefaultReasoningTokens {
+		if r := strings.Join(got.reasoning, ""); r != reasoningReply(defaultReasoningTokens) || len(got.reasoning) != defaultReasoningTokens {
 			t.Errorf("%s: reasoning %q", c.name, got.reasoning)
 		}
-		if got.reasonKey != string(ReasoningContentField) || details == nil || details.ReasoningTokens != DefaultReasoningTokens ||
-			got.usage.CompletionTokens != DefaultReasoningTokens+6 || got.finish[len(got.finish)-1] != "stop" {
+		if got.reasonKey != string(reasoningContentField) || details == nil || details.ReasoningTokens != defaultReasoningTokens ||
+			got.usage.CompletionTokens != defaultReasoningTokens+6 || got.finish[len(got.finish)-1] != "stop" {
 			t.Errorf("%s: key %q details %+v usage %+v", c.name, got.reasonKey, details, got.usage)
 		}
 	}
-	if tr := plain.Traces()[1]; !tr.Thinking || tr.ReasoningTokens != DefaultReasoningTokens || tr.CompletionTokens != 22 {
+	if tr := plain.Traces()[1]; !tr.Thinking || tr.ReasoningTokens != defaultReasoningTokens || tr.CompletionTokens != 22 {
 		t.Errorf("trace %+v", tr)
 	}
 	// Errors of the controls.

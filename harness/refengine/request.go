@@ -117,7 +117,7 @@ func (s *Server) requestFaults(r *http.Request) (Faults, *apiError) {
 	if h == "" {
 		return s.opts.Faults, nil
 	}
-	f, err := ParseFaults(h)
+	f, err := parseFaults(h)
 	if err != nil {
 		return Faults{}, errBadRequest("Invalid %s header: %v", FaultsHeader, err)
 	}

@@ -1,32 +1,31 @@
-package main
+package refengine
 
 import (
 	"flag"
 	"fmt"
-
-	"github.com/anvilbench/anvilbench/harness/refengine"
 )
 
-// options registers the engine's flags on fs; call the returned func after fs.Parse to get
-// the options they describe.
-func options(fs *flag.FlagSet) func() (refengine.Options, error) {
-	var o refengine.Options
-	fs.StringVar(&o.Model, "model", refengine.DefaultModel, "served model id")
+// Flags registers the engine's command-line flags on fs (cmd/refengine's, and those of a
+// tool that serves the engine); call the returned func after fs.Parse to get the Options
+// they describe.
+func Flags(fs *flag.FlagSet) func() (Options, error) {
+	var o Options
+	fs.StringVar(&o.Model, "model", DefaultModel, "served model id")
 	fs.Func("alias", "a further model id served but not listed by /v1/models, as Ollama serves name for name:latest (repeatable)", func(v string) error {
 		o.Aliases = append(o.Aliases, v)
 		return nil
 	})
-	fs.IntVar(&o.MaxModelLen, "max-model-len", refengine.DefaultMaxModelLen, "context window in tokens")
-	fs.DurationVar(&o.PrefillOverhead, "ttft", refengine.DefaultPrefillOverhead, "fixed time to first token (prefill overhead)")
+	fs.IntVar(&o.MaxModelLen, "max-model-len", DefaultMaxModelLen, "context window in tokens")
+	fs.DurationVar(&o.PrefillOverhead, "ttft", defaultPrefillOverhead, "fixed time to first token (prefill overhead)")
 	fs.Float64Var(&o.PrefillRate, "prefill-rate", 0, "prefill compute in prompt tokens/s on one shared lane (0 = free)")
-	fs.DurationVar(&o.ITL, "itl", refengine.DefaultITL, "inter-token latency at batch size 1")
+	fs.DurationVar(&o.ITL, "itl", defaultITL, "inter-token latency at batch size 1")
 	fs.Float64Var(&o.ITLJitter, "itl-jitter", 0, "relative stddev of per-step gaussian jitter")
 	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(batch-1))")
 	fs.Float64Var(&o.RequestJitter, "request-jitter", 0, "relative standard deviation of a per-request speed factor on its prefill overhead and steps (0 = none)")
 	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max sequences per decode step (0 = unlimited)")
-	o.Overflow = refengine.OverflowQueue
+	o.Overflow = OverflowQueue
 	fs.Func("overflow", "beyond -max-batch: queue (wait before prefill, the default) or timeslice (share decode steps)", func(v string) error {
-		o.Overflow = refengine.Overflow(v)
+		o.Overflow = Overflow(v)
 		return nil
 	})
 	fs.IntVar(&o.TokensPerChunk, "tokens-per-chunk", 1, "tokens per streamed content chunk")
@@ -40,13 +39,13 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.IntVar(&o.ColdRequests, "cold-requests", 0, "the first N requests are slower (a cold engine)")
 	fs.Float64Var(&o.ColdFactor, "cold-factor", 1, "how many times as long the cold requests take")
 	fs.BoolVar(&o.PrefixCache, "prefix-cache", false, "automatic prefix caching (usage.prompt_tokens_details.cached_tokens)")
-	fs.IntVar(&o.CacheBlockTokens, "cache-block-tokens", refengine.DefaultCacheBlockTokens, "cached_tokens granularity in tokens")
-	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", refengine.DefaultCacheCapacityBlocks, "prefix cache size in segments, about a line of prompt each (LRU)")
+	fs.IntVar(&o.CacheBlockTokens, "cache-block-tokens", defaultCacheBlockTokens, "cached_tokens granularity in tokens")
+	fs.IntVar(&o.CacheCapacityBlocks, "cache-capacity-blocks", defaultCacheCapacityBlocks, "prefix cache size in segments, about a line of prompt each (LRU)")
 	fs.BoolVar(&o.ThinkByDefault, "think", false, "chat requests reason unless chat_template_kwargs.enable_thinking is false")
-	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", refengine.DefaultReasoningTokens, "reasoning tokens of a thinking reply")
-	o.ReasoningField = refengine.ReasoningContentField
+	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", defaultReasoningTokens, "reasoning tokens of a thinking reply")
+	o.ReasoningField = reasoningContentField
 	fs.Func("reasoning-field", "delta member of reasoning text: reasoning_content (the default) or reasoning", func(v string) error {
-		o.ReasoningField = refengine.ReasoningMember(v)
+		o.ReasoningField = ReasoningMember(v)
 		return nil
 	})
 	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")
@@ -55,28 +54,28 @@ func options(fs *flag.FlagSet) func() (refengine.Options, error) {
 	fs.BoolVar(&o.HideWindow, "hide-window", false, "leave the context window out of /v1/models and /tokenize (llama.cpp, Ollama)")
 	fs.BoolVar(&o.TruncatePrompts, "truncate-prompts", false, "cut prompts over -max-model-len silently instead of answering 400 (llama.cpp, Ollama)")
 	fs.Func("native-info", "serve one engine's own window endpoint: llamacpp (GET /props), ollama (POST /api/show) or sglang (GET /server_info)", func(v string) error {
-		o.NativeInfo = refengine.NativeAPI(v)
+		o.NativeInfo = NativeAPI(v)
 		return nil
 	})
 	tokenizer := fs.String("tokenizer", "default", "prompt token counting rule: default, coarse or bpe (merges like a real BPE)")
 	faults := fs.String("faults", "", "faults of every request, in the X-Anvil-Faults header format (e.g. stall_after=3,stall_for=2s)")
-	var words refengine.Faults
+	var words Faults
 	fs.IntVar(&words.ExtraWords, "extra-words", 0, "fault: extra words appended to controlled output")
 	fs.IntVar(&words.MissingWords, "missing-words", 0, "fault: code words left out of controlled output")
 	fs.IntVar(&words.TruncateAfter, "truncate-after", 0, "fault: cut responses after this many tokens (0 = off)")
 
-	return func() (refengine.Options, error) {
+	return func() (Options, error) {
 		switch *tokenizer {
 		case "default":
-			o.Tokenizer = refengine.CountTokens
+			o.Tokenizer = CountTokens
 		case "coarse":
-			o.Tokenizer = refengine.CountTokensCoarse
+			o.Tokenizer = CountTokensCoarse
 		case "bpe":
-			o.Tokenizer = refengine.CountTokensBPE
+			o.Tokenizer = CountTokensBPE
 		default:
 			return o, fmt.Errorf("-tokenizer %q: want default, coarse or bpe", *tokenizer)
 		}
-		f, err := refengine.ParseFaults(*faults)
+		f, err := parseFaults(*faults)
 		if err != nil {
 			return o, fmt.Errorf("-faults: %w", err)
 		}
