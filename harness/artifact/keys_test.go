@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // TestKeySetMatchesReference encodes the decoded reference and compares the key set and
@@ -13,7 +15,7 @@ import (
 // comparison in TestReferenceRoundTrip implies this; this test says what differs.
 func TestKeySetMatchesReference(t *testing.T) {
 	ref := readReference(t)
-	want, err := KeyPaths(ref)
+	want, err := wire.KeyPaths(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +23,7 @@ func TestKeySetMatchesReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := KeyPaths(out)
+	got, err := wire.KeyPaths(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,25 +61,6 @@ func countChildren(paths map[string]string, prefix string) int {
 		}
 	}
 	return n
-}
-
-func TestKeyPaths(t *testing.T) {
-	got, err := KeyPaths([]byte(`{"a": [{"x": 1, "y": null}, {"x": "s", "y": {"z": true}}], "b": [], "c": 1.5}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"a": "array", "a[]": "object", "a[].x": "number|string", "a[].y": "null|object",
-		"a[].y.z": "bool", "b": "array", "c": "number",
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("KeyPaths = %v, want %v", got, want)
-	}
-	for _, bad := range []string{`{"a":`, `{} {}`, ``} {
-		if _, err := KeyPaths([]byte(bad)); err == nil {
-			t.Errorf("KeyPaths(%q) succeeded", bad)
-		}
-	}
 }
 
 // TestEmptyPopulation encodes the shape of a run in which every request failed

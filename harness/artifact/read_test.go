@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 func TestDecodeSchema(t *testing.T) {
@@ -57,7 +59,7 @@ func TestDecodeLegacy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, err := KeyPaths(out)
+	paths, err := wire.KeyPaths(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/refengine"
 	"github.com/anvilbench/anvilbench/harness/secret"
 	"github.com/anvilbench/anvilbench/internal/busy"
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // fastEngine is a reference engine quick enough for unit tests.
@@ -129,11 +130,11 @@ func TestReferenceScenarioHasTheReferenceKeySet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := artifact.KeyPaths(ref)
+	want, err := wire.KeyPaths(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := artifact.KeyPaths(ours)
+	got, err := wire.KeyPaths(ours)
 	if err != nil {
 		t.Fatal(err)
 	}
