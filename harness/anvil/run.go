@@ -9,14 +9,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
-
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/reporters/report"
 )
 

@@ -26,12 +26,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
-
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
-
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 

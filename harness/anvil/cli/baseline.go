@@ -11,12 +11,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
-
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/harness/internal/compare"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 

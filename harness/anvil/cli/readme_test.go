@@ -15,10 +15,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anvilbench/anvilbench/harness/gate"
 	"sigs.k8s.io/yaml"
 
 	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
+	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
