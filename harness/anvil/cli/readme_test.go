@@ -22,6 +22,20 @@ import (
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
+// readReadme is the module's root and its README.md.
+func readReadme(t *testing.T) (root, readme string) {
+	t.Helper()
+	root, err := config.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, string(data)
+}
+
 // readmeBlock is the first fenced block of lang after the line containing after.
 func readmeBlock(t *testing.T, readme, after, lang string) string {
 	t.Helper()
@@ -51,15 +65,7 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README's example four times")
 	}
-	root, err := config.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
+	root, readme := readReadme(t)
 	spec := readmeBlock(t, readme, "One test file, `bench/engine_suite_test.go`", "go")
 	scenarios := readmeBlock(t, readme, "the scenarios beside it, `bench/scenarios.json`", "json")
 	commands := readmeBlock(t, readme, "Run it with the built command", "sh")
@@ -176,15 +182,7 @@ func verdictLine(out string) string {
 // baseline-url needs.
 func TestTheReadmesOtherSnippetsJudgeAsWritten(t *testing.T) {
 	t.Parallel()
-	root, err := config.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
+	root, readme := readReadme(t)
 
 	measuring := readmeBlock(t, readme, "## Measuring an engine from this repository", "sh")
 	env := map[string]string{}
