@@ -88,7 +88,7 @@ func TestBlocksInterleavingAndHistoryAreShown(t *testing.T) {
 		t.Errorf("trend chart: %+v", got)
 	}
 	for _, want := range []string{"6 earlier runs (main-runs/), then this run", "tpot p50 changed level at run 4 (&#43;10.0%).",
-		"<th>block 4</th>", "blocks in the order ABBAABBA (A the baseline build)", "32 requests (0 failed) in 4.10 s, excluded from every figure; its last 8: TPOT p50 5.10 ms"} {
+		"<tr><td>4</td><td class=\"num\">53.00 ms</td><td class=\"num\">6.50 ms</td></tr>", "<tr class=\"summary\"><td>95% CI of the mean</td>", "blocks in the order ABBAABBA (A the baseline build)", "32 requests (0 failed) in 4.10 s, excluded from every figure; its last 8: TPOT p50 5.10 ms"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -43,6 +43,7 @@ th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-al
 th { background: #f0f3f6; font-weight: 600; }
 td.name { white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.blocks tr.summary td { border-top: 1px solid #ccd; font-weight: 600; }
 td.msg { max-width: 60em; overflow-wrap: anywhere; white-space: pre-wrap; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .delta { display: block; font-size: 11px; }
 .delta.worse { color: #a40e26; font-weight: 600; }
@@ -250,11 +251,15 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <h4>Blocks (the measured phase, repeated)</h4>
 <div class="table-wrap">
 <table class="blocks">
-<thead><tr><th>figure</th>{{range $.BlockNumbers}}<th>block {{.}}</th>{{end}}<th>mean</th><th>SD</th><th>CV</th><th>95% CI of the mean</th></tr></thead>
+<thead><tr><th>block</th>{{range .}}<th>{{.Name}}</th>{{end}}</tr></thead>
 <tbody>
-{{- range .}}
-<tr><td>{{.Name}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}<td class="num">{{.Mean}}</td><td class="num">{{.SD}}</td><td class="num">{{.CV}}</td><td class="num">{{.CI95}}</td></tr>
+{{- range $i, $n := $.BlockNumbers}}
+<tr><td>{{$n}}</td>{{range $.Blocks}}<td class="num">{{index .Values $i}}</td>{{end}}</tr>
 {{- end}}
+<tr class="summary"><td>mean</td>{{range .}}<td class="num">{{.Mean}}</td>{{end}}</tr>
+<tr class="summary"><td>SD</td>{{range .}}<td class="num">{{.SD}}</td>{{end}}</tr>
+<tr class="summary"><td>CV</td>{{range .}}<td class="num">{{.CV}}</td>{{end}}</tr>
+<tr class="summary"><td>95% CI of the mean</td>{{range .}}<td class="num">{{.CI95}}</td>{{end}}</tr>
 </tbody>
 </table>
 </div>
