@@ -42,10 +42,14 @@ table { border-collapse: collapse; background: #fff; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f0f3f6; font-weight: 600; }
 td.name { white-space: nowrap; }
+table.self-tests td.name, table.self-tests td { white-space: normal; overflow-wrap: anywhere; }
+td.host { overflow-wrap: anywhere; min-width: 9em; }
+table.scenarios td.name { white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
+td.workload { text-align: right; font-variant-numeric: tabular-nums; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.blocks tr.summary td { border-top: 1px solid #ccd; font-weight: 600; }
+table.blocks tr.summary td { border-top: 1px solid #ccd; font-weight: 600; white-space: normal; }
 td.msg { max-width: 60em; overflow-wrap: anywhere; white-space: pre-wrap; font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
-.delta { display: block; font-size: 11px; }
+.delta { display: block; font-size: 11px; white-space: normal; }
 .delta.worse { color: #a40e26; font-weight: 600; }
 .conf-yes b { color: #1a7f37; } .conf-no b { color: #a40e26; } .conf-na { color: #57606a; }
 .delta.better { color: #116329; }
@@ -130,7 +134,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <thead><tr><th>scenario</th>{{if .Endpoints}}<th>endpoint</th>{{end}}<th>requests × concurrency at context</th><th>completed / failed</th>{{range .HeadlineNames}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Scenarios}}
-<tr{{if .B.Failed}} class="failed"{{end}}><td class="name"><a href="#{{.ID}}">{{.Name}}</a>{{if .Interrupted}} <span class="badge">interrupted</span>{{end}}</td>{{if $.Endpoints}}<td>{{.Host}}</td>{{end}}<td class="num">{{.Workload}}</td><td class="num">{{.B.Completed}} / {{.B.Failed}}</td>{{range .Figures}}<td class="num">{{.Text}}{{if .Delta}}<span class="delta {{.DeltaClass}}" title="{{.DeltaTitle}}">{{.Delta}} vs baseline</span>{{end}}</td>{{end}}</tr>
+<tr{{if .B.Failed}} class="failed"{{end}}><td class="name"><a href="#{{.ID}}">{{.Name}}</a>{{if .Interrupted}} <span class="badge">interrupted</span>{{end}}</td>{{if $.Endpoints}}<td class="host">{{.Host}}</td>{{end}}<td class="workload">{{.Workload}}</td><td class="num">{{.B.Completed}} / {{.B.Failed}}</td>{{range .Figures}}<td class="num">{{.Text}}{{if .Delta}}<span class="delta {{.DeltaClass}}" title="{{.DeltaTitle}}">{{.Delta}} vs baseline</span>{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
@@ -183,7 +187,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <thead><tr><th>self-test run</th><th>engine</th><th>requests × concurrency at context</th><th>completed / failed</th>{{range .HeadlineNames}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .SelfTests}}
-<tr><td class="name"><a href="#{{.ID}}">{{.Name}}</a></td><td>{{.Host}}</td><td class="num">{{.Workload}}</td><td class="num">{{.B.Completed}} / {{.B.Failed}}</td>{{range .Figures}}<td class="num">{{.Text}}</td>{{end}}</tr>
+<tr><td class="name"><a href="#{{.ID}}">{{.Name}}</a></td><td class="host">{{.Host}}</td><td class="workload">{{.Workload}}</td><td class="num">{{.B.Completed}} / {{.B.Failed}}</td>{{range .Figures}}<td class="num">{{.Text}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

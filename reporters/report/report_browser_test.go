@@ -45,8 +45,13 @@ const probeScript = `<script>
     selfTests: document.getElementById('self-tests') ? {open: document.getElementById('self-tests').open,
       runs: document.querySelectorAll('#self-tests article.run').length} : null,
     wide: [],
+    wideTables: [],
     series: []
   };
+  document.querySelectorAll('.table-wrap').forEach(function (w) {
+    var t = w.querySelector('table');
+    if (w.scrollWidth > w.clientWidth + 1) out.wideTables.push((t ? t.className : '?') + ' ' + w.scrollWidth + '/' + w.clientWidth);
+  });
   document.querySelectorAll('body *').forEach(function (el) {
     var r = el.getBoundingClientRect();
     if (r.right > out.viewport.width + 1 && !el.closest('.table-wrap')) out.wide.push(el.tagName + (el.id ? '#' + el.id : '') + ' ' + Math.round(r.right));
@@ -75,8 +80,9 @@ type probe struct {
 		Open bool
 		Runs int
 	}
-	Wide   []string
-	Series []struct {
+	Wide       []string
+	WideTables []string
+	Series     []struct {
 		Chart, Name string
 		Sources     []string
 		Xs          []float64
@@ -182,6 +188,9 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if len(p.Wide) > 0 {
 		t.Errorf("elements reach past the window's right edge: %q", p.Wide)
+	}
+	if len(p.WideTables) > 0 {
+		t.Errorf("tables wider than the page, scrolling sideways in their box (table px/box px): %q", p.WideTables)
 	}
 	if p.SelfTests != nil && p.SelfTests.Open {
 		t.Error("the self-tests section is open")

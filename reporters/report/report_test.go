@@ -174,7 +174,7 @@ func TestChartsDrawOneLinePerComparableSet(t *testing.T) {
 	in.Budgets, _ = budget.Parse("tpot_p95_ms<=9")
 	_, page, _ := render(t, in)
 	charts := svgs(t, page)
-	if !strings.Contains(page, "<th>endpoint</th>") || !strings.Contains(page, "<td>engine-b.example:8000</td>") {
+	if !strings.Contains(page, "<th>endpoint</th>") || !strings.Contains(page, `<td class="host">engine-b.example:8000</td>`) {
 		t.Error("with two endpoints the scenarios table does not name each run's")
 	}
 
