@@ -204,7 +204,7 @@ func acrossBlocks(values []*artifact.Float) artifact.BlockFigures {
 // shared prefix, so none shares a prefix with a measured prompt, and records what they
 // showed. Nothing of it reaches a figure.
 func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
-	n := r.sc.warmupSize()
+	n := r.sc.warmupSize(len(r.base))
 	if sh := r.sc.Shard; sh.sharded() {
 		n = (n + sh.Count - 1) / sh.Count
 	}
@@ -220,13 +220,16 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 		r.indices[w] = w % len(r.base)
 	}
 	units := requestUnits{r, func(dst []byte, r *run, i int) ([]byte, error) {
-		return r.prompts.AppendPrompt(dst, i, r.plan[i].context)
+		// The words request i is scored on (a trace's vary by line), not the scenario's.
+		p := r.prompts
+		p.ResponseWords = r.plan[i].words
+		return p.AppendPrompt(dst, i, r.plan[i].context)
 	}}
 	// The warm-up stops at the first sign the engine cannot serve the workload: a first
 	// wave of failures (every request in flight, at least two) before any success.
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	inFlight := min(r.concurrency, r.sc.inFlight(), n) // as the measured phase will load it
+	inFlight := min(r.concurrency, r.sc.inFlight(len(r.base)), n) // as the measured phase will load it
 	limit := min(max(inFlight, 2), n)
 	var failed, succeeded atomic.Int32
 	start := func(ctx context.Context, k int, due, ready time.Time) time.Time {

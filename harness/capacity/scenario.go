@@ -230,16 +230,17 @@ func Defaults() Scenario {
 // shared reports whether prompts share a prefix.
 func (sc Scenario) shared() bool { return sc.PromptCacheMode == CacheShared }
 
-// warmupSize is how many warm-up requests the run sends: WarmupRequests, but no more than
-// the measured phase's requests or two waves of what it keeps in flight, whichever is more.
-func (sc Scenario) warmupSize() int {
-	measured := sc.RequestCount() * max(sc.Repeats, 1)
-	return min(sc.WarmupRequests, max(measured, 2*sc.inFlight()))
+// warmupSize is how many warm-up requests a run of requests requests a block sends:
+// WarmupRequests, but no more than the measured phase's requests or two waves of what it
+// keeps in flight, whichever is more. (A trace's count is its file's: known once planned.)
+func (sc Scenario) warmupSize(requests int) int {
+	measured := requests * max(sc.Repeats, 1)
+	return min(sc.WarmupRequests, max(measured, 2*sc.inFlight(requests)))
 }
 
-// inFlight is how many requests the measured phase keeps in flight at most: its
-// concurrency, or its requests when they are fewer.
-func (sc Scenario) inFlight() int { return max(min(sc.Concurrency, sc.RequestCount()), 1) }
+// inFlight is how many of requests requests the measured phase keeps in flight at most:
+// its concurrency, or its requests when they are fewer.
+func (sc Scenario) inFlight(requests int) int { return max(min(sc.Concurrency, requests), 1) }
 
 // policy is the controlled-output policy, its zero value resolved.
 func (sc Scenario) policy() Policy {

@@ -95,9 +95,14 @@ func TestShippedTraceReplays(t *testing.T) {
 	t.Parallel()
 	s := fastEngine(t, refengine.Options{PrefixCache: true, PrefillRate: 400_000, ITL: time.Millisecond, MaxBatch: 64})
 	path := filepath.Join("..", "..", "testdata", "traces", "agentic-300.jsonl")
-	b := mustRun(t, target(s), Scenario{Trace: Trace{File: path, Speedup: 8}, Concurrency: 64, Calibrate: true})
+	b := mustRun(t, target(s), Scenario{Trace: Trace{File: path, Speedup: 8}, Concurrency: 64, Calibrate: true, WarmupRequests: 32, ResponseWords: 30})
 	if b.Completed+b.Failed != 300 || b.Failed != 0 {
 		t.Fatalf("completed %d failed %d: %v", b.Completed, b.Failed, b.Failures)
+	}
+	// The warm-up asks each request for the words its line's plan scores it on: none of
+	// them fails its controlled output (its prompts asked for the scenario's words once).
+	if w := b.Extension.Warmup; w == nil || w.Requests != 32 || w.Completed != 32 {
+		t.Errorf("warm-up %+v", w)
 	}
 	exact, inRange := 0, 0
 	for _, span := range b.Extension.Timeline {

@@ -73,7 +73,7 @@ func TestTheWarmUpIsNoLargerThanTheRun(t *testing.T) {
 		{Scenario{Requests: 100, Concurrency: 4, WarmupRequests: 0}, 0},
 		{Scenario{Requests: 2, Concurrency: 20, WarmupRequests: 32}, 4}, // 2 in flight, not 20
 	} {
-		if got := c.sc.warmupSize(); got != c.want {
+		if got := c.sc.warmupSize(c.sc.Requests); got != c.want {
 			t.Errorf("%d requests x %d at concurrency %d, warm-up %d: sends %d, want %d", c.sc.Requests, max(c.sc.Repeats, 1), c.sc.Concurrency, c.sc.WarmupRequests, got, c.want)
 		}
 	}
