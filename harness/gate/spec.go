@@ -153,7 +153,7 @@ type Spec struct {
 	Metrics metricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
 	Comparison
 	// ContextTolerance bounds each request's counted prompt tokens relative to its plan;
-	// 0 is DefaultContextTolerance.
+	// 0 is the default, 0.02.
 	ContextTolerance float64 `key:"context_tolerance" range:"(0,1)" default:"0.02"`
 	// Client bounds the client's own lag.
 	Client ClientBounds
