@@ -167,11 +167,11 @@ type Scenario struct {
 	Arrival     Arrival `key:"arrival" default:"poisson" zero:"default"`
 	// WarmupRequests bounds the warm-up sent before the measured phase and kept out of
 	// every figure and check: requests of the scenario's planned sizes, words and
-	// max_tokens, in a closed loop at its concurrency, their prompts sharing no prefix with
-	// a measured one (a nonce of their own, no shared prefix). It sends that many, but no
-	// more than the measured phase sends or two waves at the concurrency, whichever is more
-	// (2 long requests are not preceded by 32 of them), and stops at a first wave of
-	// failures. 0 sends none; the gate's cold-start check then holds the first measured
+	// max_tokens, in a closed loop at the load the measured phase keeps in flight, their
+	// prompts sharing no prefix with a measured one (a nonce of their own, no shared
+	// prefix). It sends that many, but no more than the measured phase sends or two waves
+	// of what it keeps in flight, whichever is more (2 long requests are not preceded by 32
+	// of them), and stops at a first wave of failures. 0 sends none; the gate's cold-start check then holds the first measured
 	// requests against the rest. A sharded run splits them among its shards.
 	WarmupRequests int `key:"warmup_requests" range:"[0,10000]" default:"32"`
 	// Repeats runs the measured phase that many times, one block after another, each

@@ -38,6 +38,11 @@ func orSchema(err error, schema string) string {
 // WriteSummary judges s and writes it to path atomically.
 func WriteSummary(path string, s Summary) error {
 	s.Judge()
+	return writeJudged(path, s)
+}
+
+// writeJudged writes a summary Judge has just judged.
+func writeJudged(path string, s Summary) error {
 	if err := atomicfile.WriteJSON(path, s); err != nil {
 		return fmt.Errorf("gate summary: %w", err)
 	}
@@ -64,5 +69,5 @@ func UpdateSummary(outDir, id string, f func(s *Summary)) (Summary, error) {
 	}
 	f(&s)
 	s.Judge()
-	return s, WriteSummary(path, s)
+	return s, writeJudged(path, s)
 }

@@ -516,8 +516,8 @@ func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []field
 	}
 	if t := m.TTFTMs; t != nil && t.P50Ms != nil {
 		bucket := ""
-		if len(t.P50BucketMs) == 2 {
-			bucket = fmt.Sprintf(" (bucket %s to %s)", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1])))
+		if r := bucketRange(t); r != "" {
+			bucket = " (bucket " + r + ")"
 		}
 		items = append(items, fieldView{"ttft p50, client vs server", fmt.Sprintf("%s vs %s%s over %d server samples",
 			fmtPtr(b.Metrics.TTFT.P50, fmtMs), fmtMs(float64(*t.P50Ms)), bucket, t.Count)})
@@ -679,10 +679,19 @@ func serverHistogram(t *artifact.ServerLatency) string {
 	if t.MeanMs != nil {
 		parts = append(parts, "mean "+fmtMs(float64(*t.MeanMs)))
 	}
-	if len(t.P50BucketMs) == 2 {
-		parts = append(parts, fmt.Sprintf("median in the bucket %s to %s", fmtMs(float64(t.P50BucketMs[0])), fmtMs(float64(t.P50BucketMs[1]))))
+	if r := bucketRange(t); r != "" {
+		parts = append(parts, "median in the bucket "+r)
 	} else {
 		parts = append(parts, "median about "+fmtMs(float64(*t.P50Ms))+" (interpolated in its bucket)")
 	}
 	return strings.Join(parts, ", ") + fmt.Sprintf(", over %d samples", t.Count)
+}
+
+// bucketRange is "100.0 ms to 250.0 ms", the histogram bucket a server figure's median
+// falls in; "" when the engine's histogram gave none.
+func bucketRange(t *artifact.ServerLatency) string {
+	if len(t.P50BucketMs) != 2 {
+		return ""
+	}
+	return fmtMs(float64(t.P50BucketMs[0])) + " to " + fmtMs(float64(t.P50BucketMs[1]))
 }
