@@ -6,6 +6,7 @@ import (
 
 	"github.com/onsi/gomega/types"
 
+	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/units"
 )
@@ -48,7 +49,7 @@ func (m *nearMatcher) Match(actual any) (bool, error) {
 func (m *nearMatcher) message() string {
 	unit := units.Of(m.metric)
 	return fmt.Sprintf("%s %s is %.1f%% off the true %s (tolerance %.1f%%) over %d samples",
-		budget.Describe(m.metric), units.Format(m.verdict.Value, unit), 100*math.Abs(m.off),
+		label(m.metric), units.Format(m.verdict.Value, unit), 100*math.Abs(m.off),
 		units.Format(m.truth, unit), 100*m.tolerance, m.verdict.Samples)
 }
 
@@ -56,4 +57,12 @@ func (m *nearMatcher) FailureMessage(any) string { return m.message() }
 
 func (m *nearMatcher) NegatedFailureMessage(any) string {
 	return m.message() + " (expected it to be farther off)"
+}
+
+// label names a metric for people: "tpot_p50_ms" is "tpot p50".
+func label(metric string) string {
+	if f, ok := artifact.LookupFigure(metric); ok {
+		return f.Label()
+	}
+	return metric
 }

@@ -7,9 +7,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-// DefaultRegressionGate is the gate of NotRegressFrom when By is not called: 5%.
-const DefaultRegressionGate = gate.DefaultBy
-
 // NotRegressFrom succeeds when the run's metric did not regress from a baseline artifact of
 // the same workload beyond what varies between the two, and the comparison could have
 // seen a change of the gate's size (gate.NoRegression, compare.Regression): against the
@@ -26,13 +23,13 @@ const DefaultRegressionGate = gate.DefaultBy
 // (inconclusive: the message gives the change it resolves and the pairs or history that
 // would resolve the gate's), unless OnInconclusive(gate.InconclusivePass).
 func NotRegressFrom(baseline *artifact.Benchmark) *RegressionMatcher {
-	return &RegressionMatcher{against: gate.Against{Baseline: baseline}, how: gate.Comparison{By: DefaultRegressionGate}}
+	return &RegressionMatcher{against: gate.Against{Baseline: baseline}, how: gate.Comparison{}}
 }
 
 // NotRegressFromHistory is NotRegressFrom against a history of earlier runs of the
 // scenario, whose spread it measures (see compare.DesignHistory).
 func NotRegressFromHistory(history []*artifact.Benchmark) *RegressionMatcher {
-	return &RegressionMatcher{against: gate.Against{History: history}, how: gate.Comparison{By: DefaultRegressionGate}}
+	return &RegressionMatcher{against: gate.Against{History: history}, how: gate.Comparison{}}
 }
 
 // RegressionMatcher is the matcher NotRegressFrom builds; each method returns a configured

@@ -18,8 +18,8 @@ import (
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
-// LabelConformance marks the conformance specs (DescribeConformance).
-const LabelConformance = "conformance"
+// labelConformance marks the conformance specs (DescribeConformance).
+const labelConformance = "conformance"
 
 // The rows of the conformance table, in its order.
 const (
@@ -76,7 +76,7 @@ func DescribeConformance(apis ...capacity.API) bool {
 		columns[i] = string(a)
 	}
 	conformanceLeft.Add(int32(len(apis)))
-	Describe("conformance", Label(LabelConformance), func() {
+	Describe("conformance", Label(labelConformance), func() {
 		for _, api := range apis {
 			describeConformanceOf(api, columns)
 		}

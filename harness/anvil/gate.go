@@ -24,10 +24,10 @@ const (
 	// LabelSelfTest marks a proof of the harness itself against private engines; against
 	// an engine under test it is skipped unless asked (Env.RunsSelfTest).
 	LabelSelfTest = "selftest"
-	// LabelConfigured marks the specs of the scenario the ANVIL_* variables describe.
-	LabelConfigured = "configured"
-	// LabelScenarioPrefix, followed by its name, marks the specs of a file scenario.
-	LabelScenarioPrefix = "scenario:"
+	// labelConfigured marks the specs of the scenario the ANVIL_* variables describe.
+	labelConfigured = "configured"
+	// labelScenarioPrefix, followed by its name, marks the specs of a file scenario.
+	labelScenarioPrefix = "scenario:"
 	// The kind labels of gated specs, to select them by what they check. A failure no check
 	// explains (a plain assertion) takes the outcome of its spec's kind label.
 	labelKindRequests   = junit.KindLabelPrefix + string(gate.KindRequests)
@@ -68,7 +68,7 @@ func uses() []string {
 		}
 	}
 	// The conformance runs the configured scenario on each API.
-	configured = configured || (conformanceSpecs && selected([]string{LabelConformance}))
+	configured = configured || (conformanceSpecs && selected([]string{labelConformance}))
 	return config.Uses(configured, scenarios)
 }
 
@@ -80,7 +80,7 @@ func DescribeConfigured() bool {
 	// and the container still has specs so that the filter selects it and the failure has
 	// a place.
 	g := treeConfig().Configured()
-	return describeGated("configured scenario", "", g, gated{configured: true}, LabelConfigured)
+	return describeGated("configured scenario", "", g, gated{configured: true}, labelConfigured)
 }
 
 // DescribeScenarios registers one gated container per scenario of ANVIL_SCENARIOS_FILE,
@@ -89,7 +89,7 @@ func DescribeConfigured() bool {
 // a file it registers nothing.
 func DescribeScenarios() bool {
 	for _, g := range treeConfig().Scenarios() {
-		labels := append([]string{LabelScenarioPrefix + g.Name}, g.Labels...)
+		labels := append([]string{labelScenarioPrefix + g.Name}, g.Labels...)
 		describeGated("scenario "+g.Name, scenariosDir, g, gated{file: true}, labels...)
 	}
 	return true
@@ -160,7 +160,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 					if x := run.Extension; x != nil {
 						x.Budgets = budgets
 						if x.Baseline != nil {
-							x.Baseline.GateBy = cmp.Or(g.Spec.By, gate.DefaultBy)
+							x.Baseline.GateBy = cmp.Or(g.Spec.By, gate.DefaultSpec().By)
 						}
 					}
 				})

@@ -41,10 +41,10 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message
 			refusals = append(refusals, res)
 		}
-		if sc := reg.g.Scenario; found.Window > 0 && sc.ContextTokens > 0 && !sc.ClampToWindow && sc.MaxContextTokens == 0 {
-			if sc.ContextTokens > found.Window-sc.MaxTokens-sc.ContextMargin {
+		if sc := reg.g.Scenario; found.Window > 0 && sc.MaxContextTokens == 0 {
+			if err := sc.FitsWindow(found.Window, "from "+found.WindowSource); err != nil {
 				refusals = append(refusals, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,
-					Message: fmt.Sprintf("scenario %s: %s", reg.g.Name, capacity.WindowTooSmall(sc.ContextTokens, found.Window, "from "+found.WindowSource, sc.MaxTokens, sc.ContextMargin))})
+					Message: fmt.Sprintf("scenario %s: %v", reg.g.Name, err)})
 			}
 		}
 	}

@@ -166,7 +166,7 @@ type Blocks struct {
 	Repeats          int     `json:"repeats"`
 	RequestsPerBlock int     `json:"requests_per_block"`
 	Blocks           []Block `json:"blocks"`
-	// Figures holds, for each metric key of BlockMetrics, its value in each block and its
+	// Figures holds, for each headline figure (HeadlineFigures), its value in each block and its
 	// mean, sample standard deviation, coefficient of variation and 95% t-interval over
 	// the blocks (null with fewer than two blocks with a value).
 	Figures map[string]BlockFigures `json:"figures"`
@@ -194,12 +194,6 @@ type BlockFigures struct {
 	CV       *Float   `json:"cv"`
 	CI95Low  *Float   `json:"ci95_low"`
 	CI95High *Float   `json:"ci95_high"`
-}
-
-// BlockMetrics are the figures Blocks records block by block: the figures a gate compares
-// by default and those people read first.
-func BlockMetrics() []string {
-	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", "throughput_tok_s"}
 }
 
 // StructuredOutput is what the responses of a run that asked for a tool call or a JSON
@@ -296,7 +290,7 @@ type BaselineRef struct {
 	Source    string `json:"source"`
 	RunID     string `json:"run_id"`
 	StartedAt string `json:"started_at"`
-	// Metrics are the baseline's values of BaselineMetrics that it records; for a
+	// Metrics are the baseline's values of the headline figures (HeadlineFigures) that it records; for a
 	// history, the level of its latest runs (after its last change of level).
 	Metrics map[string]float64 `json:"metrics"`
 	// History are a history's runs, oldest first, with their figures and levels; null
@@ -320,24 +314,19 @@ type HistoryRun struct {
 	RunID           string `json:"run_id"`
 	StartedAt       string `json:"started_at"`
 	StartedAtUnixNs int64  `json:"started_at_unix_ns"`
-	// Metrics are its values of BaselineMetrics; Levels the level of the history it
+	// Metrics are its values of the headline figures (HeadlineFigures); Levels the level of the history it
 	// belongs to at each (the geometric mean of the runs between two changes of level).
 	Metrics map[string]float64 `json:"metrics"`
 	Levels  map[string]float64 `json:"levels"`
 }
 
-// BaselineMetrics are the v1 metrics keys a BaselineRef keeps: the headline figures.
-func BaselineMetrics() []string {
-	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "throughput_tok_s"}
-}
-
 // BaselineRef is the reference to this artifact as a run's stored baseline, read from
-// source: its run and its headline figures (BaselineMetrics).
+// source: its run and its headline figures (HeadlineFigures).
 func (b *Benchmark) BaselineRef(source string) *BaselineRef {
 	ref := &BaselineRef{Design: DesignStored, Source: source, RunID: b.Run(), StartedAt: b.StartedAt, Metrics: map[string]float64{}}
-	for _, key := range BaselineMetrics() {
-		if v, _, ok := b.Metrics.Lookup(key); ok && v != nil {
-			ref.Metrics[key] = *v
+	for _, f := range HeadlineFigures() {
+		if v, _ := f.Of(b); v != nil {
+			ref.Metrics[f.Key] = *v
 		}
 	}
 	return ref

@@ -3,12 +3,200 @@ package artifact
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
+// Figure is the definition of one figure of a run, by the key budgets, gates, comparisons
+// and reports name it: what it is a statistic of, which way it gets worse, how the run and
+// each request yield it. Each is defined once, in this package's tables (the v1 metrics
+// block's families and scalars, the extension's per-request families, the engine's
+// counters); LookupFigure finds one by key.
+type Figure struct {
+	// Key names it: "ttft_p50_ms", "throughput_tok_s", "answer_tpot_p95_ms".
+	Key string
+	// Family is the per-request distribution it is a statistic of ("ttft") and Stat the
+	// statistic ("p50", "mean", "samples"); both "" for a figure of the run as a whole.
+	Family, Stat string
+	// Ms is true for a time in milliseconds.
+	Ms bool
+	// Judged is true for a figure of the engine's speed, which a regression test judges,
+	// and HigherIsWorse is its direction (a latency's, not a rate's). A count of tokens
+	// measures the workload, not the engine, and is not judged.
+	Judged, HigherIsWorse bool
+	// Engine is true for a figure the engine's own counters give per run and per block
+	// (speculative decoding): it has no value per request.
+	Engine bool
+	// Headline is true for the figures people read first: recorded block by block and kept
+	// in a baseline's reference.
+	Headline bool
+
+	of     func(*Benchmark) (*float64, int)
+	values func(b *Benchmark, lo, hi int) []float64
+}
+
+// Label names the figure for people: "tpot_p50_ms" is "tpot p50".
+func (f Figure) Label() string {
+	if f.Stat != "" {
+		return f.Family + " " + f.Stat
+	}
+	return f.Key
+}
+
+// Of is the figure's value in b: nil when the run has none. samples is the count of its
+// family, -1 for a figure of the run as a whole.
+func (f Figure) Of(b *Benchmark) (value *float64, samples int) {
+	return f.of(b)
+}
+
+// Values are the per-request values the figure is a statistic of, over the successful
+// requests of indices lo to hi-1 (math.MinInt and math.MaxInt for all), in request order;
+// ok is false for a figure with no value per request (an engine counter, a scalar of the
+// v1 block other than throughput_tok_s, whose per-request value is each request's own
+// delivered rate, output tokens over its e2e seconds).
+func (f Figure) Values(b *Benchmark, lo, hi int) (values []float64, ok bool) {
+	if f.values == nil {
+		return nil, false
+	}
+	return f.values(b, lo, hi), true
+}
+
+// LookupFigure is the definition of the figure named key; false for a key no run has.
+func LookupFigure(key string) (Figure, bool) {
+	f, ok := figureIndex()[key]
+	return f, ok
+}
+
+// Figures are every figure's definition, sorted by key.
+func Figures() []Figure {
+	index := figureIndex()
+	out := make([]Figure, 0, len(index))
+	for _, f := range index {
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b Figure) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// HeadlineFigures are the figures people read first, in the order reports show them
+// (Figure.Headline).
+func HeadlineFigures() []Figure {
+	out := make([]Figure, len(headline))
+	for i, key := range headline {
+		out[i] = figureIndex()[key]
+	}
+	return out
+}
+
+// headline are the figures people read first (Figure.Headline).
+var headline = []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", "throughput_tok_s"}
+
+// throughputKey is the one scalar of the v1 block a regression judges.
+const throughputKey = "throughput_tok_s"
+
+var figureIndex = sync.OnceValue(func() map[string]Figure {
+	index := map[string]Figure{}
+	for _, key := range metricKeys {
+		ref := metricIndex[key]
+		f := Figure{Key: key, of: func(b *Benchmark) (*float64, int) {
+			v, n, _ := b.Metrics.Lookup(key)
+			return v, n
+		}}
+		if ref.family >= 0 {
+			fam := families[ref.family]
+			f.Family, f.Stat = fam.prefix, statSamples
+			if ref.stat >= 0 {
+				f.Stat = stats[ref.stat].name
+			}
+			f.Ms = fam.unit == "_ms" || strings.HasSuffix(fam.prefix, "_ms")
+			f.Judged, f.HigherIsWorse = fam.worse != counted, fam.worse == worseHigher
+			f.values = func(b *Benchmark, lo, hi int) []float64 { return b.rowValues(fam.row, lo, hi) }
+		}
+		if key == throughputKey {
+			f.Judged = true
+			f.values = func(b *Benchmark, lo, hi int) []float64 { return b.rowValues(deliveredRate, lo, hi) }
+		}
+		index[key] = f
+	}
+	for _, fam := range extensionFamilies {
+		for _, stat := range percentileStats {
+			key := fam.prefix + "_" + stat + fam.unit
+			index[key] = Figure{Key: key, Family: fam.prefix, Stat: stat, Ms: fam.unit == "_ms",
+				Judged: fam.worse != counted, HigherIsWorse: fam.worse == worseHigher,
+				of: func(b *Benchmark) (*float64, int) {
+					p := fam.summary(b.Extension)
+					if p == nil || p.Samples == 0 {
+						return nil, 0
+					}
+					v := p.stat(stat)
+					return &v, p.Samples
+				},
+				values: func(b *Benchmark, lo, hi int) []float64 { return b.spanValues(fam.span, lo, hi) },
+			}
+		}
+	}
+	for _, s := range specFigures {
+		index[s.key] = Figure{Key: s.key, Judged: true, Engine: true, of: func(b *Benchmark) (*float64, int) {
+			if b.Extension == nil || b.Extension.EngineMetrics.SpecDecode == nil {
+				return nil, -1
+			}
+			if p := s.value(b.Extension.EngineMetrics.SpecDecode); p != nil {
+				v := float64(*p)
+				return &v, -1
+			}
+			return nil, -1
+		}}
+	}
+	for _, key := range headline {
+		f := index[key]
+		f.Headline = true
+		index[key] = f
+	}
+	return index
+})
+
+// deliveredRate is a request's own delivered rate, output tokens over its e2e seconds: at a
+// fixed concurrency the run's throughput moves with it.
+func deliveredRate(r *RequestTiming) (float64, bool) {
+	if r.OutputTokens == nil || !(r.E2EMs > 0) {
+		return 0, false
+	}
+	return float64(*r.OutputTokens) / (float64(r.E2EMs) / 1000), true
+}
+
+func (b *Benchmark) rowValues(get func(*RequestTiming) (float64, bool), lo, hi int) []float64 {
+	var out []float64
+	for i := range b.RequestTimings {
+		r := &b.RequestTimings[i]
+		if r.RequestIndex < lo || r.RequestIndex >= hi {
+			continue
+		}
+		if v, ok := get(r); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (b *Benchmark) spanValues(get func(*RequestSpan) (float64, bool), lo, hi int) []float64 {
+	if b.Extension == nil {
+		return nil
+	}
+	var out []float64
+	for k := range b.Extension.Timeline {
+		s := &b.Extension.Timeline[k]
+		if s.RequestIndex < lo || s.RequestIndex >= hi || s.Outcome != "ok" {
+			continue
+		}
+		if v, ok := get(s); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // extensionFamily is a per-request figure of the extension, defined once: its key prefix
-// and unit (a budget names it beside the v1 metrics block), how a run summarizes it as
-// Percentiles and how a request yields it from the timeline, which way it gets worse (the
-// regression test's direction) and how the report names it.
+// and unit, how a run summarizes it as Percentiles and how a request yields it from the
+// timeline, which way it gets worse and how the report names it.
 type extensionFamily struct {
 	prefix, unit string
 	summary      func(*Extension) *Percentiles
@@ -26,31 +214,6 @@ const (
 	worseHigher
 	worseLower
 )
-
-// The v1 metrics block's families by direction (the extension's say theirs in
-// extensionFamilies).
-var (
-	latencyFamilies = []string{"ttft", "time_to_first_output", "e2e", "generation", "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms"}
-	rateFamilies    = []string{"decode_tok_s", "effective_prefill_tok_s"}
-)
-
-// Worse says which way a figure family (a v1 metrics family's or an extension family's)
-// gets worse: higherIsWorse for a latency, not for a rate; judged is false for a token
-// count, which measures the workload, not the engine, and for an unknown family.
-func Worse(family string) (higherIsWorse, judged bool) {
-	switch {
-	case slices.Contains(latencyFamilies, family):
-		return true, true
-	case slices.Contains(rateFamilies, family):
-		return false, true
-	}
-	for _, f := range extensionFamilies {
-		if f.prefix == family {
-			return f.worse == worseHigher, f.worse != counted
-		}
-	}
-	return false, false
-}
 
 // summaryRow is how a report shows one per-request figure of the extension over a run.
 type summaryRow struct {
@@ -79,75 +242,33 @@ func reasoningOf(x *Extension, f func(*Reasoning) *Percentiles) *Percentiles {
 	return f(x.Reasoning)
 }
 
-func spanInt(p *int) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return float64(*p), true
-}
-
-func spanFloat(p *Float) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return float64(*p), true
-}
-
 var extensionFamilies = []extensionFamily{
 	{"reasoning_tokens", "", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningTokens })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanInt(s.ReasoningTokens) }, counted, "reasoning tokens"},
+		func(s *RequestSpan) (float64, bool) { return intValue(s.ReasoningTokens) }, counted, "reasoning tokens"},
 	{"answer_tokens", "", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTokens })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanInt(s.AnswerTokens) }, counted, "answer tokens"},
+		func(s *RequestSpan) (float64, bool) { return intValue(s.AnswerTokens) }, counted, "answer tokens"},
 	{"reasoning_to_answer", "_ms", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningToAnswerMs })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanFloat(s.ReasoningToAnswerMs) }, worseHigher, "first reasoning to first answer"},
+		func(s *RequestSpan) (float64, bool) { return floatValue(s.ReasoningToAnswerMs) }, worseHigher, "first reasoning to first answer"},
 	{"answer_tpot", "_ms", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
 	},
-		func(s *RequestSpan) (float64, bool) { return spanFloat(s.AnswerTPOTMs) }, worseHigher, "answer tpot"},
+		func(s *RequestSpan) (float64, bool) { return floatValue(s.AnswerTPOTMs) }, worseHigher, "answer tpot"},
 }
 
-// SpecFigure is a figure of the engine's speculative decoding, of a run or of a block.
-type SpecFigure struct {
-	Key   string
+// specFigures are the figures of the engine's speculative decoding, from its counters, per
+// run (EngineMetrics.SpecDecode) and per block (Blocks.Figures).
+var specFigures = []struct {
+	key   string
 	value func(*SpecDecode) *Float
-}
-
-// Of is the figure in d; nil when d is nil or lacks it.
-func (f SpecFigure) Of(d *SpecDecode) *Float {
-	if d == nil {
-		return nil
-	}
-	return f.value(d)
-}
-
-// SpecFigures are the figures of the engine's speculative decoding a budget or a gate can
-// name: per run (Figure) and per block (Blocks.Figures), from the engine's counters.
-func SpecFigures() []SpecFigure {
-	return []SpecFigure{
-		{"spec_accept_rate", func(d *SpecDecode) *Float { return d.AcceptanceRate }},
-		{"spec_accept_length", func(d *SpecDecode) *Float { return d.MeanAcceptedLength }},
-	}
-}
-
-// extensionScalar is how a run-level figure of the extension is read.
-func extensionScalar(key string) (func(*Extension) *Float, bool) {
-	for _, f := range SpecFigures() {
-		if f.Key == key {
-			return func(x *Extension) *Float {
-				if x == nil {
-					return nil
-				}
-				return f.Of(x.EngineMetrics.SpecDecode)
-			}, true
-		}
-	}
-	return nil, false
+}{
+	{"spec_accept_rate", func(d *SpecDecode) *Float { return d.AcceptanceRate }},
+	{"spec_accept_length", func(d *SpecDecode) *Float { return d.MeanAcceptedLength }},
 }
 
 // percentileStats are the statistics of an extension family, as Percentiles holds them.
@@ -163,107 +284,4 @@ func (p *Percentiles) stat(name string) float64 {
 		return float64(p.P99)
 	}
 	return float64(p.Max)
-}
-
-// parseExtensionKey splits an extension figure's key, e.g. "answer_tpot_p50_ms".
-func parseExtensionKey(key string) (extensionFamily, string, bool) {
-	for _, f := range extensionFamilies {
-		rest, ok := strings.CutPrefix(key, f.prefix+"_")
-		if !ok {
-			continue
-		}
-		stat, ok := strings.CutSuffix(rest, f.unit)
-		if ok && slices.Contains(percentileStats, stat) {
-			return f, stat, true
-		}
-	}
-	return extensionFamily{}, "", false
-}
-
-// Figure looks a figure up by key: a key of the v1 metrics block (Metrics.Lookup), or one
-// of the extension's figures (ExtensionFigureKeys: the answer's own time per output token,
-// reasoning and answer tokens, the time from reasoning to answer, per request; the
-// engine's speculative acceptance rate and mean accepted length, per run). samples is the
-// family's count, -1 for a scalar; value is nil when the run has no value for it.
-func (b *Benchmark) Figure(key string) (value *float64, samples int, ok bool) {
-	if v, n, ok := b.Metrics.Lookup(key); ok {
-		return v, n, ok
-	}
-	if get, ok := extensionScalar(key); ok {
-		if p := get(b.Extension); p != nil {
-			v := float64(*p)
-			return &v, -1, true
-		}
-		return nil, -1, true
-	}
-	f, stat, ok := parseExtensionKey(key)
-	if !ok {
-		return nil, 0, false
-	}
-	p := f.summary(b.Extension)
-	if p == nil || p.Samples == 0 {
-		return nil, 0, true
-	}
-	v := p.stat(stat)
-	return &v, p.Samples, true
-}
-
-// KnownFigure reports whether Figure knows key.
-func KnownFigure(key string) bool {
-	if _, _, ok := new(Metrics).Lookup(key); ok {
-		return true
-	}
-	if _, ok := extensionScalar(key); ok {
-		return true
-	}
-	_, _, ok := parseExtensionKey(key)
-	return ok
-}
-
-// ParseFigureKey splits a figure's key into its family and statistic, for the v1 metrics
-// block's families (ParseMetricKey) and the extension's.
-func ParseFigureKey(key string) (family, stat string, ok bool) {
-	if family, stat, ok = ParseMetricKey(key); ok {
-		return family, stat, ok
-	}
-	f, stat, ok := parseExtensionKey(key)
-	return f.prefix, stat, ok
-}
-
-// ExtensionFigureKeys lists the extension's figure keys, sorted.
-func ExtensionFigureKeys() []string {
-	var out []string
-	for _, f := range SpecFigures() {
-		out = append(out, f.Key)
-	}
-	for _, f := range extensionFamilies {
-		for _, s := range percentileStats {
-			out = append(out, f.prefix+"_"+s+f.unit)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// SpanValues are an extension family's per-request values, from the timeline spans of the
-// successes among request indices lo to hi-1; ok is false for a family that is not the
-// extension's.
-func (b *Benchmark) SpanValues(family string, lo, hi int) (values []float64, ok bool) {
-	i := slices.IndexFunc(extensionFamilies, func(f extensionFamily) bool { return f.prefix == family })
-	if i < 0 {
-		return nil, false
-	}
-	if b.Extension == nil {
-		return nil, true
-	}
-	for k := range b.Extension.Timeline {
-		s := &b.Extension.Timeline[k]
-		if s.RequestIndex < lo || s.RequestIndex >= hi || s.Outcome != "ok" {
-			continue
-		}
-		if v, ok := extensionFamilies[i].span(s); ok {
-			values = append(values, v)
-		}
-	}
-	return values, true
 }

@@ -94,9 +94,10 @@ func TestEmptyPopulation(t *testing.T) {
 	if len(doc.Metrics) != 159 {
 		t.Errorf("%d metrics keys, want 159", len(doc.Metrics))
 	}
-	for _, key := range MetricKeys() {
+	for _, key := range metricKeys {
 		raw := string(doc.Metrics[key])
-		if _, stat, ok := ParseMetricKey(key); ok {
+		if f, _ := LookupFigure(key); f.Stat != "" {
+			stat := f.Stat
 			want := "null"
 			if stat == "samples" {
 				want = "0"

@@ -6,36 +6,62 @@ import (
 	"strconv"
 )
 
-// family is one distribution family of the metrics block: its key prefix, the unit suffix
-// written after each statistic, and where it lives in Metrics. This table is the single
-// source of the family key names for encoding, decoding and lookup.
+// family is one distribution family of the metrics block, defined once: its key prefix,
+// the unit suffix written after each statistic, where it lives in Metrics, which way it
+// gets worse and how a request_timings row yields it. This table is the single source of
+// the family key names for encoding, decoding, lookup, budgets and regression tests.
 type family struct {
 	prefix, unit string
 	dist         func(*Metrics) *Distribution
+	worse        direction
+	row          func(*RequestTiming) (float64, bool)
 }
 
 var families = [...]family{
-	{"completion_tokens", "", func(m *Metrics) *Distribution { return &m.CompletionTokens }},
-	{"decode_tok_s", "", func(m *Metrics) *Distribution { return &m.DecodeTokS }},
-	{"e2e", "_ms", func(m *Metrics) *Distribution { return &m.E2E }},
-	{"effective_prefill_tok_s", "", func(m *Metrics) *Distribution { return &m.EffectivePrefillTokS }},
-	{"generation", "_ms", func(m *Metrics) *Distribution { return &m.Generation }},
-	{"mean_inter_token_latency_ms", "", func(m *Metrics) *Distribution { return &m.MeanInterTokenLatency }},
-	{"mean_time_per_output_token", "_ms", func(m *Metrics) *Distribution { return &m.MeanTimePerOutputToken }},
-	{"prompt_tokens", "", func(m *Metrics) *Distribution { return &m.PromptTokensDist }},
-	{"time_to_first_output", "_ms", func(m *Metrics) *Distribution { return &m.TimeToFirstOutput }},
-	{"tpot", "_ms", func(m *Metrics) *Distribution { return &m.TPOT }},
-	{"ttft", "_ms", func(m *Metrics) *Distribution { return &m.TTFT }},
+	{"completion_tokens", "", func(m *Metrics) *Distribution { return &m.CompletionTokens }, counted,
+		func(r *RequestTiming) (float64, bool) { return intValue(r.OutputTokens) }},
+	{"decode_tok_s", "", func(m *Metrics) *Distribution { return &m.DecodeTokS }, worseLower,
+		func(r *RequestTiming) (float64, bool) { return floatValue(r.DecodeTokS) }},
+	{"e2e", "_ms", func(m *Metrics) *Distribution { return &m.E2E }, worseHigher,
+		func(r *RequestTiming) (float64, bool) { return float64(r.E2EMs), true }},
+	{"effective_prefill_tok_s", "", func(m *Metrics) *Distribution { return &m.EffectivePrefillTokS }, worseLower,
+		func(r *RequestTiming) (float64, bool) { return floatValue(r.EffectivePrefillTokS) }},
+	{"generation", "_ms", func(m *Metrics) *Distribution { return &m.Generation }, worseHigher,
+		func(r *RequestTiming) (float64, bool) { return float64(r.GenerationMs), true }},
+	{"mean_inter_token_latency_ms", "", func(m *Metrics) *Distribution { return &m.MeanInterTokenLatency }, worseHigher, tpotOfRow},
+	{"mean_time_per_output_token", "_ms", func(m *Metrics) *Distribution { return &m.MeanTimePerOutputToken }, worseHigher, tpotOfRow},
+	{"prompt_tokens", "", func(m *Metrics) *Distribution { return &m.PromptTokensDist }, counted,
+		func(r *RequestTiming) (float64, bool) { return intValue(r.PromptTokens) }},
+	{"time_to_first_output", "_ms", func(m *Metrics) *Distribution { return &m.TimeToFirstOutput }, worseHigher,
+		func(r *RequestTiming) (float64, bool) { return float64(r.TimeToFirstOutputMs), true }},
+	{"tpot", "_ms", func(m *Metrics) *Distribution { return &m.TPOT }, worseHigher, tpotOfRow},
+	{"ttft", "_ms", func(m *Metrics) *Distribution { return &m.TTFT }, worseHigher,
+		func(r *RequestTiming) (float64, bool) { return float64(r.TTFTMs), true }},
 }
 
-// FamilyNames returns the prefixes of the 11 distribution families of the metrics block,
-// sorted.
-func FamilyNames() []string {
-	names := make([]string, len(families))
-	for i, f := range families {
-		names[i] = f.prefix
+// tpotOfRow is a row's time per output token, the figure of the three TPOT twins: a row
+// without tpot_ms (artifacts older than 2026-09-04) has it under its older names.
+func tpotOfRow(r *RequestTiming) (float64, bool) {
+	for _, f := range []*Float{r.TPOTMs, r.MeanTimePerOutputTokenMs, r.MeanInterTokenLatencyMs} {
+		if f != nil {
+			return float64(*f), true
+		}
 	}
-	return names
+	return 0, false
+}
+
+func intValue(p *int) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+func floatValue(p *Float) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
 }
 
 // statSamples is the statistic name of a family's count key, which never takes the unit.
@@ -145,21 +171,3 @@ func (r keyRef) marshal(m *Metrics) ([]byte, error) {
 	}
 }
 
-// ParseMetricKey splits a distribution key of the metrics block into its family prefix
-// and statistic ("tpot_p50_ms" -> "tpot", "p50"; "ttft_samples" -> "ttft", "samples").
-// ok is false for scalar keys and unknown keys.
-func ParseMetricKey(key string) (family, stat string, ok bool) {
-	ref, ok := metricIndex[key]
-	if !ok || ref.family < 0 {
-		return "", "", false
-	}
-	if ref.stat < 0 {
-		return families[ref.family].prefix, statSamples, true
-	}
-	return families[ref.family].prefix, stats[ref.stat].name, true
-}
-
-// MetricKeys returns all 159 keys of the v1 metrics block, sorted. The slice is a copy.
-func MetricKeys() []string {
-	return append([]string(nil), metricKeys...)
-}

@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -10,12 +11,12 @@ import (
 )
 
 func TestMetricKeys(t *testing.T) {
-	keys := MetricKeys()
+	keys := slices.Clone(metricKeys)
 	if len(keys) != 159 || len(metricIndex) != 159 {
 		t.Fatalf("%d keys, %d indexed; want 159 (11 families × 13 + 16 scalars)", len(keys), len(metricIndex))
 	}
 	if !sort.StringsAreSorted(keys) {
-		t.Error("MetricKeys is not sorted")
+		t.Error("metricKeys is not sorted")
 	}
 	// The reference carries exactly these keys.
 	var ref struct{ Metrics map[string]json.RawMessage }
@@ -28,15 +29,11 @@ func TestMetricKeys(t *testing.T) {
 	}
 	slices.Sort(refKeys)
 	if !slices.Equal(keys, refKeys) {
-		t.Errorf("MetricKeys differs from the reference's metrics keys:\n got %v\nwant %v", keys, refKeys)
-	}
-	keys[0] = "mutated"
-	if MetricKeys()[0] == "mutated" {
-		t.Error("MetricKeys returned its internal slice")
+		t.Errorf("metricKeys differs from the reference's metrics keys:\n got %v\nwant %v", keys, refKeys)
 	}
 }
 
-func TestParseMetricKey(t *testing.T) {
+func TestLookupFigureSplitsKeys(t *testing.T) {
 	tests := []struct{ key, family, stat string }{
 		{"ttft_p50_ms", "ttft", "p50"},
 		{"ttft_samples", "ttft", "samples"},
@@ -48,17 +45,87 @@ func TestParseMetricKey(t *testing.T) {
 		{"prompt_tokens_p50", "prompt_tokens", "p50"},
 		{"completion_tokens_samples", "completion_tokens", "samples"},
 		{"time_to_first_output_mean_ci95_low_ms", "time_to_first_output", "mean_ci95_low"},
+		{"answer_tpot_p95_ms", "answer_tpot", "p95"},
+		{"reasoning_tokens_max", "reasoning_tokens", "max"},
+		{"prompt_tokens", "", ""},
+		{"throughput_tok_s", "", ""},
+		{"spec_accept_rate", "", ""},
 	}
 	for _, tt := range tests {
-		family, stat, ok := ParseMetricKey(tt.key)
-		if !ok || family != tt.family || stat != tt.stat {
-			t.Errorf("ParseMetricKey(%q) = %q, %q, %v; want %q, %q, true", tt.key, family, stat, ok, tt.family, tt.stat)
+		f, ok := LookupFigure(tt.key)
+		if !ok || f.Key != tt.key || f.Family != tt.family || f.Stat != tt.stat {
+			t.Errorf("LookupFigure(%q) = %+v, %v; want family %q, stat %q", tt.key, f, ok, tt.family, tt.stat)
 		}
 	}
-	for _, key := range []string{"prompt_tokens", "throughput_tok_s", "output_token_sources",
-		"ttft_p50", "mean_inter_token_latency_p50_ms", "tpot_ms_p50", "", "ttft"} {
-		if family, stat, ok := ParseMetricKey(key); ok {
-			t.Errorf("ParseMetricKey(%q) = %q, %q, true; want false", key, family, stat)
+	for _, key := range []string{"ttft_p50", "mean_inter_token_latency_p50_ms", "tpot_ms_p50", "", "ttft", "answer_tpot_p50", "answer_tpot_mean_ms"} {
+		if f, ok := LookupFigure(key); ok {
+			t.Errorf("LookupFigure(%q) = %+v, true; want false", key, f)
+		}
+	}
+}
+
+// Each figure says which way it gets worse: a latency as it grows, a rate as it shrinks;
+// a count of tokens is not judged.
+func TestFiguresSayWhichWayIsWorse(t *testing.T) {
+	for key, want := range map[string][2]bool{ // judged, higher is worse
+		"ttft_p50_ms": {true, true}, "tpot_mean_ms": {true, true}, "mean_inter_token_latency_ms_p95": {true, true},
+		"decode_tok_s_p50": {true, false}, "effective_prefill_tok_s_mean": {true, false}, "throughput_tok_s": {true, false},
+		"answer_tpot_p50_ms": {true, true}, "reasoning_to_answer_p95_ms": {true, true}, "spec_accept_rate": {true, false},
+		"prompt_tokens_p50": {false, false}, "completion_tokens_mean": {false, false}, "reasoning_tokens_p50": {false, false},
+		"content_chunks": {false, false},
+	} {
+		f, _ := LookupFigure(key)
+		if [2]bool{f.Judged, f.HigherIsWorse} != want {
+			t.Errorf("%s: judged %v, higher is worse %v; want %v", key, f.Judged, f.HigherIsWorse, want)
+		}
+	}
+	var keys []string
+	for _, f := range HeadlineFigures() {
+		if !f.Headline || !f.Judged {
+			t.Errorf("headline %s: %+v", f.Key, f)
+		}
+		keys = append(keys, f.Key)
+	}
+	if len(keys) != 7 || keys[0] != "ttft_p50_ms" {
+		t.Errorf("headline figures %v", keys)
+	}
+	all := Figures()
+	if len(all) != 159+4*4+2 || !slices.IsSortedFunc(all, func(a, b Figure) int { return strings.Compare(a.Key, b.Key) }) {
+		t.Errorf("%d figures, want 177 sorted", len(all))
+	}
+}
+
+// A figure's per-request values are those its statistic is computed from: a v1 family's
+// from the rows, an extension family's from the timeline's successes, throughput's each
+// request's delivered rate; an engine counter has none.
+func TestFigureValuesAreWhatTheStatisticIsOf(t *testing.T) {
+	tokens := 10
+	b := &Benchmark{RequestTimings: []RequestTiming{
+		{RequestIndex: 0, TTFTMs: 5, E2EMs: 1000, OutputTokens: &tokens},
+		{RequestIndex: 2, TTFTMs: 7, E2EMs: 500, OutputTokens: &tokens, TPOTMs: F(2)},
+		{RequestIndex: 3, TTFTMs: 9, MeanInterTokenLatencyMs: F(6)}, // an older row: no tpot_ms, no usage
+	}, Extension: &Extension{Timeline: []RequestSpan{
+		{RequestIndex: 0, Outcome: "ok", AnswerTPOTMs: F(3)},
+		{RequestIndex: 1, Outcome: "failed", AnswerTPOTMs: F(99)},
+		{RequestIndex: 2, Outcome: "ok", AnswerTPOTMs: F(4)},
+	}}}
+	for key, want := range map[string][]float64{
+		"ttft_p50_ms": {5, 7, 9}, "throughput_tok_s": {10, 20}, "answer_tpot_p95_ms": {3, 4},
+		"tpot_p50_ms": {2, 6}, "mean_time_per_output_token_p95_ms": {2, 6}, "completion_tokens_mean": {10, 10},
+	} {
+		f, _ := LookupFigure(key)
+		got, ok := f.Values(b, math.MinInt, math.MaxInt)
+		if !ok || !slices.Equal(got, want) {
+			t.Errorf("%s values = %v, %v; want %v", key, got, ok, want)
+		}
+	}
+	f, _ := LookupFigure("ttft_p50_ms")
+	if got, _ := f.Values(b, 1, 3); !slices.Equal(got, []float64{7}) {
+		t.Errorf("ttft values of requests 1..2 = %v, want [7]", got)
+	}
+	for _, key := range []string{"spec_accept_rate", "content_chunks"} {
+		if f, _ := LookupFigure(key); func() bool { _, ok := f.Values(b, 0, 3); return ok }() {
+			t.Errorf("%s has per-request values", key)
 		}
 	}
 }
@@ -111,7 +178,7 @@ func TestLookup(t *testing.T) {
 		t.Error("Lookup of an unknown key succeeded")
 	}
 	// Every key resolves.
-	for _, key := range MetricKeys() {
+	for _, key := range metricKeys {
 		if _, _, ok := m.Lookup(key); !ok {
 			t.Errorf("Lookup(%q) failed", key)
 		}
@@ -214,7 +281,7 @@ func TestMetricsRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(mustJSON(t, m), &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range MetricKeys() {
+	for _, key := range metricKeys {
 		a, as, _ := m.Lookup(key)
 		b, bs, _ := back.Lookup(key)
 		if (a == nil) != (b == nil) || (a != nil && *a != *b) || as != bs {

@@ -8,10 +8,10 @@ import (
 	"os"
 )
 
-// MaxArtifactBytes caps what Read and Decode accept (512 MiB): a 100,000-line trace replay
+// maxArtifactBytes caps what Read and Decode accept (512 MiB): a 100,000-line trace replay
 // writes about 160 MiB, a 10,000-request run about 10 MiB; a wrong path still cannot
 // exhaust memory.
-const MaxArtifactBytes = 512 << 20
+const maxArtifactBytes = 512 << 20
 
 // Read loads and decodes the artifact at path; see Decode.
 func Read(path string) (*Benchmark, error) {
@@ -20,11 +20,11 @@ func Read(path string) (*Benchmark, error) {
 		return nil, fmt.Errorf("read artifact %s: %w", path, err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > MaxArtifactBytes {
-		return nil, fmt.Errorf("read artifact %s: %w", path, ErrTooLarge)
+	if info, err := f.Stat(); err == nil && info.Size() > maxArtifactBytes {
+		return nil, fmt.Errorf("read artifact %s: %w", path, errTooLarge)
 	}
 	// Read one byte past the cap too: Stat says nothing of pipes, or of a growing file.
-	data, err := io.ReadAll(io.LimitReader(f, MaxArtifactBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read artifact %s: %w", path, err)
 	}
@@ -35,8 +35,8 @@ func Read(path string) (*Benchmark, error) {
 	return b, nil
 }
 
-// ErrTooLarge reports an artifact over MaxArtifactBytes.
-var ErrTooLarge = errors.New("artifact exceeds 512 MiB")
+// errTooLarge reports an artifact over MaxArtifactBytes.
+var errTooLarge = errors.New("artifact exceeds 512 MiB")
 
 // ErrNotArtifact reports a JSON document whose schema is not Schema.
 var ErrNotArtifact = errors.New("not an " + Schema + " artifact")
@@ -46,8 +46,8 @@ var ErrNotArtifact = errors.New("not an " + Schema + " artifact")
 // missing keys leave zero values and nil pointers, unknown keys are ignored. A known key of
 // the wrong JSON type is an error.
 func Decode(data []byte) (*Benchmark, error) {
-	if len(data) > MaxArtifactBytes {
-		return nil, ErrTooLarge
+	if len(data) > maxArtifactBytes {
+		return nil, errTooLarge
 	}
 	var b Benchmark
 	if err := json.Unmarshal(data, &b); err != nil {

@@ -77,12 +77,12 @@ func TestReadSizeCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(MaxArtifactBytes + 1); err != nil { // sparse: no disk cost
+	if err := f.Truncate(maxArtifactBytes + 1); err != nil { // sparse: no disk cost
 		t.Fatal(err)
 	}
 	f.Close()
 	_, err = Read(path)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), path) {
+	if !errors.Is(err, errTooLarge) || !strings.Contains(err.Error(), path) {
 		t.Errorf("Read of an oversized file: %v", err)
 	}
 	if _, err := Read(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, os.ErrNotExist) {

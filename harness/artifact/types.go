@@ -191,19 +191,9 @@ type MetricPopulation struct {
 	SuccessfulRequests           int               `json:"successful_requests"`
 }
 
-// Constant strings of metric_population, verbatim from the reference.
-const (
-	FailurePolicy      = "failed or contract-invalid responses retain sanitized timing and metadata but are excluded from performance distributions"
-	P99Descriptive     = "descriptive-nearest-rank-only"
-	P99TailEstimate    = "tail-estimate"
-	P99MinimumSamples  = 100
-	TimestampPrecision = "nanosecond-unix-fields; ISO labels are second precision"
-)
-
-// P99Metrics are the metric families listed in metric_population's p99 maps.
-func P99Metrics() []string {
-	return []string{"decode_tok_s", "e2e", "effective_prefill_tok_s", "tpot", "ttft"}
-}
+// P99MinimumSamples is the count from which a p99 is a tail estimate rather than the
+// nearest rank of too few samples (metric_population).
+const P99MinimumSamples = 100
 
 // Sampling records what was asked for and what was sent for each sampling parameter.
 type Sampling struct {

@@ -26,8 +26,8 @@ func (b Bound) label() string {
 // gives for it. A mean's interval is the artifact's own; a percentile's is recomputed from
 // the request_timings rows, which must hold exactly those samples.
 func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float64, error) {
-	family, stat, _ := artifact.ParseFigureKey(key)
-	name := Describe(key)
+	f, _ := artifact.LookupFigure(key)
+	family, stat, name := f.Family, f.Stat, f.Label()
 	if stat == "mean" {
 		end := "_mean_ci95_high"
 		if bound == Lower95 {
@@ -40,9 +40,9 @@ func boundOf(key string, bound Bound, a *artifact.Benchmark, samples int) (float
 		}
 		return *v, nil
 	}
-	values, err := RowValues(a, family)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
+	values, ok := f.Values(a, math.MinInt, math.MaxInt)
+	if !ok {
+		return 0, fmt.Errorf("%s: no value per request to compute its %s from", name, bound.label())
 	}
 	switch {
 	case len(values) == 0:
@@ -76,25 +76,26 @@ func blockBound(key string, bound Bound, a *artifact.Benchmark) (value float64, 
 	if x == nil || x.Blocks == nil || len(x.Blocks.Blocks) < 2 {
 		return 0, 0, nil
 	}
-	family, stat, _ := artifact.ParseMetricKey(key)
+	f, _ := artifact.LookupFigure(key)
 	per := x.Blocks.RequestsPerBlock
 	var figures []float64
 	for j := range x.Blocks.Blocks {
-		rows, err := RowValuesIn(a, family, j*per, (j+1)*per)
-		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", Describe(key), err)
+		rows, ok := f.Values(a, j*per, (j+1)*per)
+		if !ok {
+			return 0, 0, fmt.Errorf("%s: no value per request to compute its %s from", f.Label(), bound.label())
 		}
 		if len(rows) == 0 {
 			continue
 		}
-		f := stats.FMean(rows)
-		if stat != "mean" {
+		figure := stats.FMean(rows)
+		if f.Stat != "mean" {
 			slices.Sort(rows)
-			if f, err = stats.Percentile(rows, units.PercentileOf(stat)); err != nil {
-				return 0, 0, fmt.Errorf("%s: block %d: %w", Describe(key), j, err)
+			var err error
+			if figure, err = stats.Percentile(rows, units.PercentileOf(f.Stat)); err != nil {
+				return 0, 0, fmt.Errorf("%s: block %d: %w", f.Label(), j, err)
 			}
 		}
-		figures = append(figures, f)
+		figures = append(figures, figure)
 	}
 	if len(figures) < 2 {
 		return 0, 0, nil

@@ -107,7 +107,7 @@ func parseTerm(term string) (Budget, error) {
 	metric := strings.TrimSpace(term[:i])
 	number, options, hasOptions := strings.Cut(term[j:], optionSep)
 	number = strings.TrimSpace(number)
-	if !artifact.KnownFigure(metric) {
+	if _, known := artifact.LookupFigure(metric); !known {
 		if key, _, found := strings.Cut(metric, optionSep); found {
 			return Budget{}, fmt.Errorf("options go after the number: write %s%s%s%s%s", strings.TrimSpace(key), op, number, optionSep, metric[len(key)+1:])
 		}
@@ -166,22 +166,23 @@ func Judge(b Budget, a *artifact.Benchmark) Verdict {
 		v.Err = err
 		return v
 	}
-	value, samples, ok := a.Figure(key)
+	f, ok := artifact.LookupFigure(key)
 	if !ok {
 		v.Err = unknownMetric(key)
 		return v
 	}
+	value, samples := f.Of(a)
 	if samples < 0 {
 		samples = a.Completed
 	}
 	v.Samples = samples
 	if value == nil || samples == 0 {
-		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s%s", Describe(key), a.Completed, a.Requests, withoutUsage(a), unstreamed(a))
+		v.Err = fmt.Errorf("%s has no value: %d of %d requests succeeded%s%s", describe(key), a.Completed, a.Requests, withoutUsage(a), unstreamed(a))
 		return v
 	}
 	v.Required = b.RequiredSamples()
 	if samples < v.Required {
-		v.Err = fmt.Errorf("%s: %w: %d of the %d required", Describe(key), ErrInsufficientSamples, samples, v.Required)
+		v.Err = fmt.Errorf("%s: %w: %d of the %d required", describe(key), ErrInsufficientSamples, samples, v.Required)
 		return v
 	}
 	v.Value, v.Point = *value, *value
@@ -222,7 +223,7 @@ func (v Verdict) Message() string {
 		return v.Err.Error()
 	}
 	key := v.Budget.Metric
-	name, unit := Describe(key), units.Of(key)
+	name, unit := describe(key), units.Of(key)
 	relation := map[bool]map[Op]string{
 		true:  {AtMost: "is within budget", Below: "is below budget", AtLeast: "meets budget", Above: "is above budget"},
 		false: {AtMost: "exceeds budget", Below: "is not below budget", AtLeast: "is below budget", Above: "is not above budget"},
@@ -252,10 +253,10 @@ func decimals(x float64) int {
 	return 0
 }
 
-// Describe names a metric key for people: "tpot_p50_ms" is "tpot p50".
-func Describe(metric string) string {
-	if family, stat, ok := artifact.ParseFigureKey(metric); ok && stat != "" {
-		return family + " " + stat
+// describe names a metric key for people: "tpot_p50_ms" is "tpot p50".
+func describe(metric string) string {
+	if f, ok := artifact.LookupFigure(metric); ok {
+		return f.Label()
 	}
 	return metric
 }
@@ -280,22 +281,16 @@ func withoutUsage(a *artifact.Benchmark) string {
 	return fmt.Sprintf(", %d of them without usage.completion_tokens, which the token figures need (the engine did not honour stream_options.include_usage)", n)
 }
 
-// extensionExample is an extension time figure's p50 key, for messages.
-func extensionExample() string {
-	for _, k := range artifact.ExtensionFigureKeys() {
-		if strings.HasSuffix(k, "_p50_ms") {
-			return k
-		}
-	}
-	return "spec_accept_rate"
-}
-
 // unknownMetric names a metric no artifact has, with the nearest that one has ("did you
 // mean tpot_p50_ms?"), else what the keys look like: in a budget string and in a matcher
 // built in code alike.
 func unknownMetric(metric string) error {
-	if near := suggest.Nearest(metric, append(artifact.MetricKeys(), artifact.ExtensionFigureKeys()...), 3); near != "" {
+	var keys []string
+	for _, f := range artifact.Figures() {
+		keys = append(keys, f.Key)
+	}
+	if near := suggest.Nearest(metric, keys, 3); near != "" {
 		return fmt.Errorf("unknown metric %q (did you mean %s?)", metric, near)
 	}
-	return fmt.Errorf("unknown metric %q (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. %s)", metric, extensionExample())
+	return fmt.Errorf("unknown metric %q (want a figure's key, e.g. tpot_p50_ms or throughput_tok_s: docs/metrics.md lists them)", metric)
 }

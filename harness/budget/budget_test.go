@@ -84,7 +84,7 @@ func TestParseSuggests(t *testing.T) {
 		"ttft_p50_ms=<5":  `budget "ttft_p50_ms=<5": operator "=<": did you mean <=?`,
 		"ttft_p50_ms==5":  `budget "ttft_p50_ms==5": operator "==": want one of <= < >= > (a budget bounds a figure on one side)`,
 		"ttft_p50_ms!=5":  `budget "ttft_p50_ms!=5": operator "!=": want one of <= < >= > (a budget bounds a figure on one side)`,
-		"frobnicate<=5":   `budget "frobnicate<=5": unknown metric "frobnicate" (want a key of the v1 metrics block, e.g. tpot_p50_ms, or of the extension's figures, e.g. answer_tpot_p50_ms)`,
+		"frobnicate<=5":   `budget "frobnicate<=5": unknown metric "frobnicate" (want a figure's key, e.g. tpot_p50_ms or throughput_tok_s: docs/metrics.md lists them)`,
 	} {
 		if _, err := Parse(term); err == nil || err.Error() != want {
 			t.Errorf("%s: %v\nwant %s", term, err, want)

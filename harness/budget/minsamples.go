@@ -19,11 +19,8 @@ var ErrInsufficientSamples = errors.New("insufficient samples")
 // for every n < 20, and likewise below 10 for p90 and 100 for p99), so a budget on it would
 // judge the single slowest request rather than the tail it names.
 func defaultMinSamples(metric string) int {
-	_, stat, ok := artifact.ParseMetricKey(metric)
-	if !ok {
-		return 1
-	}
-	switch stat {
+	f, _ := artifact.LookupFigure(metric)
+	switch f.Stat {
 	case "p99":
 		return artifact.P99MinimumSamples
 	case "p95":
@@ -51,11 +48,8 @@ func (b Budget) BoundSamples() int {
 	if b.Bound == "" || b.Bound == Point {
 		return 0
 	}
-	_, stat, ok := artifact.ParseMetricKey(b.Metric)
-	if !ok {
-		return 0
-	}
-	q := units.PercentileOf(stat)
+	f, _ := artifact.LookupFigure(b.Metric)
+	q := units.PercentileOf(f.Stat)
 	if q == 0 {
 		return 0
 	}

@@ -75,6 +75,6 @@ func (b Budget) checkBound() error {
 // boundable reports whether key has a confidence interval: a distribution mean or
 // percentile (p25..p99).
 func boundable(key string) bool {
-	_, stat, ok := artifact.ParseMetricKey(key)
-	return ok && (stat == "mean" || units.PercentileOf(stat) > 0)
+	f, _ := artifact.LookupFigure(key)
+	return f.Stat == "mean" || units.PercentileOf(f.Stat) > 0
 }

@@ -194,32 +194,6 @@ func TestJudgeBoundErrors(t *testing.T) {
 	}
 }
 
-func TestRowValues(t *testing.T) {
-	t.Parallel()
-	a := &artifact.Benchmark{RequestTimings: []artifact.RequestTiming{
-		{TTFTMs: 100, TPOTMs: artifact.F(5), OutputTokens: new(33), DecodeTokS: artifact.F(200)},
-		{TTFTMs: 120, MeanInterTokenLatencyMs: artifact.F(6)}, // an older row: no tpot_ms, no usage
-	}}
-	for family, want := range map[string][]float64{
-		"ttft": {100, 120}, "tpot": {5, 6}, "mean_time_per_output_token": {5, 6}, "mean_inter_token_latency_ms": {5, 6},
-		"completion_tokens": {33}, "decode_tok_s": {200}, "prompt_tokens": nil,
-	} {
-		got, err := RowValues(a, family)
-		if err != nil || len(got) != len(want) {
-			t.Errorf("%s: %v %v, want %v", family, got, err, want)
-			continue
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("%s: %v, want %v", family, got, want)
-			}
-		}
-	}
-	if _, err := RowValues(a, "tpot_p50_ms"); err == nil || err.Error() != `family "tpot_p50_ms" has no request_timings field` {
-		t.Errorf("unknown family: %v", err)
-	}
-}
-
 // A run of several blocks takes its bound over them: blocks that drift apart widen it past
 // what the requests alone would give, blocks that agree keep it narrow.
 func TestJudgeOnABoundOverBlocks(t *testing.T) {

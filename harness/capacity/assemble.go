@@ -85,7 +85,7 @@ func (r *run) workload(target Target, started, finished time.Time, clock artifac
 		StartedAt:                isoSecond(started.UnixNano()),
 		StartedAtUnixNs:          started.UnixNano(),
 		Tier:                     optional(sc.Tier),
-		TimestampPrecision:       artifact.TimestampPrecision,
+		TimestampPrecision:       timestampPrecision,
 		TimingMethodology:        methodology(clock.Source),
 		WallClockMs:              artifact.Float(r.busy().Seconds() * 1000),
 	}
@@ -470,7 +470,7 @@ func population(b *artifact.Benchmark) artifact.MetricPopulation {
 		AggregateThroughputEligible:  b.Metrics.ThroughputPerformanceEligible,
 		AttemptedRequests:            b.Requests,
 		ExcludedRequests:             b.Failed,
-		FailurePolicy:                artifact.FailurePolicy,
+		FailurePolicy:                failurePolicy,
 		P99Interpretation:            p99Interpretation(b.Completed),
 		P99InterpretationByMetric:    map[string]string{},
 		P99MinimumRecommendedSamples: artifact.P99MinimumSamples,
@@ -478,7 +478,7 @@ func population(b *artifact.Benchmark) artifact.MetricPopulation {
 		PerformanceEligibleRequests:  b.Completed,
 		SuccessfulRequests:           b.Completed,
 	}
-	for _, name := range artifact.P99Metrics() {
+	for _, name := range p99Families {
 		d, _ := b.Metrics.Family(name)
 		p.P99SamplesByMetric[name] = d.Samples
 		p.P99InterpretationByMetric[name] = p99Interpretation(d.Samples)
@@ -488,9 +488,9 @@ func population(b *artifact.Benchmark) artifact.MetricPopulation {
 
 func p99Interpretation(samples int) string {
 	if samples >= artifact.P99MinimumSamples {
-		return artifact.P99TailEstimate
+		return p99TailEstimate
 	}
-	return artifact.P99Descriptive
+	return p99Descriptive
 }
 
 // isoSecond renders Unix nanoseconds as UTC ISO 8601 whole seconds (floor).
@@ -518,3 +518,14 @@ func optional(s string) *string {
 	}
 	return &s
 }
+
+// Constant strings of metric_population, verbatim from the reference.
+const (
+	failurePolicy      = "failed or contract-invalid responses retain sanitized timing and metadata but are excluded from performance distributions"
+	p99Descriptive     = "descriptive-nearest-rank-only"
+	p99TailEstimate    = "tail-estimate"
+	timestampPrecision = "nanosecond-unix-fields; ISO labels are second precision"
+)
+
+// p99Families are the metric families listed in metric_population's p99 maps.
+var p99Families = []string{"decode_tok_s", "e2e", "effective_prefill_tok_s", "tpot", "ttft"}

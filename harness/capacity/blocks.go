@@ -130,9 +130,9 @@ func (r *run) busy() time.Duration {
 // local is the index within its block of request i.
 func (r *run) local(i int) int { return i % len(r.base) }
 
-// blockRecord is the artifact's anvilbench.blocks: each block's bounds and each figure of
-// artifact.BlockMetrics, and of the engine's speculative decoding when it drafted, block
-// by block and across the blocks.
+// blockRecord is the artifact's anvilbench.blocks: each block's bounds and each headline
+// figure (artifact.Figure.Headline), and those of the engine's speculative decoding when it
+// drafted, block by block and across the blocks.
 func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 	per := len(r.base)
 	out := &artifact.Blocks{Repeats: len(r.blocks), RequestsPerBlock: per, Figures: map[string]artifact.BlockFigures{}}
@@ -144,18 +144,19 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 			DurationMs:    artifact.Float(bl.finished.Sub(bl.started).Seconds() * 1000),
 			Completed:     len(rows), Failed: len(bl.outcomes) - len(rows)})
 		m := buildMetrics(rows, nil, bl.finished.Sub(bl.started).Seconds(), len(rows) == len(bl.outcomes))
-		for _, name := range artifact.BlockMetrics() {
-			var v *artifact.Float
-			if x, _, _ := m.Lookup(name); x != nil {
-				v = artifact.F(*x)
-			}
-			values[name] = append(values[name], v)
+		block := &artifact.Benchmark{Metrics: m}
+		for _, f := range artifact.HeadlineFigures() {
+			values[f.Key] = append(values[f.Key], floatOf(f.Of(block)))
 		}
 	}
 	if spec := r.engine.Blocks(); len(spec) > 0 {
-		for _, f := range artifact.SpecFigures() {
+		for _, f := range artifact.Figures() {
 			for _, d := range spec {
-				values[f.Key] = append(values[f.Key], f.Of(d))
+				if !f.Engine {
+					break
+				}
+				block := &artifact.Benchmark{Extension: &artifact.Extension{EngineMetrics: artifact.EngineMetrics{SpecDecode: d}}}
+				values[f.Key] = append(values[f.Key], floatOf(f.Of(block)))
 			}
 		}
 	}
@@ -163,6 +164,13 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 		out.Figures[name] = acrossBlocks(v)
 	}
 	return out
+}
+
+func floatOf(v *float64, _ int) *artifact.Float {
+	if v == nil {
+		return nil
+	}
+	return artifact.F(*v)
 }
 
 // blockRows are the rows of requests lo to hi-1.

@@ -7,13 +7,17 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 )
 
-// WindowTooSmall is the refusal of a fixed plan of planned prompt tokens that a window
-// (from source) cannot hold with maxTokens and margin: it names the window, its source and
-// the largest plan that fits.
-func WindowTooSmall(planned, window int, source string, maxTokens, margin int) string {
-	fits := window - maxTokens - margin
-	return fmt.Sprintf("a %d-token context does not fit the served window of %d tokens (%s): after max_tokens %d and the margin of %d, the largest plan that fits is %d tokens (plan at most that, or a smaller max_tokens or margin; set the window with max_context_tokens if the engine serves a larger one)",
-		planned, window, source, maxTokens, margin, fits)
+// FitsWindow refuses a fixed plan of ContextTokens that a served window (from source)
+// cannot hold with MaxTokens and ContextMargin, naming the window, its source and the
+// largest plan that fits; nil when it fits, or when the scenario samples its contexts or
+// clamps them to the window.
+func (sc Scenario) FitsWindow(window int, source string) error {
+	fits := window - sc.MaxTokens - sc.ContextMargin
+	if sc.ContextTokens <= fits || sc.ContextTokens == 0 || sc.ClampToWindow {
+		return nil
+	}
+	return fmt.Errorf("a %d-token context does not fit the served window of %d tokens (%s): after max_tokens %d and the margin of %d, the largest plan that fits is %d tokens (plan at most that, or a smaller max_tokens or margin; set the window with max_context_tokens if the engine serves a larger one)",
+		sc.ContextTokens, window, source, sc.MaxTokens, sc.ContextMargin, fits)
 }
 
 // windowSource says where a window came from, for messages.

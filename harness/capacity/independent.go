@@ -2,7 +2,6 @@ package capacity
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,8 +42,8 @@ func (k *independent) plan(r *run) ([]planned, error) {
 			return nil, fmt.Errorf("context window %d leaves %d prompt tokens after max_tokens %d and margin %d: need at least %d",
 				sc.MaxContextTokens, capTokens, sc.MaxTokens, sc.ContextMargin, workload.MinPromptTokens)
 		}
-		if sc.ContextTokens > capTokens && !sc.ClampToWindow {
-			return nil, errors.New(WindowTooSmall(sc.ContextTokens, sc.MaxContextTokens, windowSource(r.caps), sc.MaxTokens, sc.ContextMargin))
+		if err := sc.FitsWindow(sc.MaxContextTokens, windowSource(r.caps)); err != nil {
+			return nil, err
 		}
 	}
 	sizes := workload.PlanContexts(sc.Requests, sc.ContextTokens, sc.ContextSeed, sc.ContextBuckets, capTokens)

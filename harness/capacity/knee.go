@@ -157,11 +157,11 @@ func judgeProbe(run *artifact.Benchmark, budgets []budget.Budget, slo map[string
 func goodputSLO(budgets []budget.Budget) map[string]float64 {
 	slo := map[string]float64{}
 	for _, b := range budgets {
-		family, _, ok := artifact.ParseMetricKey(b.Metric)
-		if !ok || (b.Op != budget.AtMost && b.Op != budget.Below) {
+		f, _ := artifact.LookupFigure(b.Metric)
+		if b.Op != budget.AtMost && b.Op != budget.Below {
 			continue
 		}
-		switch family {
+		switch family := f.Family; family {
 		case "ttft", "tpot":
 			key := family + "_ms"
 			if cur, seen := slo[key]; !seen || b.Limit < cur {

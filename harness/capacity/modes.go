@@ -162,7 +162,3 @@ const (
 
 // Choices lists the think-time distributions.
 func (ThinkTime) Choices() []string { return []string{string(ThinkFixed), string(ThinkExponential)} }
-
-// DefaultBuckets is the original tool's measured sub-agent context mix, a Scenario's
-// ContextBuckets: a cumulative context-size distribution ("0.218:16000,...,1:262144").
-func DefaultBuckets() workload.Buckets { return workload.DefaultBuckets() }

@@ -115,8 +115,8 @@ type Scenario struct {
 	ClampToWindow bool
 	// ContextSeed seeds the context sampler, the prompts and the markers.
 	ContextSeed int64 `key:"context_seed" default:"0"`
-	// ContextBuckets is the distribution sampled when ContextTokens is 0 (DefaultBuckets when
-	// empty).
+	// ContextBuckets is the distribution sampled when ContextTokens is 0; empty is the
+	// original tool's measured sub-agent context mix, the default below.
 	ContextBuckets workload.Buckets `key:"context_buckets" default:"0.218:16000,0.602:32768,0.906:65536,0.995:131072,1:262144"`
 	// ContextMargin is kept below MaxContextTokens - MaxTokens.
 	ContextMargin int `key:"context_margin" range:"[0,1048576]" default:"1024"`

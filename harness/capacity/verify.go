@@ -89,7 +89,11 @@ func verifyFigures(b *artifact.Benchmark) []error {
 	// The distribution families must be what the rows give (prefix_cache_hit_avg is not
 	// among them: the rows do not carry cached tokens).
 	want := buildMetrics(b.RequestTimings, nil, float64(b.WallClockMs)/1000, b.PerformanceEligible)
-	for _, name := range artifact.FamilyNames() {
+	for _, f := range artifact.Figures() {
+		if f.Stat != "samples" {
+			continue // one key per family of the metrics block
+		}
+		name := f.Family
 		got, _ := b.Metrics.Family(name)
 		exp, _ := want.Family(name)
 		if !sameDistribution(*got, *exp) {

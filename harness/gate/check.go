@@ -25,18 +25,18 @@ type Result struct {
 	// checks, and for a comparison that did not get to compare the rows.
 	Resolution *resolution `json:"resolution,omitempty"`
 	// Noted is what the verdict must say of a check that held or was skipped without
-	// judging what it names: NotedInconclusive, NotedNoBaseline; "" otherwise.
+	// judging what it names (notedInconclusive, notedNoBaseline); "" otherwise.
 	Noted string `json:"noted,omitempty"`
 }
 
 // What a verdict notes of a check that held or was skipped without judging.
 const (
-	// NotedInconclusive: a comparison that could not resolve the gate's change passed
+	// notedInconclusive: a comparison that could not resolve the gate's change passed
 	// because the gate says so (gate_inconclusive=pass).
-	NotedInconclusive = "inconclusive, passed by gate_inconclusive=pass"
-	// NotedNoBaseline: a scenario its history holds no earlier run of ran unjudged, the
+	notedInconclusive = "inconclusive, passed by gate_inconclusive=pass"
+	// notedNoBaseline: a scenario its history holds no earlier run of ran unjudged, the
 	// first run of its history.
-	NotedNoBaseline = "without a baseline yet"
+	notedNoBaseline = "without a baseline yet"
 )
 
 // resolution is what a comparison could resolve.

@@ -94,7 +94,7 @@ func TestRegressionOutcomes(t *testing.T) {
 		t.Errorf("one stored run: %+v", r)
 	}
 	how.OnInconclusive = InconclusivePass
-	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || r.Noted != NotedInconclusive || !strings.Contains(r.Message, "inconclusive") {
+	if r := NoRegression(Against{Baseline: base}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 4)); r.Outcome != Pass || r.Noted != notedInconclusive || !strings.Contains(r.Message, "inconclusive") {
 		t.Errorf("inconclusive allowed: %+v", r)
 	}
 	if r := NoRegression(Against{Baseline: synthetic(4, 5, 0.05, 7)}, "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
@@ -220,9 +220,9 @@ func TestSummaryFailsClosed(t *testing.T) {
 func TestDefaultsAreTheTagsDefaults(t *testing.T) {
 	t.Parallel()
 	s := DefaultSpec()
-	if s.By != DefaultBy || s.ContextTolerance != defaultContextTolerance || s.OnInconclusive != defaultOnInconclusive ||
+	if s.By != defaultBy || s.ContextTolerance != defaultContextTolerance || s.OnInconclusive != defaultOnInconclusive ||
 		s.Client.MaxCPUPct != defaultMaxClientCPUPct || s.Client.MaxStartLagPct != defaultMaxStartLagPct ||
-		!slices.Equal(s.Metrics, DefaultMetrics()) {
+		!slices.Equal(s.Metrics, defaultMetrics()) {
 		t.Errorf("DefaultSpec %+v", s)
 	}
 	if err := s.Validate(); err != nil {

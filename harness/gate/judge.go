@@ -263,7 +263,7 @@ type Against struct {
 // side, or a baseline of another workload, is not comparable.
 func NoRegression(against Against, metric string, how Comparison) Check {
 	if how.By == 0 {
-		how.By = DefaultBy
+		how.By = defaultBy
 	}
 	// The name states the rule compare.Regression applies, so a 3% change failing a 5% gate
 	// does not read as a contradiction.
@@ -292,7 +292,7 @@ func regressionResult(v compare.Verdict, how Comparison) Result {
 	case compare.Inconclusive:
 		if how.OnInconclusive == InconclusivePass {
 			r := held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
-			r.Noted = NotedInconclusive
+			r.Noted = notedInconclusive
 			return r
 		}
 		return unjudged(Inconclusive, v.Message())

@@ -16,8 +16,8 @@ import (
 
 // Defaults of a Spec, the ANVIL_* variables and the keys of a scenarios file.
 const (
-	// DefaultBy is the relative change of a gated metric that counts as a regression: 5%.
-	DefaultBy = 0.05
+	// defaultBy is the relative change of a gated metric that counts as a regression: 5%.
+	defaultBy = 0.05
 	// defaultContextTolerance is how far the prompt tokens the engine counted may be from
 	// each request's plan: 2%.
 	defaultContextTolerance = 0.02
@@ -31,8 +31,8 @@ const (
 	defaultMaxStartLagPct = 5.0
 )
 
-// DefaultMetrics are the metrics judged against a baseline when none are named.
-func DefaultMetrics() metricList { return metricList{"tpot_p50_ms", "ttft_p50_ms"} }
+// defaultMetrics are the metrics judged against a baseline when none are named.
+func defaultMetrics() metricList { return metricList{"tpot_p50_ms", "ttft_p50_ms"} }
 
 // InconclusivePolicy is what a baseline comparison that cannot resolve a change of the
 // gate's size comes to.
@@ -294,7 +294,7 @@ func (s Spec) Checks() []Check {
 		for i, c := range compared {
 			compared[i] = Check{Name: c.Name, Kind: c.Kind, judge: func(*artifact.Benchmark) Result {
 				r := skipped(why)
-				r.Noted = NotedNoBaseline
+				r.Noted = notedNoBaseline
 				return r
 			}}
 		}
@@ -336,13 +336,13 @@ func (s Spec) BaselineRef() *artifact.BaselineRef {
 	default:
 		return nil
 	}
-	ref.GateBy = cmp.Or(s.By, DefaultBy)
+	ref.GateBy = cmp.Or(s.By, defaultBy)
 	return ref
 }
 
 func (s Spec) metrics() metricList {
 	if s.Metrics == nil {
-		return DefaultMetrics()
+		return defaultMetrics()
 	}
 	return s.Metrics
 }

@@ -45,7 +45,7 @@ func Flags(fs *flag.FlagSet) func() (Options, error) {
 	fs.IntVar(&o.ReasoningTokens, "reasoning-tokens", defaultReasoningTokens, "reasoning tokens of a thinking reply")
 	o.ReasoningField = reasoningContentField
 	fs.Func("reasoning-field", "delta member of reasoning text: reasoning_content (the default) or reasoning", func(v string) error {
-		o.ReasoningField = ReasoningMember(v)
+		o.ReasoningField = v
 		return nil
 	})
 	fs.BoolVar(&o.RejectThinkingControls, "reject-thinking-controls", false, "answer 400 to chat_template_kwargs.enable_thinking")

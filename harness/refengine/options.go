@@ -47,16 +47,12 @@ const (
 	NativeSGLang   NativeAPI = "sglang"
 )
 
-// ReasoningMember is the delta and message member carrying reasoning
-// (Options.ReasoningField).
-type ReasoningMember string
-
-// Reasoning members.
+// The members that carry reasoning (Options.ReasoningField).
 const (
 	// reasoningContentField is vLLM's and DeepSeek's "reasoning_content".
-	reasoningContentField ReasoningMember = "reasoning_content"
+	reasoningContentField = "reasoning_content"
 	// reasoningField is "reasoning", as newer vLLM and OpenRouter write it.
-	reasoningField ReasoningMember = "reasoning"
+	reasoningField = "reasoning"
 )
 
 // maxJitter clamps the relative jitter of one decode step, as llm-d-inference-sim does, so a
@@ -155,8 +151,9 @@ type Options struct {
 	// usage.completion_tokens_details.reasoning_tokens. Default DefaultReasoningTokens.
 	ReasoningTokens int
 	// ReasoningField names the member carrying reasoning text in deltas and messages:
-	// ReasoningContentField (default) or ReasoningField.
-	ReasoningField ReasoningMember
+	// "reasoning_content" (vLLM's and DeepSeek's, the default) or "reasoning" (newer
+	// vLLM's and OpenRouter's).
+	ReasoningField string
 	// RejectThinkingControls answers 400 to a request sending
 	// chat_template_kwargs.enable_thinking, as a model without thinking controls does.
 	RejectThinkingControls bool

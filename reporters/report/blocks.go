@@ -26,7 +26,8 @@ func (v *runView) Blocks() []blockRow {
 		return nil
 	}
 	var rows []blockRow
-	for _, key := range artifact.BlockMetrics() {
+	for _, h := range artifact.HeadlineFigures() {
+		key := h.Key
 		f, ok := x.Blocks.Figures[key]
 		if !ok {
 			continue

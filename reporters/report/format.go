@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/units"
 )
 
@@ -116,8 +115,8 @@ func fmtPtr(v *artifact.Float, f func(float64) string) string {
 
 // describeMetric names a metrics key for people: "tpot p95", "throughput".
 func describeMetric(key string) string {
-	if d := budget.Describe(key); d != key {
-		return d
+	if f, ok := artifact.LookupFigure(key); ok && f.Stat != "" {
+		return f.Label()
 	}
 	if key == "throughput_tok_s" {
 		return "throughput"

@@ -56,7 +56,7 @@ func Build(in Input) (*Model, error) {
 		m.Generated = in.Generated.UTC().Format(time.RFC3339)
 	}
 	for i, b := range in.Budgets {
-		if !artifact.KnownFigure(b.Metric) {
+		if _, known := artifact.LookupFigure(b.Metric); !known {
 			return nil, fmt.Errorf("budget %d (%s): unknown metric %q", i+1, b, b.Metric)
 		}
 	}
@@ -245,14 +245,6 @@ func slug(s string) string {
 	return b.String()
 }
 
-// headline are the scenarios table's figures, with the direction in which each gets worse.
-var headline = []struct {
-	key    string
-	higher bool // a higher value is worse
-}{
-	{"ttft_p50_ms", true}, {"ttft_p95_ms", true}, {"tpot_p50_ms", true}, {"tpot_p95_ms", true}, {"e2e_p50_ms", true}, {"throughput_tok_s", false},
-}
-
 // figureView is one figure of the scenarios table and its change from the baseline.
 type figureView struct {
 	Text string
@@ -265,25 +257,26 @@ type figureView struct {
 // figures are the headline figures of b, each with its change from base; a change beyond
 // threshold (a fraction) is worse or better, as the gate's rule reads a change.
 func figures(b *artifact.Benchmark, base map[string]float64, threshold float64) []figureView {
-	out := make([]figureView, len(headline))
-	for i, h := range headline {
-		v, _, _ := b.Metrics.Lookup(h.key)
+	heads := artifact.HeadlineFigures()
+	out := make([]figureView, len(heads))
+	for i, h := range heads {
+		v, _ := h.Of(b)
 		f := figureView{Text: "—"}
 		if v != nil {
-			f.Text = fmtMetric(*v, h.key)
+			f.Text = fmtMetric(*v, h.Key)
 		}
-		if bv, ok := base[h.key]; ok && v != nil && bv != 0 && isFinite(bv) {
+		if bv, ok := base[h.Key]; ok && v != nil && bv != 0 && isFinite(bv) {
 			d := (*v - bv) / bv
 			f.Delta = signedPct(d)
 			switch {
 			case math.Abs(d) <= threshold:
 				f.DeltaClass = "same"
-			case (d > 0) == h.higher:
+			case (d > 0) == h.HigherIsWorse:
 				f.DeltaClass = "worse"
 			default:
 				f.DeltaClass = "better"
 			}
-			f.DeltaTitle = fmt.Sprintf("%s: %s now, %s in the baseline", describeMetric(h.key), f.Text, fmtMetric(bv, h.key))
+			f.DeltaTitle = fmt.Sprintf("%s: %s now, %s in the baseline", describeMetric(h.Key), f.Text, fmtMetric(bv, h.Key))
 		}
 		out[i] = f
 	}
@@ -292,9 +285,10 @@ func figures(b *artifact.Benchmark, base map[string]float64, threshold float64) 
 
 // HeadlineNames are the scenarios table's figure columns.
 func (m *Model) HeadlineNames() []string {
-	out := make([]string, len(headline))
-	for i, h := range headline {
-		out[i] = describeMetric(h.key)
+	heads := artifact.HeadlineFigures()
+	out := make([]string, len(heads))
+	for i, h := range heads {
+		out[i] = describeMetric(h.Key)
 	}
 	return out
 }

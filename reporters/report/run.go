@@ -171,9 +171,9 @@ func newRunView(r Run, baseline *artifact.Benchmark) *runView {
 	switch {
 	case baseline != nil:
 		v.Baseline, base = "the baseline run's "+r.Path, map[string]float64{}
-		for _, key := range artifact.BaselineMetrics() {
-			if x, _, ok := baseline.Metrics.Lookup(key); ok && x != nil {
-				base[key] = *x
+		for _, f := range artifact.HeadlineFigures() {
+			if x, _ := f.Of(baseline); x != nil {
+				base[f.Key] = *x
 			}
 		}
 	case b.Extension != nil && b.Extension.Baseline != nil:
@@ -186,7 +186,7 @@ func newRunView(r Run, baseline *artifact.Benchmark) *runView {
 			v.Baseline = "the baseline build run interleaved with it, " + ref.Source
 		}
 	}
-	by := gate.DefaultBy
+	by := gate.DefaultSpec().By
 	if b.Extension != nil && b.Extension.Baseline != nil && b.Extension.Baseline.GateBy > 0 {
 		by = b.Extension.Baseline.GateBy
 	}

@@ -103,7 +103,7 @@ var _ = Describe("workloads", Serial, Label(anvil.LabelSelfTest, "workload"), fu
 		It("samples each request's context from the bucket distribution, fixed before sending", SpecTimeout(time.Minute), func(ctx SpecContext) {
 			_, target := anvil.PrivateEngine(quick(refengine.Options{MaxModelLen: 65536}))
 			sc := strictWords(10, 4, 0)
-			sc.ContextSeed, sc.ContextBuckets = 44, capacity.DefaultBuckets()
+			sc.ContextSeed = 44 // ContextBuckets empty: the default mix
 			run := anvil.Run(ctx, "context-sampled", target, sc)
 
 			Expect(run).To(HaveNoFailedRequests())

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/stats"
 )
 
@@ -46,7 +45,7 @@ func (v *Verdict) stored(s series, baseline, current *artifact.Benchmark, opts O
 	case len(bf) >= 2 || len(cf) >= 2:
 		perBlock, dfWithin = pooled([][]float64{bf, cf})
 		within = perBlock * (1/float64(len(bf)) + 1/float64(len(cf)))
-	case s.engine != nil:
+	case s.fig.Engine:
 		// One count a side: nothing measured how much a block's count varies.
 		v.Units = "one run against one stored run, " + blocks(len(bf), len(cf))
 		v.Ratio = v.Current / v.Baseline
@@ -244,7 +243,7 @@ func (v *Verdict) rule(test string) string {
 		worse = "lower"
 	}
 	return fmt.Sprintf("%s regresses when it is more than %s (half the %s gate) %s than the baseline's and the change is significant at one-sided p < %s (1%% over the gate's metrics): %s",
-		budget.Describe(v.Metric), percent(v.By/2), percent(v.By), worse, trimFloat(v.Alpha), test)
+		label(v.Metric), percent(v.By/2), percent(v.By), worse, trimFloat(v.Alpha), test)
 }
 
 // pooled is the pooled sample variance of the groups around their own means, and its

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/units"
 )
 
@@ -19,7 +18,7 @@ func (v Verdict) Message() string {
 }
 
 func (v Verdict) message() string {
-	name := budget.Describe(v.Metric)
+	name := label(v.Metric)
 	gate := percent(v.By)
 	switch v.Outcome {
 	case Invalid:

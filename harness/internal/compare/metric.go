@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/internal/stats"
 	"github.com/anvilbench/anvilbench/internal/units"
 )
@@ -27,60 +26,49 @@ func CheckMetric(metric string) error {
 
 // series is how one metric is drawn from an artifact's rows for a regression test.
 type series struct {
-	name          string
-	family        string  // request_timings family; "" for throughput and engine figures
-	q             float64 // percentile, or 0 for a mean
-	higherIsWorse bool
-	// engine reads a figure the engine counts over a run or a block (spec_accept_rate):
-	// it has no per-request rows, so its spread comes from blocks or a history.
-	engine *artifact.SpecFigure
+	name string
+	// fig is the metric's definition: its per-request values (Figure.Values) are what
+	// the test resamples, except for an engine counter (fig.Engine, spec_accept_rate),
+	// which has none: its spread comes from blocks or a history.
+	fig artifact.Figure
+	q   float64 // percentile, or 0 for a mean
 }
 
-// seriesOf resolves a metrics key: a mean or percentile key of a latency or rate family, or
-// throughput_tok_s.
+// seriesOf resolves a metrics key: a mean or percentile key of a latency or rate family,
+// throughput_tok_s, or a figure of the engine's speculative decoding.
 func seriesOf(metric string) (series, error) {
-	s := series{name: budget.Describe(metric)}
-	if metric == throughput {
-		return s, nil
-	}
-	for _, f := range artifact.SpecFigures() {
-		if f.Key == metric {
-			s.engine = &f
-			return s, nil
-		}
-	}
-	family, stat, ok := artifact.ParseFigureKey(metric)
+	f, ok := artifact.LookupFigure(metric)
+	s := series{name: label(metric), fig: f}
 	switch {
-	case !ok:
+	case ok && (f.Engine || metric == throughput):
+		return s, nil
+	case !ok || f.Family == "":
 		return s, fmt.Errorf("metric %q: want a mean or percentile key of a latency or rate family (e.g. tpot_p50_ms) or %s", metric, throughput)
-	case judgedFamily(family, &s.higherIsWorse):
-	default:
-		return s, fmt.Errorf("metric %q: %s counts tokens; it measures the workload, not the engine's speed", metric, family)
-	}
-	s.family = family
-	if stat == "mean" {
+	case !f.Judged:
+		return s, fmt.Errorf("metric %q: %s counts tokens; it measures the workload, not the engine's speed", metric, f.Family)
+	case f.Stat == "mean":
 		return s, nil
 	}
-	if s.q = units.PercentileOf(stat); s.q > 0 {
+	if s.q = units.PercentileOf(f.Stat); s.q > 0 {
 		return s, nil
 	}
-	return s, fmt.Errorf("metric %q: the %s of a run has no per-request test; want its mean or a percentile", metric, stat)
+	return s, fmt.Errorf("metric %q: the %s of a run has no per-request test; want its mean or a percentile", metric, f.Stat)
 }
 
-// samples are the per-request values the test compares: the family's row values, or for
-// throughput each request's own delivered rate, output_tokens / e2e seconds (at a fixed
-// concurrency the run's throughput moves with them).
-func (s series) samples(a *artifact.Benchmark) ([]float64, error) {
-	if s.family != "" {
-		return budget.RowValues(a, s.family)
+// label names a metric for people: "tpot_p50_ms" is "tpot p50".
+func label(metric string) string {
+	if f, ok := artifact.LookupFigure(metric); ok {
+		return f.Label()
 	}
-	var out []float64
-	for _, r := range a.RequestTimings {
-		if r.OutputTokens != nil && r.E2EMs > 0 {
-			out = append(out, float64(*r.OutputTokens)/(float64(r.E2EMs)/1000))
-		}
-	}
-	return out, nil
+	return metric
+}
+
+// samples are the per-request values the test compares (Figure.Values): the family's row
+// values, or for throughput each request's own delivered rate, output_tokens / e2e seconds
+// (at a fixed concurrency the run's throughput moves with them).
+func (s series) samples(a *artifact.Benchmark, lo, hi int) []float64 {
+	values, _ := s.fig.Values(a, lo, hi)
+	return values
 }
 
 // figure is the metric's value: the statistic over the rows (the artifact's own figure when
@@ -88,7 +76,7 @@ func (s series) samples(a *artifact.Benchmark) ([]float64, error) {
 // request failed.
 func (s series) figure(a *artifact.Benchmark, values []float64, side string) (float64, error) {
 	switch {
-	case s.family == "":
+	case s.fig.Family == "":
 		if a.Metrics.ThroughputTokS == nil {
 			return 0, fmt.Errorf("%s is null in the %s artifact (withheld when a request failed or usage was missing)", throughput, side)
 		}
@@ -122,18 +110,18 @@ type side struct {
 // read is the metric's side in a: for an engine figure, the run's figure and its completed
 // requests; else the rows and, with enough of them, their figure.
 func (s series) read(a *artifact.Benchmark, name string) (side, error) {
-	if s.engine != nil {
+	if s.fig.Engine {
 		out := side{n: len(a.RequestTimings)}
-		v, _, _ := a.Figure(s.engine.Key)
+		v, _ := s.fig.Of(a)
 		if v == nil {
 			return out, fmt.Errorf("%s: the %s run has none: its engine exported no speculative decoding counters, or drafted nothing", s.name, name)
 		}
 		out.figure = *v
 		return out, nil
 	}
-	rows, err := s.samples(a)
-	if err != nil || len(rows) < minRows {
-		return side{rows: rows, n: len(rows)}, err
+	rows := s.samples(a, math.MinInt, math.MaxInt)
+	if len(rows) < minRows {
+		return side{rows: rows, n: len(rows)}, nil
 	}
 	f, err := s.figure(a, rows, name)
 	return side{figure: f, n: len(rows), rows: rows}, err
@@ -145,8 +133,8 @@ func (s series) read(a *artifact.Benchmark, name string) (side, error) {
 func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int64, err error) {
 	x := a.Extension
 	recorded := x != nil && x.Blocks != nil && len(x.Blocks.Blocks) > 0
-	if recorded && s.engine != nil {
-		_, recorded = x.Blocks.Figures[s.engine.Key]
+	if recorded && s.fig.Engine {
+		_, recorded = x.Blocks.Figures[s.fig.Key]
 	}
 	if !recorded {
 		sd, err := s.read(a, "a")
@@ -158,20 +146,12 @@ func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int6
 	per := x.Blocks.RequestsPerBlock
 	for j, bl := range x.Blocks.Blocks {
 		f := 0.0
-		if s.family == "" {
-			key := throughput
-			if s.engine != nil {
-				key = s.engine.Key
-			}
-			if v := x.Blocks.Figures[key].Values; j < len(v) && v[j] != nil {
+		if s.fig.Family == "" {
+			if v := x.Blocks.Figures[s.fig.Key].Values; j < len(v) && v[j] != nil {
 				f = float64(*v[j])
 			}
 		} else {
-			rows, err := budget.RowValuesIn(a, s.family, j*per, (j+1)*per)
-			if err != nil {
-				return nil, nil, err
-			}
-			if len(rows) > 0 {
+			if rows := s.samples(a, j*per, (j+1)*per); len(rows) > 0 {
 				f, _ = s.figure(nil, rows, "block")
 			}
 		}
@@ -181,12 +161,4 @@ func (s series) blockFigures(a *artifact.Benchmark) (logs []float64, mids []int6
 		}
 	}
 	return logs, mids, nil
-}
-
-// judgedFamily reports whether a family's figure is the engine's speed (not a token
-// count), setting higherIsWorse to its direction.
-func judgedFamily(family string, higherIsWorse *bool) bool {
-	worse, ok := artifact.Worse(family)
-	*higherIsWorse = worse
-	return ok
 }

@@ -176,7 +176,7 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 	if err != nil {
 		return fail(err)
 	}
-	v.HigherIsWorse = s.higherIsWorse
+	v.HigherIsWorse = s.fig.HigherIsWorse
 	if !(by > 0) || math.IsInf(by, 1) {
 		return fail(fmt.Errorf("gate %v: want a relative change above 0, e.g. 0.05 for 5%%", by))
 	}

@@ -15,7 +15,11 @@ const failedMetric = "failed"
 // DefaultMetrics are the rows of the comparison table when none are named: TTFT p50 and
 // p95, TPOT p50 and p95, e2e p50, decode p50, throughput and failed requests.
 func DefaultMetrics() []string {
-	return []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms", "e2e_p50_ms", "decode_tok_s_p50", throughput, failedMetric}
+	var out []string
+	for _, f := range artifact.HeadlineFigures() {
+		out = append(out, f.Key)
+	}
+	return append(out, failedMetric)
 }
 
 // Row is one metric of the comparison table.

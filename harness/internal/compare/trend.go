@@ -77,7 +77,8 @@ func HistoryRef(source string, runs []*artifact.Benchmark) *artifact.BaselineRef
 		ref.History = append(ref.History, artifact.HistoryRun{RunID: a.Run(), StartedAt: a.StartedAt, StartedAtUnixNs: a.StartedAtUnixNs,
 			Metrics: map[string]float64{}, Levels: map[string]float64{}})
 	}
-	for _, key := range artifact.BaselineMetrics() {
+	for _, f := range artifact.HeadlineFigures() {
+		key := f.Key
 		t, err := TrendOf(runs, key, 1)
 		if err != nil {
 			continue

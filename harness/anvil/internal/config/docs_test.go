@@ -47,7 +47,7 @@ func TestTheConfigurationPageMatchesTheCode(t *testing.T) {
 	for _, row := range []string{
 		"| `ANVIL_GATE_BY` | 0.05 |", "| `ANVIL_CONTEXT_TOLERANCE` | 0.02 |", "| `ANVIL_GATE_INCONCLUSIVE` | `fail` |",
 		"| `ANVIL_MAX_CLIENT_CPU_PCT` | 90 |", "| `ANVIL_MAX_START_LAG_PCT` | 5 |",
-		"| `ANVIL_GATE_METRICS` | `" + strings.Join(gate.DefaultMetrics(), ",") + "` |",
+		"| `ANVIL_GATE_METRICS` | `" + strings.Join(gate.DefaultSpec().Metrics, ",") + "` |",
 	} {
 		if !strings.Contains(page, row) {
 			t.Errorf("docs/configuration.md lacks the row %q", row)

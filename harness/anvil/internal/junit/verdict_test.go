@@ -61,11 +61,11 @@ func TestSuiteVerdictClassifiesByWhatFailed(t *testing.T) {
 // apart: not a failure, not a silent pass; a plain pass is neither.
 func TestSuiteVerdictListsWhatPassedInconclusive(t *testing.T) {
 	t.Parallel()
-	allowed := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Pass, Judged: true, Noted: gate.NotedInconclusive, Message: "tpot p50 inconclusive: resolves 40% at best"}
+	allowed := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Pass, Judged: true, Noted: "inconclusive, passed by gate_inconclusive=pass", Message: "tpot p50 inconclusive: resolves 40% at best"}
 	held := &gate.Result{Kind: gate.KindRegression, Outcome: gate.Pass, Judged: true, Message: "tpot p50 changed +0.1%"}
 	checks, failed, inconclusive := SuiteVerdict(types.Report{SuiteDescription: "s", SuiteSucceeded: true, SpecReports: []types.SpecReport{
 		spec("tpot", nil, types.SpecStatePassed, types.NodeTypeIt, allowed), spec("ttft", nil, types.SpecStatePassed, types.NodeTypeIt, held)}})
-	if checks != 2 || len(failed) != 0 || len(inconclusive) != 1 || inconclusive[0].Check != "tpot" || inconclusive[0].State != gate.NotedInconclusive || inconclusive[0].Message != allowed.Message {
+	if checks != 2 || len(failed) != 0 || len(inconclusive) != 1 || inconclusive[0].Check != "tpot" || inconclusive[0].State != "inconclusive, passed by gate_inconclusive=pass" || inconclusive[0].Message != allowed.Message {
 		t.Errorf("checks %d, failed %v, inconclusive %+v", checks, failed, inconclusive)
 	}
 }

@@ -19,7 +19,7 @@ import (
 const DefaultTraceBlockTokens = 512
 
 // maxTraceRequests bounds the lines one replay selects: its artifact (about 1.6 KiB a
-// request) stays readable (artifact.MaxArtifactBytes).
+// request) stays readable (the 512 MiB an artifact may hold).
 const maxTraceRequests = 200_000
 
 // maxTraceProblems bounds the problems a trace's error lists.
