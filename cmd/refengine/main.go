@@ -59,9 +59,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	o.APIKey = getenv(apiKeyEnv)
+	o.APIKey, o.Addr = getenv(apiKeyEnv), *addr
 
-	srv, err := refengine.StartAt(*addr, o)
+	srv, err := refengine.Start(o)
 	if err != nil {
 		return err
 	}

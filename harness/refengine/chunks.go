@@ -2,6 +2,7 @@ package refengine
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/anvilbench/anvilbench/internal/wire"
 )
@@ -69,6 +70,58 @@ type usageCounts struct {
 	prompt, completion int
 	cached             int // prompt_tokens_details.cached_tokens; -1 writes null
 	reasoning          int // completion_tokens_details.reasoning_tokens; -1 leaves it out
+	// phases, on the final usage only, is the engine's account of the request's time, as
+	// vLLM's metrics object (include_metrics) and as llama.cpp's timings; nil for neither.
+	phases *phaseTimes
+}
+
+// phaseTimes are one request's instants as the engine saw them, and which of the engines'
+// per-request accounts to write from them.
+type phaseTimes struct {
+	arrived, scheduled, firstToken, end time.Time
+	metrics, timings                    bool
+}
+
+// appendPhases appends vLLM's "metrics" (queue_time_ms, time_to_first_token_ms,
+// generation_time_ms, mean_itl_ms, tokens_per_second) and llama.cpp's "timings" (cache_n,
+// prompt_n, prompt_ms, predicted_n, predicted_ms) members, as each engine writes them in its
+// last chunk.
+func appendPhases(b []byte, u usageCounts) []byte {
+	p := u.phases
+	if p == nil {
+		return b
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	num := func(key string, v float64) {
+		b = append(b, key...)
+		b = strconv.AppendFloat(b, v, 'f', 3, 64)
+	}
+	generation := p.end.Sub(p.firstToken)
+	if p.metrics {
+		itl := 0.0
+		if u.completion > 1 {
+			itl = ms(generation) / float64(u.completion-1)
+		}
+		num(`,"metrics":{"time_to_first_token_ms":`, ms(p.firstToken.Sub(p.arrived)))
+		num(`,"generation_time_ms":`, ms(generation))
+		num(`,"queue_time_ms":`, ms(p.scheduled.Sub(p.arrived)))
+		num(`,"mean_itl_ms":`, itl)
+		num(`,"tokens_per_second":`, float64(u.completion)/p.end.Sub(p.arrived).Seconds())
+		b = append(b, '}')
+	}
+	if p.timings {
+		cached := max(u.cached, 0)
+		b = append(b, `,"timings":{"cache_n":`...)
+		b = strconv.AppendInt(b, int64(cached), 10)
+		b = append(b, `,"prompt_n":`...)
+		b = strconv.AppendInt(b, int64(u.prompt-cached), 10)
+		num(`,"prompt_ms":`, ms(p.firstToken.Sub(p.scheduled)))
+		b = append(b, `,"predicted_n":`...)
+		b = strconv.AppendInt(b, int64(u.completion), 10)
+		num(`,"predicted_ms":`, ms(generation))
+		b = append(b, '}')
+	}
+	return b
 }
 
 // role is the chat stream's first event, sent just before the first token chunk; u is its
@@ -152,6 +205,7 @@ func (e *chunkEncoder) usageChunk(u usageCounts) []byte {
 	b := append(e.buf[:0], e.head...)
 	b = append(b, `],"usage":`...)
 	b = appendUsage(b, u)
+	b = appendPhases(b, u)
 	b = append(b, "}\n\n"...)
 	e.buf = b
 	return b

@@ -19,8 +19,11 @@ type run struct {
 	created    int64
 	per        int // tokens per chunk
 	admitted   time.Time
-	cached     int // prompt tokens served by the prefix cache
-	u          usageCounts
+	// scheduled is when the request's prefill could start (admitted plus QueueDelay);
+	// firstToken when its first token chunk went out (streamed).
+	scheduled, firstToken time.Time
+	cached                int // prompt tokens served by the prefix cache
+	u                     usageCounts
 
 	headersSent, roleSent, contentSent, firstDone, toolSent bool
 	// spec is the request's speculative decode; stepEnds whether the token just taken ends
@@ -87,10 +90,12 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 	}
 	// The prefill compute is booked now; like work already scheduled on a GPU, it is not
 	// given back if the client leaves.
-	computeDone, cached := s.bookPrefill(admitted, j, s.pace.at(tr.t.Index, admitted))
+	scheduled := admitted.Add(time.Duration(float64(s.opts.QueueDelay) * s.pace.at(tr.t.Index, admitted)))
+	g.scheduled = scheduled
+	computeDone, cached := s.bookPrefill(scheduled, j, s.pace.at(tr.t.Index, admitted))
 	g.cached = cached
 	tr.set(func(t *RequestTrace) {
-		t.Admitted = admitted
+		t.Admitted, t.Scheduled = admitted, scheduled
 		t.CachedTokens = cached
 		if j.stream {
 			t.ChunkTimes = make([]time.Time, 0, min(limit/g.per, 1<<12)+1)

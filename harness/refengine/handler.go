@@ -89,6 +89,9 @@ func (s *Server) handleGenerate(api surface) http.HandlerFunc {
 			return
 		}
 		tr := s.newTrace(arrived)
+		if tp := r.Header.Get("traceparent"); tp != "" {
+			tr.set(func(t *RequestTrace) { t.TraceParent = tp })
+		}
 		fail := func(e *apiError) {
 			writeError(w, e)
 			tr.finish(e.Status, "", false)

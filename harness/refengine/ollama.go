@@ -154,7 +154,7 @@ func (e *ollamaEncoder) usageChunk(u usageCounts) []byte {
 		b = append(b, `":`...)
 		b = strconv.AppendInt(b, v, 10)
 	}
-	admitted := e.g.admitted
+	admitted := e.g.scheduled // its prefill starts after the scheduler's share
 	if admitted.IsZero() {
 		admitted = e.firstToken
 	}

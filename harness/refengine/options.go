@@ -62,6 +62,8 @@ const maxJitter = 0.7
 // Options configures a Server. The zero value is usable: every zero field takes its default.
 // Zero durations mean "default", not "instant"; use 1ns for (almost) no delay.
 type Options struct {
+	// Addr is where the server listens ("host:port"); empty is a free loopback port.
+	Addr string
 	// Model is the served model id; requests naming another model get 404.
 	// Default DefaultModel.
 	Model string
@@ -74,6 +76,10 @@ type Options struct {
 	// PrefillOverhead is the fixed part of the time to first token of every request
 	// (scheduling, first forward step). It does not queue. Default DefaultPrefillOverhead.
 	PrefillOverhead time.Duration
+	// QueueDelay is scheduling time every request spends after admission and before its
+	// prefill: a slower scheduler. It counts in the engine's queue time (include_metrics'
+	// queue_time_ms), not its prefill.
+	QueueDelay time.Duration
 	// PrefillRate is the prefill compute speed in prompt tokens per second; 0 makes prefill
 	// compute free. Prefill compute is one shared lane: the prompt_tokens/PrefillRate parts of
 	// concurrent requests run one after another.

@@ -40,6 +40,8 @@ type genRequest struct {
 		IncludeUsage         bool `json:"include_usage"`
 		ContinuousUsageStats bool `json:"continuous_usage_stats"` // vLLM: usage on every chunk
 	} `json:"stream_options"`
+	// IncludeMetrics asks for vLLM's per-request metrics object in the last chunk.
+	IncludeMetrics     bool            `json:"include_metrics"`
 	ChatTemplateKwargs map[string]any  `json:"chat_template_kwargs"` // enable_thinking
 	ReasoningEffort    json.RawMessage `json:"reasoning_effort"`
 	Tools              []chatTool      `json:"tools"`
@@ -98,6 +100,7 @@ type job struct {
 	legacy          bool // /v1/completions
 	stream          bool
 	includeUsage    bool // stream_options.include_usage: a final usage chunk
+	includeMetrics  bool // include_metrics: vLLM's per-request metrics in the usage chunk
 	continuousUsage bool // stream_options.continuous_usage_stats: usage on every chunk
 	promptTokens    int
 	promptHead      string // the instruction's first line, for joining traces with clients
@@ -165,7 +168,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, f
 	}
 
 	legacy := api == surfaceCompletions
-	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}}
+	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}, includeMetrics: req.IncludeMetrics}
 	if so := req.StreamOptions; req.Stream && so != nil {
 		j.includeUsage, j.continuousUsage = so.IncludeUsage, so.ContinuousUsageStats
 	}

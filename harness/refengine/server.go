@@ -1,6 +1,7 @@
 package refengine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,17 +44,13 @@ type Server struct {
 	closeOnce sync.Once
 }
 
-// Start starts a server on a free loopback port (127.0.0.1:0).
+// Start starts a server listening on opts.Addr, by default a free loopback port.
 func Start(opts Options) (*Server, error) {
-	return StartAt("127.0.0.1:0", opts)
-}
-
-// StartAt starts a server listening on addr ("host:port").
-func StartAt(addr string, opts Options) (*Server, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	addr := cmp.Or(opts.Addr, "127.0.0.1:0")
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("refengine listen %s: %w", addr, err)

@@ -82,7 +82,11 @@ func (g *run) emit(n int, reasoning bool, text []byte, finish string) error {
 	if err := g.send(chunk); err != nil {
 		return err
 	}
-	g.tr.chunk(time.Now(), n, g.j.plan.reasoningProduced(n))
+	now := time.Now()
+	if g.firstToken.IsZero() {
+		g.firstToken = now
+	}
+	g.tr.chunk(now, n, g.j.plan.reasoningProduced(n))
 	return nil
 }
 
@@ -128,7 +132,12 @@ func (g *run) endStream(truncated bool, limit int, finish string) {
 	f := &g.j.faults
 	if !truncated {
 		if g.j.includeUsage && !f.NoUsage && !f.UsageWithFinish {
-			if err := g.send(g.enc.usageChunk(g.usage(limit))); err != nil {
+			u := g.usage(limit)
+			if g.j.includeMetrics || g.s.opts.NativeInfo == NativeLlamaCpp {
+				u.phases = &phaseTimes{arrived: g.tr.t.Arrived, scheduled: g.scheduled, firstToken: g.firstToken, end: time.Now(),
+					metrics: g.j.includeMetrics, timings: g.s.opts.NativeInfo == NativeLlamaCpp}
+			}
+			if err := g.send(g.enc.usageChunk(u)); err != nil {
 				g.tr.finish(0, "", true)
 				return
 			}

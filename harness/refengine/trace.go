@@ -48,6 +48,10 @@ type RequestTrace struct {
 	Arrived time.Time
 	// Admitted is when the request got a batch slot (zero if it never did).
 	Admitted time.Time
+	// Scheduled is when its prefill could start: Admitted plus Options.QueueDelay.
+	Scheduled time.Time
+	// TraceParent is the W3C traceparent header the request carried ("" without one).
+	TraceParent string
 	// FirstToken is when the first chunk was flushed (streamed) or produced (not streamed).
 	FirstToken time.Time
 	// ChunkTimes holds, for each token-carrying chunk (content chunks and the final chunk with
