@@ -81,6 +81,9 @@ type Extension struct {
 	// Reasoning summarizes the reasoning tokens the engine reported; null when no request's
 	// usage split its completion tokens.
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// Phases summarizes the engine's own account of the successful requests' time, where
+	// it gave one (each request's is its timeline span's engine_phases); null otherwise.
+	Phases *Phases `json:"engine_phases,omitempty"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine
@@ -782,17 +785,43 @@ type RequestSpan struct {
 	// EnginePhases is the engine's own account of the request's time, where its API
 	// reports one; absent otherwise.
 	EnginePhases *EnginePhases `json:"engine_phases,omitempty"`
+	// TraceID is the W3C trace id the request carried in its traceparent header, which an
+	// engine that traces joins its spans to; absent when none was sent.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
-// EnginePhases is what an engine said one request's time went to, as it measured it, in
-// milliseconds: loading the model, evaluating the prompt, generating the answer, and the
-// whole request (which also holds what the engine does not name, its queue among it).
-// A phase the engine did not report is null.
+// EnginePhases is what an engine said one request's time went to, as it measured it and
+// stated it in the response (Source: vLLM's metrics, llama.cpp's timings, Ollama's
+// durations), in milliseconds: waiting to be scheduled (queue), loading the model,
+// evaluating the prompt (the prefill), generating the answer (the decode), its first token
+// from the request's arrival, and the whole request. A phase the engine did not state is
+// null.
 type EnginePhases struct {
+	Source       string `json:"source"`
+	QueueMs      *Float `json:"queue_ms"`
 	LoadMs       *Float `json:"load_ms"`
 	PromptEvalMs *Float `json:"prompt_eval_ms"`
 	EvalMs       *Float `json:"eval_ms"`
+	FirstTokenMs *Float `json:"first_token_ms"`
 	TotalMs      *Float `json:"total_ms"`
+	// BeyondEngineMs is the client's TTFT less the engine's own account of it (its first
+	// token when stated, else its queue, load and prompt evaluation as far as stated): the
+	// network, the framing and the client, and whatever of its time the engine does not
+	// state (llama.cpp's and Ollama's queue). Null when the engine stated none of it.
+	BeyondEngineMs *Float `json:"ttft_beyond_engine_ms"`
+}
+
+// Phases summarizes what an engine said the successful requests' time went to (Source
+// names its account; Requests counts those that carried one): waiting to be scheduled,
+// evaluating the prompt, generating the answer, and the client's TTFT beyond the engine's
+// own. A phase the engine did not state is null.
+type Phases struct {
+	Source         string       `json:"source"`
+	Requests       int          `json:"requests"`
+	QueueMs        *Percentiles `json:"queue_ms"`
+	PrefillMs      *Percentiles `json:"prefill_ms"`
+	DecodeMs       *Percentiles `json:"decode_ms"`
+	BeyondEngineMs *Percentiles `json:"ttft_beyond_engine_ms"`
 }
 
 // Reasoning is what the engine's usage said of a run's thinking: how many requests

@@ -235,6 +235,20 @@ func (x *Extension) Summaries() []summaryRow {
 	return out
 }
 
+func phasesOf(x *Extension, f func(*Phases) *Percentiles) *Percentiles {
+	if x == nil || x.Phases == nil {
+		return nil
+	}
+	return f(x.Phases)
+}
+
+func spanPhase(s *RequestSpan, f func(*EnginePhases) *Float) (float64, bool) {
+	if s.EnginePhases == nil {
+		return 0, false
+	}
+	return floatValue(f(s.EnginePhases))
+}
+
 func reasoningOf(x *Extension, f func(*Reasoning) *Percentiles) *Percentiles {
 	if x == nil || x.Reasoning == nil {
 		return nil
@@ -259,6 +273,25 @@ var extensionFamilies = []extensionFamily{
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
 	},
 		func(s *RequestSpan) (float64, bool) { return floatValue(s.AnswerTPOTMs) }, worseHigher, "answer tpot"},
+	// The engine's own account of each request (EnginePhases), as it stated it.
+	{"engine_queue", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.QueueMs }) },
+		func(s *RequestSpan) (float64, bool) {
+			return spanPhase(s, func(p *EnginePhases) *Float { return p.QueueMs })
+		}, worseHigher, "engine's queue"},
+	{"engine_prefill", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.PrefillMs }) },
+		func(s *RequestSpan) (float64, bool) {
+			return spanPhase(s, func(p *EnginePhases) *Float { return p.PromptEvalMs })
+		}, worseHigher, "engine's prefill"},
+	{"engine_decode", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.DecodeMs }) },
+		func(s *RequestSpan) (float64, bool) {
+			return spanPhase(s, func(p *EnginePhases) *Float { return p.EvalMs })
+		}, worseHigher, "engine's decode"},
+	{"ttft_beyond_engine", "_ms", func(x *Extension) *Percentiles {
+		return phasesOf(x, func(p *Phases) *Percentiles { return p.BeyondEngineMs })
+	},
+		func(s *RequestSpan) (float64, bool) {
+			return spanPhase(s, func(p *EnginePhases) *Float { return p.BeyondEngineMs })
+		}, worseHigher, "TTFT beyond the engine's"},
 }
 
 // specFigures are the figures of the engine's speculative decoding, from its counters, per

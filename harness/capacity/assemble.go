@@ -49,6 +49,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 		Shard:            r.shard(started),
 		StructuredOutput: r.structuredSummary(timeline),
 		Reasoning:        reasoningSummary(timeline),
+		Phases:           phasesSummary(timeline),
 		Send:             sendSplit(timeline),
 		CacheBlockTokens: r.sc.CacheBlockTokens,
 	}
@@ -330,7 +331,10 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 		if o.structureProblem != "" {
 			s.StructureProblem = new(o.structureProblem)
 		}
-		s.EnginePhases = o.phases
+		if s.EnginePhases = o.phases; o.phases != nil && row != nil {
+			o.phases.BeyondEngineMs = beyondEngine(float64(row.TTFTMs), o.phases)
+		}
+		s.TraceID = r.traceID(i)
 		if o.row != nil {
 			reasoningSplit(&s, o.row, o.reasoningTokens)
 		}

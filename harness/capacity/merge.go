@@ -141,6 +141,7 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	ext.CacheBlockTokens = first.CacheBlockTokens
 	ext.Send = sendSplit(spans)
 	ext.Reasoning = reasoningSummary(spans)
+	ext.Phases = phasesSummary(spans)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)

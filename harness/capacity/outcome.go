@@ -146,7 +146,7 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, func() { recycle(&bodies, body) })
+	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, r.traceParent(i), func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i].context, began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {
@@ -403,5 +403,25 @@ func enginePhases(p stream.Phases) *artifact.EnginePhases {
 		}
 		return artifact.F(d.Seconds() * 1000)
 	}
-	return &artifact.EnginePhases{LoadMs: ms(p.Load), PromptEvalMs: ms(p.PromptEval), EvalMs: ms(p.Eval), TotalMs: ms(p.Total)}
+	return &artifact.EnginePhases{Source: p.Source, QueueMs: ms(p.Queue), LoadMs: ms(p.Load), PromptEvalMs: ms(p.PromptEval),
+		EvalMs: ms(p.Eval), FirstTokenMs: ms(p.FirstToken), TotalMs: ms(p.Total)}
+}
+
+// beyondEngine is a request's TTFT less the engine's own account of it: its first token
+// when stated, else the sum of the queue, load and prompt evaluation it states; nil when it
+// states none of them.
+func beyondEngine(ttftMs float64, p *artifact.EnginePhases) *artifact.Float {
+	if p.FirstTokenMs != nil {
+		return artifact.F(ttftMs - float64(*p.FirstTokenMs))
+	}
+	engine, stated := 0.0, false
+	for _, f := range []*artifact.Float{p.QueueMs, p.LoadMs, p.PromptEvalMs} {
+		if f != nil {
+			engine, stated = engine+float64(*f), true
+		}
+	}
+	if !stated {
+		return nil
+	}
+	return artifact.F(ttftMs - engine)
 }

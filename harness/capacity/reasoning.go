@@ -46,3 +46,34 @@ func reasoningSummary(spans []artifact.RequestSpan) *artifact.Reasoning {
 	out.ReasoningToAnswerMs, out.AnswerTPOTMs = percentiles(toAnswer), percentiles(answerTPOT)
 	return &out
 }
+
+// phasesSummary summarizes the engine's own account of the successful requests' time; nil
+// when none carried one.
+func phasesSummary(spans []artifact.RequestSpan) *artifact.Phases {
+	var out artifact.Phases
+	var queue, prefill, decode, beyond []float64
+	add := func(dst *[]float64, f *artifact.Float) {
+		if f != nil {
+			*dst = append(*dst, float64(*f))
+		}
+	}
+	for _, s := range spans {
+		p := s.EnginePhases
+		if p == nil || s.Outcome != "ok" {
+			continue
+		}
+		out.Requests++
+		if out.Source == "" {
+			out.Source = p.Source
+		}
+		add(&queue, p.QueueMs)
+		add(&prefill, p.PromptEvalMs)
+		add(&decode, p.EvalMs)
+		add(&beyond, p.BeyondEngineMs)
+	}
+	if out.Requests == 0 {
+		return nil
+	}
+	out.QueueMs, out.PrefillMs, out.DecodeMs, out.BeyondEngineMs = percentiles(queue), percentiles(prefill), percentiles(decode), percentiles(beyond)
+	return &out
+}

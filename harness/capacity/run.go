@@ -82,6 +82,9 @@ func (r *run) prepare(ctx context.Context) error {
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
 	r.nonce, r.base = r.prompts.Nonce, r.plan
+	if !sc.SkipEnginePhases {
+		r.traceBase = fmt.Sprintf("%016x", rand.Uint64())
+	}
 	r.calibrate(ctx)
 	return nil
 }
@@ -363,6 +366,27 @@ type run struct {
 	started time.Time
 	blocks  []block
 	nonce   string
+	// traceBase is the first half of every request's trace id, random per run; "" sends
+	// no traceparent.
+	traceBase string
 	// engine watches the engine's metrics; each block marks its counters (nil when off).
 	engine *enginemetrics.Watch
+}
+
+// traceID is request i's W3C trace id: the run's random half, then its index; "" when the
+// run sends none.
+func (r *run) traceID(i int) string {
+	if r.traceBase == "" {
+		return ""
+	}
+	return r.traceBase + fmt.Sprintf("%016x", uint64(i))
+}
+
+// traceParent is request i's traceparent header (version 00, sampled): its trace id and a
+// span id of its own; "" when the run sends none.
+func (r *run) traceParent(i int) string {
+	if r.traceBase == "" {
+		return ""
+	}
+	return "00-" + r.traceID(i) + "-" + fmt.Sprintf("%016x", uint64(i)+1) + "-01"
 }

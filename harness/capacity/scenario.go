@@ -184,6 +184,13 @@ type Scenario struct {
 	Progress         io.Writer
 	ProgressInterval time.Duration
 
+	// SkipEnginePhases stops asking the engine for its own account of each request's time
+	// (vLLM's include_metrics on chat and completions; llama.cpp's timings and Ollama's
+	// durations come unasked, and are read either way) and sending each request a W3C
+	// traceparent whose trace id the artifact records (so a team joins its engine's traces
+	// request by request). An engine that refuses unknown request fields needs it.
+	SkipEnginePhases bool `key:"skip_engine_phases" default:"false"`
+
 	// ContinuousUsage asks for usage in every chunk (vLLM continuous_usage_stats), so
 	// tokens are attributed to chunks when an engine sends several per chunk.
 	ContinuousUsage bool `key:"continuous_usage" default:"false"`
@@ -287,6 +294,7 @@ func (sc Scenario) request(prompt string) stream.ChatRequest {
 		Model: sc.Model, Prompt: prompt, MaxTokens: sc.MaxTokens,
 		Temperature: sc.Temperature, TopP: sc.TopP,
 		ReasoningEffort: string(sc.ReasoningEffort), API: sc.API.wire(), ContinuousUsage: sc.ContinuousUsage,
+		IncludeMetrics: !sc.SkipEnginePhases,
 	}
 	if r.Temperature == nil {
 		r.Temperature = &defaultTemperature

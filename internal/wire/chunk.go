@@ -22,6 +22,11 @@ type Chunk struct {
 	// Model is the model the engine says served the chunk; "" when it named none or sent
 	// something other than a string (that does not fail the chunk).
 	Model Name `json:"model"`
+	// Metrics is vLLM's per-request metrics object (include_metrics), Timings llama.cpp's,
+	// each in a stream's last chunk: raw, for the one event that carries them to be read
+	// once (after the fast path, views into the event data).
+	Metrics json.RawMessage `json:"metrics"`
+	Timings json.RawMessage `json:"timings"`
 
 	// Storage the fast path points Usage and its counts into, so it never allocates;
 	// encoding/json ignores unexported fields.

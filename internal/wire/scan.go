@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -57,6 +58,8 @@ const (
 	mObject
 	mMessage
 	mModel
+	mMetrics
+	mTimings
 )
 
 const (
@@ -81,7 +84,7 @@ const (
 )
 
 var (
-	topMembers               = []string{"choices", "usage", "error", "object", "message", "model"}
+	topMembers               = []string{"choices", "usage", "error", "object", "message", "model", "metrics", "timings"}
 	choiceMembers            = []string{"delta", "text", "finish_reason"}
 	deltaMembers             = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
 	usageMembers             = []string{"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details", "completion_tokens_details"}
@@ -260,27 +263,34 @@ func (s *scanner) top() bool {
 		case "usage":
 			return once(&seen, mUsage) && s.usage()
 		case "error":
-			if !once(&seen, mError) {
-				return false
-			}
-			if s.null() {
-				return true
-			}
-			start := s.i
-			if !s.skip(0) {
-				return false
-			}
-			c.Error = s.data[start:s.i]
-			return true
+			return once(&seen, mError) && s.raw(&c.Error)
 		case "object":
 			return once(&seen, mObject) && s.optString(&c.Object)
 		case "message":
 			return once(&seen, mMessage) && s.optString(&c.Message)
 		case "model":
 			return once(&seen, mModel) && s.lenientString(&c.Model)
+		case "metrics":
+			return once(&seen, mMetrics) && s.raw(&c.Metrics)
+		case "timings":
+			return once(&seen, mTimings) && s.raw(&c.Timings)
 		}
 		return s.unknown(key, topMembers)
 	})
+}
+
+// raw points dst at a value's bytes, as encoding/json fills a json.RawMessage; null leaves
+// it nil.
+func (s *scanner) raw(dst *json.RawMessage) bool {
+	if s.null() {
+		return true
+	}
+	start := s.i
+	if !s.skip(0) {
+		return false
+	}
+	*dst = s.data[start:s.i]
+	return true
 }
 
 func (s *scanner) choices() bool {

@@ -58,6 +58,9 @@ func (r ChatRequest) appendChatTail(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"reasoning_effort":`...)
 		dst = wire.AppendString(dst, r.ReasoningEffort)
 	}
+	if r.IncludeMetrics {
+		dst = append(dst, `,"include_metrics":true`...)
+	}
 	return append(dst, '}'), nil
 }
 

@@ -200,20 +200,21 @@ func (c *Client) fetch(ctx context.Context, method, url string, body []byte, lim
 // no bound. The Result is returned even with an error, holding whatever arrived before it;
 // the error is an *Error.
 func (c *Client) Stream(ctx context.Context, api API, body []byte, maxTokens int) (*Result, error) {
-	res, err := c.stream(ctx, api, body, maxTokens, nil)
+	res, err := c.stream(ctx, api, body, maxTokens, "", nil)
 	return res, c.seal(err)
 }
 
 // StreamRecycled is Stream for a body in a buffer the caller recycles: release is called
 // once, when the client is done reading body (it copies body with the request's head
 // before the start stamp, so that is before StreamRecycled returns); until then body must
-// not change.
-func (c *Client) StreamRecycled(ctx context.Context, api API, body []byte, maxTokens int, release func()) (*Result, error) {
-	res, err := c.stream(ctx, api, body, maxTokens, release)
+// not change. traceparent, when set, is sent as the W3C trace context header, which an
+// engine that traces (vLLM's OpenTelemetry spans) joins the request's spans to.
+func (c *Client) StreamRecycled(ctx context.Context, api API, body []byte, maxTokens int, traceparent string, release func()) (*Result, error) {
+	res, err := c.stream(ctx, api, body, maxTokens, traceparent, release)
 	return res, c.seal(err)
 }
 
-func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int, release func()) (*Result, error) {
+func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int, traceparent string, release func()) (*Result, error) {
 	maxChunks := 0
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
@@ -228,7 +229,7 @@ func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int
 		}
 		return res, &Error{Kind: KindTransport, Message: c.directErr.Error(), Err: c.directErr}
 	}
-	m := c.direct.message(api, body)
+	m := c.direct.message(api, body, traceparent)
 	if release != nil {
 		release() // the message holds a copy
 	}

@@ -128,7 +128,7 @@ const maxPooledMessage = 1 << 20
 
 // message writes the request of a POST of body on api: the request line to its path, the
 // headers (the API's own; the bearer key or the URL's credentials, when set) and the body.
-func (d *direct) message(api API, body []byte) message {
+func (d *direct) message(api API, body []byte, traceparent string) message {
 	m := message{b: messageBufs.Get().(*[]byte)}
 	b := append((*m.b)[:0], "POST "...)
 	b = append(b, api.target(d.prefix)...)
@@ -136,6 +136,11 @@ func (d *direct) message(api API, body []byte) message {
 	b = append(b, d.host...)
 	b = append(b, "\r\nUser-Agent: anvilbench\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"...)
 	b = api.proto().header(b, d.apiKey)
+	if traceparent != "" {
+		b = append(b, "traceparent: "...)
+		b = append(b, traceparent...)
+		b = append(b, "\r\n"...)
+	}
 	switch {
 	case d.apiKey.IsSet():
 		b = append(b, "Authorization: Bearer "...)

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/anvilbench/anvilbench/internal/wire"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"syscall"
+
+	"github.com/anvilbench/anvilbench/internal/wire"
 )
 
 // Error kinds: the error_type of a failure row. They are stable strings users filter on.

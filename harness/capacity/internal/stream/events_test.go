@@ -61,7 +61,7 @@ func TestTypedFixtures(t *testing.T) {
 			}
 			// Only the native API reports the engine's phases: 650.9 ms loading the model,
 			// 28.8 ms of prompt evaluation, 21.1 ms generating, 704.5 ms in all.
-			if p := res.Phases; (c.api == APIOllama) != (p != nil) || (p != nil && *p != (Phases{Load: 650928225, PromptEval: 28806774, Eval: 21111002, Total: 704548535})) {
+			if p := res.Phases; (c.api == APIOllama) != (p != nil) || (p != nil && *p != (Phases{Source: PhasesOllama, Queue: -1, Load: 650928225, PromptEval: 28806774, Eval: 21111002, FirstToken: -1, Total: 704548535})) {
 				t.Fatalf("%s (%s): phases %+v", c.file, name, p)
 			}
 		}

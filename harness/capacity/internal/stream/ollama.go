@@ -97,7 +97,8 @@ func (ollama) fold(st *streamState, s *settings, data []byte, res *Result, at ti
 		}
 		return time.Duration(*v)
 	}
-	res.phases = Phases{Load: ns(l.LoadDuration), PromptEval: ns(l.PromptEvalDuration), Eval: ns(l.EvalDuration), Total: ns(l.TotalDuration)}
+	res.phases = Phases{Source: PhasesOllama, Queue: unstated, FirstToken: unstated,
+		Load: ns(l.LoadDuration), PromptEval: ns(l.PromptEvalDuration), Eval: ns(l.EvalDuration), Total: ns(l.TotalDuration)}
 	res.Phases = &res.phases
 	switch {
 	case len(res.ToolCalls) > 0 && (l.DoneReason == "" || l.DoneReason == "stop"):

@@ -60,9 +60,12 @@ func TestTheRequestHeadIsTheAPIs(t *testing.T) {
 		{APIMessages, "POST /v1/messages HTTP/1.1\r\n", "anthropic-version: 2023-06-01\r\n"},
 		{APIOllama, "POST /api/chat HTTP/1.1\r\n", ""},
 	} {
-		m := d.message(c.api, []byte(`{}`))
+		m := d.message(c.api, []byte(`{}`), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 		head := string(*m.b)
 		m.free()
+		if !strings.Contains(head, "\r\ntraceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\n") {
+			t.Errorf("%s: no traceparent in %q", c.api, head)
+		}
 		own := strings.Contains(head, "anthropic-version") || strings.Contains(head, "x-api-key: sk-test")
 		if !strings.HasPrefix(head, c.line) || (c.more != "") != own || !strings.Contains(head, c.more) || !strings.Contains(head, "Authorization: Bearer sk-test\r\n") {
 			t.Errorf("%s: %q", c.api, head)

@@ -37,6 +37,9 @@ type ChatRequest struct {
 	ToolChoice string
 	// ResponseFormat, when set, asks for JSON that matches a schema.
 	ResponseFormat *JSONSchema
+	// IncludeMetrics asks a chat or completions engine for its own account of the
+	// request's time in the last chunk (vLLM's include_metrics).
+	IncludeMetrics bool
 }
 
 // Message is one message of a conversation: a role (system, user, assistant) and its text.

@@ -4,6 +4,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -27,12 +28,68 @@ type Usage struct {
 	ReasoningTokens *int `json:"-"`
 }
 
-// Phases is an engine's account of one request's time, as it measured it: loading the
-// model, evaluating the prompt, generating the answer, and the whole request (which also
-// holds whatever the engine does not name, its queue among it). A phase the engine did not
-// report is negative.
+// Phases is an engine's account of one request's time, as it measured it and stated it in
+// the stream (Source): waiting to be scheduled (Queue), loading the model, evaluating the
+// prompt (the prefill), generating the answer (the decode), its first token from the
+// request's arrival (FirstToken), and the whole request. A phase the engine did not state
+// is negative.
 type Phases struct {
-	Load, PromptEval, Eval, Total time.Duration
+	Source                                           string
+	Queue, Load, PromptEval, Eval, FirstToken, Total time.Duration
+}
+
+// The sources of Phases.
+const (
+	PhasesVLLM     = "vLLM metrics (include_metrics)"
+	PhasesLlamaCpp = "llama.cpp timings"
+	PhasesOllama   = "Ollama durations"
+)
+
+// unstated is a phase the engine did not state.
+const unstated = time.Duration(-1)
+
+// vllmMetrics and llamaTimings are the two per-request accounts an OpenAI-style stream can
+// end with, in milliseconds.
+type vllmMetrics struct {
+	Queue      *float64 `json:"queue_time_ms"`
+	FirstToken *float64 `json:"time_to_first_token_ms"`
+	Generation *float64 `json:"generation_time_ms"`
+}
+
+type llamaTimings struct {
+	Prompt    *float64 `json:"prompt_ms"`
+	Predicted *float64 `json:"predicted_ms"`
+}
+
+func msDuration(v *float64) time.Duration {
+	if v == nil || *v < 0 {
+		return unstated
+	}
+	return time.Duration(*v * float64(time.Millisecond))
+}
+
+// statePhases reads the engine's account from the chunk that carries it: vLLM's metrics,
+// else llama.cpp's timings. It runs once per stream, on its last chunk.
+func (res *Result) statePhases(ch *wire.Chunk) {
+	p := Phases{Queue: unstated, Load: unstated, PromptEval: unstated, Eval: unstated, FirstToken: unstated, Total: unstated}
+	var m vllmMetrics
+	var t llamaTimings
+	switch {
+	case len(ch.Metrics) > 0 && json.Unmarshal(ch.Metrics, &m) == nil && m.FirstToken != nil:
+		p.Source, p.Queue, p.FirstToken, p.Eval = PhasesVLLM, msDuration(m.Queue), msDuration(m.FirstToken), msDuration(m.Generation)
+		if p.Queue >= 0 && p.FirstToken >= p.Queue {
+			p.PromptEval = p.FirstToken - p.Queue
+		}
+		if p.Eval >= 0 {
+			p.Total = p.FirstToken + p.Eval
+		}
+	case len(ch.Timings) > 0 && json.Unmarshal(ch.Timings, &t) == nil && t.Prompt != nil:
+		p.Source, p.PromptEval, p.Eval = PhasesLlamaCpp, msDuration(t.Prompt), msDuration(t.Predicted)
+	default:
+		return
+	}
+	res.phases = p
+	res.Phases = &res.phases
 }
 
 // Result is what one request's stream showed. Durations are offsets from Start, the
@@ -139,6 +196,9 @@ func (r *Result) Complete() bool { return r.Terminal || len(r.FinishReasons) > 0
 func (res *Result) observe(ch *wire.Chunk, at time.Duration) {
 	if ch.Usage != nil {
 		res.setUsage(ch.Usage)
+	}
+	if ch.Metrics != nil || ch.Timings != nil {
+		res.statePhases(ch)
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
