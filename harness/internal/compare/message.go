@@ -46,7 +46,12 @@ func (v Verdict) message() string {
 		if v.Worse < v.By {
 			tail = "significant and more than half the " + gate + " gate"
 		}
-		return fmt.Sprintf("%s regressed %s (%s): %s; %s%s", name, percent(v.Worse), v.figures(), tail, v.Units, v.counted())
+		msg := fmt.Sprintf("%s regressed %s (%s): %s; %s%s", name, percent(v.Worse), v.figures(), tail, v.Units, v.counted())
+		if v.Attribution != nil {
+			f, _ := artifact.LookupFigure(v.Metric)
+			msg += "; " + v.Attribution.Text(f.Family)
+		}
+		return msg
 	}
 	switch {
 	case v.Improved:

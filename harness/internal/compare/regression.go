@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -146,6 +147,9 @@ type Verdict struct {
 	Differences []artifact.Difference
 	// Err says why there was nothing to judge (Outcome Invalid).
 	Err error
+	// Attribution splits a regressed latency's change across the engine's phases, where
+	// both runs carry the engine's own account of their requests; nil otherwise.
+	Attribution *Attribution
 }
 
 // Regression judges whether metric got worse from baseline to current by a gate of by (0.05
@@ -199,6 +203,13 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 		return v
 	}
 	v.decide(c)
+	if v.Outcome == Regressed && baseline != nil {
+		cv := cmp.Or(opts.RunCV, DefaultRunCV)
+		if v.Design == DesignInterleaved {
+			cv = cmp.Or(opts.RestartCV, DefaultRestartCV)
+		}
+		v.Attribution = attribute(s.fig.Family, baseline, current, v.Alpha, cv)
+	}
 	return v
 }
 
