@@ -1,5 +1,5 @@
 // Package cli is the anvilbench command, which cmd/anvilbench runs: its
-// subcommands compare, baseline, history, gate-status, merge, judge, report and run. It
+// subcommands compare, baseline, history, gate-status, merge, judge, report, run and bisect. It
 // lives beside the toolkit so that both read the configuration (harness/anvil/internal/config)
 // and judge with one rule.
 package cli
@@ -29,6 +29,7 @@ const usage = `usage: anvilbench compare [flags] OLD NEW.json
        anvilbench judge [flags] ARTIFACT.json
        anvilbench report [flags] OUT_DIR
        anvilbench run [ginkgo flags] [PACKAGES]
+       anvilbench bisect [flags] GOOD BAD -- START...
 
 Commands:
   compare      judge NEW.json against the baseline OLD (a run, or a directory or glob of
@@ -45,6 +46,8 @@ Commands:
   run          run the pinned ginkgo CLI (or $ANVIL_GINKGO) with these arguments,
                pass every SIGINT and SIGTERM to it and the suite it runs, and exit
                with the run's verdict code when it failed, else with ginkgo's
+  bisect       in an engine's repository, find the first commit between GOOD and BAD
+               slower than GOOD's build, each judged by interleaved runs against it
 `
 
 // Run is the whole command with its environment passed in, so tests can drive it; it
@@ -71,6 +74,8 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runReport(args[1:], stdout, stderr)
 	case "run":
 		return runSuites(args[1:], stdout, stderr, getenv)
+	case "bisect":
+		return runBisect(args[1:], stdout, stderr, getenv)
 	}
 	if isHelp(args[0]) || args[0] == "help" {
 		fmt.Fprint(stdout, usage)

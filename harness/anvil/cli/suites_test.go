@@ -30,6 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(fakeGinkgo())
 	case "suite":
 		os.Exit(fakeSuite())
+	case "engine":
+		os.Exit(fakeEngine())
 	}
 	os.Exit(m.Run())
 }
