@@ -423,6 +423,11 @@ type EngineMetrics struct {
 	InterTokenMs *ServerLatency `json:"inter_token_ms"`
 	E2EMs        *ServerLatency `json:"e2e_ms"`
 	QueueMs      *ServerLatency `json:"queue_ms"`
+	// PrefillMs and DecodeMs are the engine's own split of its requests' time over the
+	// measured phase (vLLM's request_prefill_time_seconds and request_decode_time_seconds
+	// histograms): the run-level split where no request states its own.
+	PrefillMs *ServerLatency `json:"prefill_ms"`
+	DecodeMs  *ServerLatency `json:"decode_ms"`
 	// Preemptions (requests preempted or swapped), and prompt and generation tokens counted.
 	Preemptions      *Float `json:"preemptions"`
 	PromptTokens     *Float `json:"prompt_tokens"`

@@ -198,6 +198,8 @@ func (b *Benchmark) spanValues(get func(*RequestSpan) (float64, bool), lo, hi in
 // and unit, how a run summarizes it as Percentiles and how a request yields it from the
 // timeline, which way it gets worse and how the report names it.
 type extensionFamily struct {
+	// group is the part of a report the figure belongs to: "reasoning", "engine phases".
+	group        string
 	prefix, unit string
 	summary      func(*Extension) *Percentiles
 	span         func(*RequestSpan) (float64, bool)
@@ -217,6 +219,8 @@ const (
 
 // summaryRow is how a report shows one per-request figure of the extension over a run.
 type summaryRow struct {
+	// Group is the part of a report it belongs to: "reasoning", "engine phases".
+	Group string
 	Label string
 	// Ms is true for a time in milliseconds, false for a count of tokens.
 	Ms bool
@@ -229,7 +233,7 @@ func (x *Extension) Summaries() []summaryRow {
 	var out []summaryRow
 	for _, f := range extensionFamilies {
 		if p := f.summary(x); p != nil {
-			out = append(out, summaryRow{Label: f.label, Ms: f.unit == "_ms", Percentiles: p})
+			out = append(out, summaryRow{Group: f.group, Label: f.label, Ms: f.unit == "_ms", Percentiles: p})
 		}
 	}
 	return out
@@ -257,36 +261,40 @@ func reasoningOf(x *Extension, f func(*Reasoning) *Percentiles) *Percentiles {
 }
 
 var extensionFamilies = []extensionFamily{
-	{"reasoning_tokens", "", func(x *Extension) *Percentiles {
+	{"reasoning", "reasoning_tokens", "", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningTokens })
 	},
 		func(s *RequestSpan) (float64, bool) { return intValue(s.ReasoningTokens) }, counted, "reasoning tokens"},
-	{"answer_tokens", "", func(x *Extension) *Percentiles {
+	{"reasoning", "answer_tokens", "", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTokens })
 	},
 		func(s *RequestSpan) (float64, bool) { return intValue(s.AnswerTokens) }, counted, "answer tokens"},
-	{"reasoning_to_answer", "_ms", func(x *Extension) *Percentiles {
+	{"reasoning", "reasoning_to_answer", "_ms", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.ReasoningToAnswerMs })
 	},
 		func(s *RequestSpan) (float64, bool) { return floatValue(s.ReasoningToAnswerMs) }, worseHigher, "first reasoning to first answer"},
-	{"answer_tpot", "_ms", func(x *Extension) *Percentiles {
+	{"reasoning", "answer_tpot", "_ms", func(x *Extension) *Percentiles {
 		return reasoningOf(x, func(r *Reasoning) *Percentiles { return r.AnswerTPOTMs })
 	},
 		func(s *RequestSpan) (float64, bool) { return floatValue(s.AnswerTPOTMs) }, worseHigher, "answer tpot"},
 	// The engine's own account of each request (EnginePhases), as it stated it.
-	{"engine_queue", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.QueueMs }) },
+	{"engine phases", "engine_queue", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.QueueMs }) },
 		func(s *RequestSpan) (float64, bool) {
 			return spanPhase(s, func(p *EnginePhases) *Float { return p.QueueMs })
 		}, worseHigher, "engine's queue"},
-	{"engine_prefill", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.PrefillMs }) },
+	{"engine phases", "engine_prefill", "_ms", func(x *Extension) *Percentiles {
+		return phasesOf(x, func(p *Phases) *Percentiles { return p.PrefillMs })
+	},
 		func(s *RequestSpan) (float64, bool) {
 			return spanPhase(s, func(p *EnginePhases) *Float { return p.PromptEvalMs })
 		}, worseHigher, "engine's prefill"},
-	{"engine_decode", "_ms", func(x *Extension) *Percentiles { return phasesOf(x, func(p *Phases) *Percentiles { return p.DecodeMs }) },
+	{"engine phases", "engine_decode", "_ms", func(x *Extension) *Percentiles {
+		return phasesOf(x, func(p *Phases) *Percentiles { return p.DecodeMs })
+	},
 		func(s *RequestSpan) (float64, bool) {
 			return spanPhase(s, func(p *EnginePhases) *Float { return p.EvalMs })
 		}, worseHigher, "engine's decode"},
-	{"ttft_beyond_engine", "_ms", func(x *Extension) *Percentiles {
+	{"engine phases", "ttft_beyond_engine", "_ms", func(x *Extension) *Percentiles {
 		return phasesOf(x, func(p *Phases) *Percentiles { return p.BeyondEngineMs })
 	},
 		func(s *RequestSpan) (float64, bool) {

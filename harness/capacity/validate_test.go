@@ -191,8 +191,15 @@ func TestEngineMetricsAgreeWithTheClient(t *testing.T) {
 	stamped.TransmitStamps = true
 	b := mustRun(t, stamped, sc)
 	m := b.Extension.EngineMetrics
-	if !m.Scraped || m.TTFTMs == nil || m.TTFTMs.Count != 12 || m.InterTokenMs == nil || m.E2EMs == nil || m.QueueMs == nil {
+	if !m.Scraped || m.TTFTMs == nil || m.TTFTMs.Count != 12 || m.InterTokenMs == nil || m.E2EMs == nil || m.QueueMs == nil ||
+		m.PrefillMs == nil || m.PrefillMs.Count != 12 || m.DecodeMs == nil || m.DecodeMs.Count != 12 {
 		t.Fatalf("engine metrics %+v", m)
+	}
+	// The run-level split is the engine's per-request one, binned: its prefill histogram's
+	// median bucket holds the median of what each request stated.
+	if p := b.Extension.Phases; p == nil || p.PrefillMs == nil || float64(p.PrefillMs.P50) < float64(m.PrefillMs.P50BucketMs[0]) ||
+		float64(p.PrefillMs.P50) > float64(m.PrefillMs.P50BucketMs[1]) {
+		t.Errorf("per request prefill %+v; the engine's histogram's median bucket %v", p, m.PrefillMs.P50BucketMs)
 	}
 	if m.GenerationTokens == nil || int(*m.GenerationTokens) != *b.Metrics.OutputTokens || m.PromptTokens == nil || int(*m.PromptTokens) != *b.Metrics.PromptTokens {
 		t.Errorf("token counters %v %v, client %v %v", m.GenerationTokens, m.PromptTokens, *b.Metrics.OutputTokens, *b.Metrics.PromptTokens)

@@ -200,7 +200,11 @@ func MeetBudget(b budget.Budget) Check {
 		case v.Err == nil && v.Pass:
 			return held(v.Message())
 		case v.Err == nil:
-			return found(BudgetBroken, v.Message())
+			msg := v.Message()
+			if split := compare.Composition(b.Metric, a); split != "" {
+				msg += "; " + split
+			}
+			return found(BudgetBroken, msg)
 		case a.Failed > 0:
 			return unjudged(RunFailed, fmt.Sprintf("budget %s: %v (%d of %d requests failed)", b, v.Err, a.Failed, a.Requests))
 		case errors.Is(v.Err, budget.ErrInsufficientSamples):

@@ -51,6 +51,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ttft, itl, e2e, queue := newHistogram(ttftBuckets), newHistogram(itlBuckets), newHistogram(e2eBuckets), newHistogram(e2eBuckets)
+	prefill, decode := newHistogram(e2eBuckets), newHistogram(e2eBuckets)
 	var prompt, generation, cached, success, running, waiting, liveTokens float64
 	var drafts, drafted, accepted float64
 	perPos := make([]float64, s.opts.SpecTokens)
@@ -59,11 +60,19 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		for j, n := range t.SpecAcceptedPerPos {
 			perPos[j] += float64(n)
 		}
-		if !t.Admitted.IsZero() {
-			queue.observe(t.Admitted.Sub(t.Arrived))
+		// As vLLM splits a request: waiting until scheduled, prefill until its first token,
+		// decode until its last.
+		if !t.Scheduled.IsZero() {
+			queue.observe(t.Scheduled.Sub(t.Arrived))
 		}
 		if !t.FirstToken.IsZero() {
 			ttft.observe(t.FirstToken.Sub(t.Arrived))
+			if !t.Scheduled.IsZero() {
+				prefill.observe(t.FirstToken.Sub(t.Scheduled))
+			}
+			if !t.Finished.IsZero() && t.FinishReason != "" {
+				decode.observe(t.Finished.Sub(t.FirstToken))
+			}
 		}
 		for k := 1; k < len(t.ChunkTimes); k++ {
 			itl.observe(t.ChunkTimes[k].Sub(t.ChunkTimes[k-1]))
@@ -134,6 +143,8 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	hist("vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itl)
 	hist("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e)
 	hist("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", queue)
+	hist("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", prefill)
+	hist("vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", decode)
 	b := bufio.NewWriter(w)
 	for _, f := range families {
 		// expfmt escapes the label values (a model name may hold any character) and writes

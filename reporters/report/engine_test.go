@@ -51,7 +51,7 @@ func TestAnInterruptedRunSaysWhatItCutInFlight(t *testing.T) {
 		}
 		b.Extension.Timeline = append(b.Extension.Timeline, span)
 	}
-	v := newRunView(Run{Path: "capacity/configured.json", Benchmark: b}, nil)
+	v := newRunView(Run{Path: "capacity/configured.json", Benchmark: b}, nil, nil)
 	var complete string
 	for _, f := range v.Details() {
 		if f.Label == "complete" {

@@ -276,6 +276,20 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 {{- end}}
 </dl>
 {{- end}}
+{{- if .Phases}}
+<h4>The engine's phases ({{.PhasesSource}})</h4>
+<div class="table-wrap">
+<table class="phases">
+<thead><tr><th>phase</th><th>p50</th><th>p95</th>{{if .PhasesBaseline}}<th>baseline p50</th><th>baseline p95</th><th>p50 change</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Phases}}
+<tr><td>{{.Phase}}</td><td class="num">{{.P50}}</td><td class="num">{{.P95}}</td>{{if $.PhasesBaseline}}<td class="num">{{.BaseP50}}</td><td class="num">{{.BaseP95}}</td><td class="num">{{.Change}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- with .PhasesBaseline}}<p class="note">Baseline: {{.}}.</p>{{end}}
+{{- end}}
 {{- with .Budgets}}
 <h4>Budgets</h4>
 <div class="table-wrap">

@@ -92,6 +92,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 		writeBudgets(&b, r)
 		writeTurns(&b, r)
 		writeReasoning(&b, r)
+		writePhases(&b, r)
 		writeGPUs(&b, r)
 		writeBlocks(&b, r)
 		writeHistory(&b, r)
@@ -247,6 +248,9 @@ func writeReasoning(b *strings.Builder, r *runView) {
 	mdRow(b, "figure", "p50", "p95", "max", "requests")
 	mdAlign(b, "l", "r", "r", "r", "r")
 	for _, f := range x.Summaries() {
+		if f.Group != "reasoning" {
+			continue
+		}
 		cell := func(v artifact.Float) string {
 			if f.Ms {
 				return fmtMs(float64(v))
@@ -258,6 +262,28 @@ func writeReasoning(b *strings.Builder, r *runView) {
 	if rs.Requests == 0 {
 		b.WriteString("\nThe engine's usage did not split reasoning from answer tokens (not every API reports the split): token figures are of the whole completion.\n")
 	}
+}
+
+// writePhases is the engine's own account of the requests' time, beside the baseline's.
+func writePhases(b *strings.Builder, r *runView) {
+	if len(r.Phases) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: the engine's phases (%s)\n\n", mdText(r.Name), mdText(r.PhasesSource))
+	if r.PhasesBaseline == "" {
+		mdRow(b, "phase", "p50", "p95")
+		mdAlign(b, "l", "r", "r")
+		for _, p := range r.Phases {
+			mdRow(b, mdTextAll([]string{p.Phase, p.P50, p.P95})...)
+		}
+		return
+	}
+	mdRow(b, "phase", "p50", "p95", "baseline p50", "baseline p95", "p50 change")
+	mdAlign(b, "l", "r", "r", "r", "r", "r")
+	for _, p := range r.Phases {
+		mdRow(b, mdTextAll([]string{p.Phase, p.P50, p.P95, p.BaseP50, p.BaseP95, p.Change})...)
+	}
+	fmt.Fprintf(b, "\nBaseline: %s.\n", mdText(r.PhasesBaseline))
 }
 
 // writeGPUs is what the run's GPU telemetry saw during the measured phase, GPU by GPU.

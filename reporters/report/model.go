@@ -71,7 +71,7 @@ func Build(in Input) (*Model, error) {
 		if r.Benchmark == nil {
 			return nil, fmt.Errorf("run %d (%s) is nil", i+1, r.Path)
 		}
-		v := newRunView(r, baseline[r.Path])
+		v := newRunView(r, baseline[r.Path], interleavedPartner(r.Benchmark, runs))
 		if v.SelfTest {
 			m.SelfTests = append(m.SelfTests, v)
 			continue
@@ -366,4 +366,19 @@ func thisRun(in *Input) ([]Run, []curveView) {
 			plural(len(stale), "file", "files"), in.RunID, strings.Join(shown, ", ")))
 	}
 	return runs, curves
+}
+
+// interleavedPartner is the baseline build's artifact of the interleaved run b is the
+// current engine's artifact of; nil for any other run.
+func interleavedPartner(b *artifact.Benchmark, runs []Run) *artifact.Benchmark {
+	if b.Extension == nil || b.Extension.Interleaved == nil || b.Extension.Interleaved.Role != artifact.RoleCurrent {
+		return nil
+	}
+	for _, r := range runs {
+		if x := r.Benchmark.Extension; x != nil && x.Interleaved != nil && x.Interleaved.Role == artifact.RoleBaseline &&
+			x.Interleaved.Pairing == b.Extension.Interleaved.Pairing {
+			return r.Benchmark
+		}
+	}
+	return nil
 }

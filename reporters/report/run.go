@@ -45,6 +45,44 @@ type runView struct {
 	// MissedTimings gives, as information, the timings of the answers the strict policy
 	// failed for their words: a model that cannot follow the instruction still has a speed.
 	MissedTimings string
+	// Phases are the engine's own account of the requests' time, phase by phase, beside
+	// the baseline's when there is one (PhasesBaseline names it); PhasesSource says whose
+	// account it is.
+	Phases                       []phaseView
+	PhasesSource, PhasesBaseline string
+}
+
+// phaseView is one of the engine's phases: its p50 and p95 in the run and, beside them,
+// in the baseline, with the change of the p50.
+type phaseView struct {
+	Phase, P50, P95, BaseP50, BaseP95, Change string
+}
+
+// phaseViews are b's engine phases (its summaries of the group "engine phases") beside
+// base's (nil base: none beside).
+func phaseViews(b, base *artifact.Benchmark) []phaseView {
+	if b.Extension == nil {
+		return nil
+	}
+	baseRows := map[string]*artifact.Percentiles{}
+	if base != nil && base.Extension != nil {
+		for _, r := range base.Extension.Summaries() {
+			baseRows[r.Label] = r.Percentiles
+		}
+	}
+	var out []phaseView
+	for _, r := range b.Extension.Summaries() {
+		if r.Group != "engine phases" {
+			continue
+		}
+		v := phaseView{Phase: r.Label, P50: fmtMs(float64(r.P50)), P95: fmtMs(float64(r.P95)), BaseP50: "—", BaseP95: "—", Change: "—"}
+		if bp := baseRows[r.Label]; bp != nil {
+			v.BaseP50, v.BaseP95 = fmtMs(float64(bp.P50)), fmtMs(float64(bp.P95))
+			v.Change = fmt.Sprintf("%+.2f ms", float64(r.P50-bp.P50))
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // budgetView is one budget of a scenario: "tpot_p50_ms<=6", its figure "5.00ms", held,
@@ -136,7 +174,7 @@ type failureView struct {
 	Truncated            bool
 }
 
-func newRunView(r Run, baseline *artifact.Benchmark) *runView {
+func newRunView(r Run, baseline, partner *artifact.Benchmark) *runView {
 	b := r.Benchmark
 	v := &runView{Path: r.Path, B: b, Name: strings.TrimSuffix(path.Base(r.Path), ".json")}
 	if x := b.Extension; x != nil {
@@ -193,6 +231,16 @@ func newRunView(r Run, baseline *artifact.Benchmark) *runView {
 	v.Figures = figures(b, base, by/2)
 	v.Budgets = budgetViews(b)
 	v.MissedTimings = missedTimings(b)
+	phasesBase := cmp.Or(baseline, partner)
+	if v.Phases = phaseViews(b, phasesBase); len(v.Phases) > 0 {
+		v.PhasesSource = b.Extension.Phases.Source
+		if phasesBase != nil {
+			v.PhasesBaseline = "the baseline"
+			if partner != nil && baseline == nil {
+				v.PhasesBaseline = "the baseline build run interleaved with it"
+			}
+		}
+	}
 	for i, f := range b.Failures {
 		if i == maxFailuresHTML {
 			v.FailuresMore = len(b.Failures) - i
@@ -525,8 +573,13 @@ func engineMetricFields(b *artifact.Benchmark, m artifact.EngineMetrics) []field
 	if t := m.InterTokenMs; t != nil && t.P50Ms != nil {
 		items = append(items, fieldView{"inter-token, server histogram", serverHistogram(t)})
 	}
-	if t := m.QueueMs; t != nil && t.P50Ms != nil {
-		items = append(items, fieldView{"queue time, server histogram", serverHistogram(t)})
+	for _, h := range []struct {
+		name string
+		t    *artifact.ServerLatency
+	}{{"queue time, server histogram", m.QueueMs}, {"prefill time, server histogram", m.PrefillMs}, {"decode time, server histogram", m.DecodeMs}} {
+		if h.t != nil && h.t.P50Ms != nil {
+			items = append(items, fieldView{h.name, serverHistogram(h.t)})
+		}
 	}
 	for _, f := range []struct {
 		name string

@@ -132,7 +132,7 @@ func comparableCharts(runs []*runView, baseline []Run, budgets []budget.Budget) 
 	var baseViews []*runView
 	for _, r := range baseline {
 		if r.Benchmark != nil {
-			baseViews = append(baseViews, newRunView(r, nil))
+			baseViews = append(baseViews, newRunView(r, nil, nil))
 		}
 	}
 	var charts []chartView

@@ -145,3 +145,23 @@ func TestAttributionNamesThePhaseThatMoved(t *testing.T) {
 		}
 	}
 }
+
+// A broken budget says what the figure is made of, by the engine's own account; a run
+// without it says nothing more.
+func TestCompositionSaysWhatTheFigureIsMadeOf(t *testing.T) {
+	m := phased{Queue: 30, Prefill: 60, Beyond: 2, Decode: 10, DecodeSlow: 1} // no spread: each request the same
+	_, cur := m.pair(rand.New(rand.NewPCG(1, 1)), 2, 10, m)
+	got := Composition("ttft_p95_ms", cur)
+	for _, want := range []string{"of the requests' mean ttft, ", "ttft, 92.00 ms", "queue 30.00 ms", "prefill 60.00 ms", "beyond the engine 2.00 ms", "(the engine's own account, model, 20 requests)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("composition %q lacks %q", got, want)
+		}
+	}
+	cur.Extension.Timeline = nil
+	if got := Composition("ttft_p95_ms", cur); got != "" {
+		t.Errorf("composition without the engine's account: %q", got)
+	}
+	if got := Composition("throughput_tok_s", cur); got != "" {
+		t.Errorf("composition of a rate: %q", got)
+	}
+}

@@ -148,6 +148,8 @@ var (
 	interTokenNames = []string{"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds", "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"}
 	e2eNames        = []string{"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds", "tgi_request_duration"}
 	queueNames      = []string{"vllm:request_queue_time_seconds", "sglang:queue_time_seconds", "tgi_request_queue_duration"}
+	prefillNames    = []string{"vllm:request_prefill_time_seconds"}
+	decodeNames     = []string{"vllm:request_decode_time_seconds"}
 	preemptNames    = []string{"vllm:num_preemptions_total", "vllm:num_preemptions", "sglang:num_retracted_reqs"}
 	kvUsageNames    = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "llamacpp:kv_cache_usage_ratio"}
 	runningNames    = []string{"vllm:num_requests_running", "sglang:num_running_reqs", "llamacpp:requests_processing", "tgi_batch_current_size"}
@@ -422,6 +424,8 @@ func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	out.InterTokenMs = latency(w.first, last, interTokenNames)
 	out.E2EMs = latency(w.first, last, e2eNames)
 	out.QueueMs = latency(w.first, last, queueNames)
+	out.PrefillMs = latency(w.first, last, prefillNames)
+	out.DecodeMs = latency(w.first, last, decodeNames)
 	out.Preemptions = delta(w.first, last, preemptNames)
 	out.PromptTokens = delta(w.first, last, promptNames)
 	out.GenerationTokens = delta(w.first, last, generationNames)
