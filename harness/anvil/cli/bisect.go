@@ -147,12 +147,23 @@ func (b *bisector) run(ctx context.Context, good, bad string) (int, error) {
 		steps++
 		o, why := b.step(ctx, commits[i])
 		judged[i] = true
+		if ctx.Err() != nil {
+			fmt.Fprintf(b.stdout, "step %d: %s interrupted\n", steps, short(commits[i]))
+			return o
+		}
 		word := map[stepOutcome]string{stepSlower: "slower", stepHeld: "held", stepSkipped: "skipped"}[o]
 		fmt.Fprintf(b.stdout, "step %d: %s %s: %s\n", steps, short(commits[i]), word, why)
 		return o
 	}
 	last := len(commits) - 1
-	switch judge(last) {
+	interrupted := func() (int, error) {
+		return gate.RunFailed.ExitCode(), fmt.Errorf("interrupted in step %d: nothing was concluded", steps)
+	}
+	first := judge(last)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
+	switch first {
 	case stepHeld:
 		return gate.Inconclusive.ExitCode(), fmt.Errorf("BAD %s is not slower than GOOD %s: nothing to bisect", short(badSHA), short(goodSHA))
 	case stepSkipped:
@@ -171,8 +182,8 @@ func (b *bisector) run(ctx context.Context, good, bad string) (int, error) {
 			lo = next
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return gate.RunFailed.ExitCode(), fmt.Errorf("interrupted after %d steps", steps)
+	if ctx.Err() != nil {
+		return interrupted()
 	}
 	if hi == lo+1 {
 		subject, _ := b.git("log", "-1", "--format=%s", commits[hi])
