@@ -23,6 +23,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/harness/internal/compare"
 )
 
 // A step's outcome: the commit is slower than GOOD's build (bad), held (good), or skipped.
@@ -246,24 +247,45 @@ func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
 }
 
 // verdict judges the current build's artifact against the baseline's on the gate's
-// metrics: the worst outcome, and what each metric came to.
+// metrics, by the gate's rule (compare.Regression), and what each metric came to: slower
+// when any regressed; held when none did and each either held or, inconclusive, has its 95%
+// interval of the change below half the gate (the change it could not resolve is smaller
+// than any it would call a regression: an equivalence bound, as in Schuirmann's two
+// one-sided tests); otherwise inconclusive.
 func (b *bisector) verdict(baseline, current *artifact.Benchmark) (gate.Outcome, string) {
-	worst, msgs := gate.Pass, []string{}
 	if current.Failed > 0 || baseline.Failed > 0 {
 		return gate.RunFailed, fmt.Sprintf("%d of its %d requests and %d of GOOD's failed", current.Failed, current.Requests, baseline.Failed)
 	}
-	metrics := b.spec.Metrics
-	for _, m := range metrics {
-		r := gate.NoRegression(gate.Against{Baseline: baseline, Metrics: len(metrics)}, m, b.spec.Comparison).Judge(current)
-		msgs = append(msgs, brief(r.Message))
+	how := b.spec.Comparison
+	worst, msgs := gate.Pass, []string{}
+	for _, m := range b.spec.Metrics {
+		v := compare.Regression(baseline, current, m, how.By, compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV, RestartCV: how.RestartCV})
+		msg := brief(v.Message())
 		switch {
-		case r.Outcome == gate.Regression:
+		case v.Outcome == compare.Regressed:
 			worst = gate.Regression
-		case r.Outcome != gate.Pass && worst == gate.Pass:
-			worst = r.Outcome
+		case v.Outcome == compare.Pass:
+		case v.Outcome == compare.Inconclusive && boundedBelow(v):
+			msg += fmt.Sprintf(", within half the %.4g%% gate", 100*v.By)
+		case worst == gate.Pass:
+			worst = gate.Inconclusive
 		}
+		msgs = append(msgs, msg)
 	}
 	return worst, strings.Join(msgs, "; ")
+}
+
+// boundedBelow reports whether v's 95% interval of the change lies below half its gate in
+// the bad direction.
+func boundedBelow(v compare.Verdict) bool {
+	if !(v.RatioHigh > 0) {
+		return false
+	}
+	worst := v.RatioHigh - 1
+	if !v.HigherIsWorse {
+		worst = 1 - v.RatioLow
+	}
+	return worst < v.By/2
 }
 
 // brief is a regression verdict's first clause, with the phases it names as moved: "tpot
