@@ -7,6 +7,10 @@ const ExtensionVersion = "anvilbench.extension/v1"
 // failure's error_type): one the run never finished, not one the engine failed.
 const OutcomeCancelled = "cancelled"
 
+// OutcomeAbandoned is the outcome of a request the client left as the scenario planned
+// (cancel_rate): neither completed nor failed, out of every latency figure.
+const OutcomeAbandoned = "abandoned"
+
 // Extension is anvilbench's own block, under the top-level key "anvilbench". It holds what
 // the v1 format has no key for (per-request timelines, per-chunk timing, the client's own
 // overhead, the arrival model). Every v1 key keeps its meaning; readers of the original
@@ -84,6 +88,9 @@ type Extension struct {
 	// Phases summarizes the engine's own account of the successful requests' time, where
 	// it gave one (each request's is its timeline span's engine_phases); null otherwise.
 	Phases *Phases `json:"engine_phases,omitempty"`
+	// Cancellation is what a run that left some of its requests planned and saw; null for a
+	// run that left none.
+	Cancellation *Cancellation `json:"cancellation,omitempty"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine
@@ -827,6 +834,29 @@ type Phases struct {
 	PrefillMs      *Percentiles `json:"prefill_ms"`
 	DecodeMs       *Percentiles `json:"decode_ms"`
 	BeyondEngineMs *Percentiles `json:"ttft_beyond_engine_ms"`
+}
+
+// Cancellation is what a run that abandoned some of its requests planned and saw: the
+// share planned (Rate, of Planned requests) left after AfterTokens output chunks, and how
+// many were (Abandoned: v1's requests = completed + failed + abandoned). An abandoned
+// request is in no latency figure and counts as lost in goodput.
+type Cancellation struct {
+	Rate        float64 `json:"rate"`
+	AfterTokens int     `json:"after_tokens"`
+	Planned     int     `json:"planned"`
+	Abandoned   int     `json:"abandoned"`
+	// EngineStopped says whether the engine stopped what the client left: its running
+	// requests gauge fell to none within StopTolerance of the measured phase's end; null when
+	// nothing could tell (StopSource says why). DecodedOnMs is when it did, after that end:
+	// how long the engine went on.
+	EngineStopped *bool  `json:"engine_stopped"`
+	DecodedOnMs   *Float `json:"decoded_on_ms"`
+	StopSource    string `json:"stop_source"`
+	// TokensPerLeft is what the engine's generated-tokens counter holds beyond the usage of
+	// every request that ran to its end, per request left: about AfterTokens from an engine
+	// that stopped, up to the whole answer from one that decoded on. Null when the engine
+	// exports no counter or a request's usage is unknown.
+	TokensPerLeft *Float `json:"tokens_per_left"`
 }
 
 // Reasoning is what the engine's usage said of a run's thinking: how many requests

@@ -154,6 +154,14 @@ var identityFields = []identityField{
 		s := a.Extension.Sessions
 		return text([]any{s.Turns, s.TurnTokens, s.ThinkTimeMs, s.ThinkDistribution, s.SessionRate}), true
 	}},
+	// Requests left early load the engine otherwise: a run that left none left none.
+	{"anvilbench.cancellation", func(a *Benchmark) (string, bool) {
+		if a.Extension == nil || a.Extension.Cancellation == nil {
+			return "null", true
+		}
+		c := a.Extension.Cancellation
+		return text([]any{c.Rate, c.AfterTokens}), true
+	}},
 	{"anvilbench.structured_output.output", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.StructuredOutput == nil {
 			return text("text"), true

@@ -265,12 +265,12 @@ func describe(metric string) string {
 // that token figures are computed from; "" when all had it.
 // unstreamed says why a TPOT-like figure is missing when the answers arrived at once.
 func unstreamed(a *artifact.Benchmark) string {
-	atOnce, answers := AtOnce(a)
+	atOnce, answers, of, within := a.AnswersAtOnce()
 	if atOnce == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d of the %d answers of %d or more output chunks arriving at once (generation under %g ms), which leaves nothing to divide: the stream was buffered before the client",
-		atOnce, answers, StreamedMinChunks, StreamedWithin)
+	return fmt.Sprintf(", %d of the %d %s arriving at once (%s), which leaves nothing to divide: the stream was buffered before the client",
+		atOnce, answers, of, within)
 }
 
 func withoutUsage(a *artifact.Benchmark) string {

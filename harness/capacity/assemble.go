@@ -17,7 +17,7 @@ func (r *run) assemble(target Target, started, finished time.Time) *artifact.Ben
 	wall := r.busy().Seconds()
 	b := r.workload(target, started, finished, clock)
 	caps := r.collect(b)
-	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
+	b.PerformanceEligible = b.Completed+r.abandoned() == b.Requests && b.Failed == 0
 	// A shard cannot know the run's throughput alone: its wall clock is not the run's.
 	b.Metrics = buildMetrics(b.RequestTimings, r.cachedRatios(), wall, b.PerformanceEligible && !r.sc.Shard.sharded())
 	if b.Metrics.ReasoningChunks > 0 {
@@ -315,9 +315,15 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 			s.IntendedStartOffsetMs = artifact.F(o.due.Sub(started).Seconds() * 1000)
 		}
 		row := o.row
-		if o.failure != nil {
+		switch {
+		case o.failure != nil:
 			s.Outcome = o.failure.ErrorType
 			row = o.failure.ResponseTiming.Row
+		case o.abandoned:
+			s.Outcome = artifact.OutcomeAbandoned
+			if !o.firstOutput.IsZero() {
+				s.TTFTMs = artifact.F(o.firstOutput.Sub(o.sent).Seconds() * 1000)
+			}
 		}
 		if row != nil {
 			s.TTFTMs, s.E2EMs = artifact.F(float64(row.TTFTMs)), artifact.F(float64(row.E2EMs))
@@ -533,3 +539,14 @@ const (
 
 // p99Families are the metric families listed in metric_population's p99 maps.
 var p99Families = []string{"decode_tok_s", "e2e", "effective_prefill_tok_s", "tpot", "ttft"}
+
+// abandoned counts the requests the client left as planned.
+func (r *run) abandoned() int {
+	n := 0
+	for _, o := range r.outcomes {
+		if o.abandoned {
+			n++
+		}
+	}
+	return n
+}

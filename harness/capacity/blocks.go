@@ -139,11 +139,17 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 	values := map[string][]*artifact.Float{}
 	for j, bl := range r.blocks {
 		rows := blockRows(b.RequestTimings, j*per, (j+1)*per)
+		failed := 0
+		for _, o := range bl.outcomes {
+			if o.failure != nil {
+				failed++
+			}
+		}
 		out.Blocks = append(out.Blocks, artifact.Block{Index: j, PromptNonce: bl.nonce,
 			StartOffsetMs: artifact.Float(bl.started.Sub(r.blocks[0].started).Seconds() * 1000),
 			DurationMs:    artifact.Float(bl.finished.Sub(bl.started).Seconds() * 1000),
-			Completed:     len(rows), Failed: len(bl.outcomes) - len(rows)})
-		m := buildMetrics(rows, nil, bl.finished.Sub(bl.started).Seconds(), len(rows) == len(bl.outcomes))
+			Completed:     len(rows), Failed: failed})
+		m := buildMetrics(rows, nil, bl.finished.Sub(bl.started).Seconds(), failed == 0)
 		block := &artifact.Benchmark{Metrics: m}
 		for _, f := range artifact.HeadlineFigures() {
 			values[f.Key] = append(values[f.Key], floatOf(f.Of(block)))
@@ -219,8 +225,11 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	measured := r.prompts
-	defer func() { r.prompts, r.progress = measured, progress{} }()
+	// The warm-up runs every request to its end: it warms the engine, and a request left
+	// early is neither a success nor a failure of it.
+	measured, abandon := r.prompts, r.abandon
+	r.abandon = nil
+	defer func() { r.prompts, r.progress, r.abandon = measured, progress{}, abandon }()
 	r.prompts.Nonce, r.prompts.SharedPrefix = "warmup"+measured.Nonce, ""
 	r.plan = r.base
 	r.indices, r.outcomes = make([]int, n), make([]outcome, n)

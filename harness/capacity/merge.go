@@ -108,7 +108,13 @@ func refigure(b *artifact.Benchmark, ext *artifact.Extension, spans []artifact.R
 	b.RunID = "benchmark-" + time.Unix(b.StartedAtUnixNs/1e9, 0).UTC().Format("20060102T150405") + "Z"
 	b.WallClockMs = artifact.Float(wall * 1000)
 	b.Completed, b.Failed = len(b.RequestTimings), len(b.Failures)
-	b.PerformanceEligible = b.Completed == b.Requests && b.Failed == 0
+	abandoned := 0
+	for _, sp := range spans {
+		if sp.Outcome == artifact.OutcomeAbandoned {
+			abandoned++
+		}
+	}
+	b.PerformanceEligible = b.Completed+abandoned == b.Requests && b.Failed == 0
 	cachedOf := map[int]*int{}
 	for _, sp := range spans {
 		cachedOf[sp.RequestIndex] = sp.CachedTokens
@@ -142,6 +148,7 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	ext.Send = sendSplit(spans)
 	ext.Reasoning = reasoningSummary(spans)
 	ext.Phases = phasesSummary(spans)
+	ext.Cancellation = mergedCancellation(shards)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)
@@ -433,4 +440,39 @@ func mergedArrival(first artifact.Arrival, spans []artifact.RequestSpan, rows []
 		a.ScheduleLagMs, a.IntendedTTFTMs, a.IntendedE2EMs, a.ServiceTTFTMs = percentiles(lag), percentiles(ttft), percentiles(e2e), percentiles(service)
 	}
 	return a
+}
+
+// mergedCancellation adds the shards' cancellations: their plans and abandoned requests;
+// the engine stopped when it stopped on every shard, and did not when it did not on one.
+func mergedCancellation(shards []NamedArtifact) *artifact.Cancellation {
+	var out *artifact.Cancellation
+	for _, sh := range shards {
+		c := sh.Extension.Cancellation
+		if c == nil {
+			continue
+		}
+		if out == nil {
+			out = &artifact.Cancellation{Rate: c.Rate, AfterTokens: c.AfterTokens, EngineStopped: c.EngineStopped, StopSource: c.StopSource}
+		}
+		out.Planned += c.Planned
+		out.Abandoned += c.Abandoned
+		if stopRank(c.EngineStopped) < stopRank(out.EngineStopped) {
+			out.EngineStopped, out.StopSource = c.EngineStopped, c.StopSource
+		}
+		if c.DecodedOnMs != nil && (out.DecodedOnMs == nil || *c.DecodedOnMs > *out.DecodedOnMs) {
+			out.DecodedOnMs = c.DecodedOnMs
+		}
+	}
+	return out
+}
+
+// stopRank orders what shards say of the engine's stop: did not, cannot tell, did.
+func stopRank(stopped *bool) int {
+	switch {
+	case stopped == nil:
+		return 1
+	case *stopped:
+		return 2
+	}
+	return 0
 }

@@ -58,6 +58,8 @@ type outcome struct {
 	reasoningTokens *int
 	// phases is the engine's own account of the request's time; nil when its API gave none.
 	phases *artifact.EnginePhases
+	// abandoned is set for a request the client left as planned: neither row nor failure.
+	abandoned bool
 }
 
 // Harness-raised error types and messages (the messages are the original tool's).
@@ -146,7 +148,11 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		recycle(&bodies, body)
 		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
-	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, r.traceParent(i), func() { recycle(&bodies, body) })
+	call := stream.Call{TraceParent: r.traceParent(i)}
+	if r.abandons(i) {
+		call.AbandonAfter = r.sc.CancelAfterTokens
+	}
+	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, call, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i].context, began, res, err)
 	o.end = time.Now()
 	if !res.Start.IsZero() && res.End > 0 {
@@ -191,6 +197,9 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 
 // judge turns a finished stream into the request's outcome.
 func (r *run) judge(i, planned int, began time.Time, res *stream.Result, err error) outcome {
+	if err == nil && res.Abandoned {
+		return outcome{abandoned: true}
+	}
 	if err != nil {
 		kind := stream.KindRead
 		var se *stream.Error

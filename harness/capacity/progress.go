@@ -14,6 +14,8 @@ const defaultProgressInterval = 10 * time.Second
 type progress struct {
 	mu         sync.Mutex
 	done, fail int
+	// left counts the requests the client abandoned as planned (cancel_rate).
+	left int
 	ttft, tpot []float64
 	total      int
 	name       string
@@ -57,6 +59,10 @@ func (p *progress) record(o outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
+	if o.abandoned {
+		p.left++
+		return
+	}
 	if o.row == nil {
 		p.fail++
 		return
@@ -82,8 +88,12 @@ func (p *progress) line() string {
 	if p.name != "" {
 		name = "[" + p.name + "] "
 	}
-	return fmt.Sprintf("%sprogress: %d/%d requests done, %d failed; running ttft p50 %s, tpot p50 %s; elapsed %s, left %s",
-		name, p.done, p.total, p.fail, median(p.ttft), median(p.tpot), round(elapsed), left)
+	failed := fmt.Sprintf("%d failed", p.fail)
+	if p.left > 0 {
+		failed += fmt.Sprintf(", %d abandoned as planned", p.left)
+	}
+	return fmt.Sprintf("%sprogress: %d/%d requests done, %s; running ttft p50 %s, tpot p50 %s; elapsed %s, left %s",
+		name, p.done, p.total, failed, median(p.ttft), median(p.tpot), round(elapsed), left)
 }
 
 // round shortens a duration for a progress line.

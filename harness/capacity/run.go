@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -82,6 +84,7 @@ func (r *run) prepare(ctx context.Context) error {
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
 	r.nonce, r.base = r.prompts.Nonce, r.plan
+	r.abandon = abandonPlan(len(r.plan), sc.CancelRate, sc.ContextSeed)
 	if !sc.SkipEnginePhases {
 		r.traceBase = fmt.Sprintf("%016x", rand.Uint64())
 	}
@@ -187,7 +190,9 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	stampsHeld := b.Extension.Clock.Source == clockSourceKernel && b.Extension.ITL.SharedReadGaps == 0
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
+	drain := r.drain(ctx, b, finished)
 	b.Extension.EngineMetrics = w.watch()
+	b.Extension.Cancellation = r.cancellation(b, drain)
 	b.Extension.GPU = w.gpus.Finish(ctx, started, finished)
 	if b.GPU == nil {
 		b.GPU = gpuModel(b.Extension.GPU)
@@ -366,6 +371,8 @@ type run struct {
 	started time.Time
 	blocks  []block
 	nonce   string
+	// abandon[i] is whether request i of a block is left after CancelAfterTokens.
+	abandon []bool
 	// traceBase is the first half of every request's trace id, random per run; "" sends
 	// no traceparent.
 	traceBase string
@@ -389,4 +396,132 @@ func (r *run) traceParent(i int) string {
 		return ""
 	}
 	return "00-" + r.traceID(i) + "-" + fmt.Sprintf("%016x", uint64(i)+1) + "-01"
+}
+
+// abandonPlan picks round(rate × n) of n requests to abandon, by seed: the same ones in
+// every run of the scenario.
+func abandonPlan(n int, rate float64, seed int64) []bool {
+	k := int(math.Round(rate * float64(n)))
+	if k == 0 {
+		return nil
+	}
+	out := make([]bool, n)
+	for _, i := range rand.New(rand.NewPCG(uint64(seed), 0xab4d0)).Perm(n)[:k] {
+		out[i] = true
+	}
+	return out
+}
+
+// abandons reports whether request i is one the client leaves.
+func (r *run) abandons(i int) bool {
+	return r.abandon != nil && r.abandon[r.local(i)]
+}
+
+// stopTolerance is how long after the measured phase's end an engine may still report a
+// running request and be said to have stopped what its clients left: its gauges are
+// scraped, not pushed.
+const stopTolerance = time.Second
+
+// drained is what the engine's gauges showed after a run that left requests: how long
+// after the measured phase's end it still ran some, and whether it ran none by the bound.
+type drained struct {
+	after          time.Duration
+	stopped, known bool
+}
+
+// drain polls the engine's running and waiting gauges from the measured phase's end until
+// both read none, at most until twice the longest completed request (5 s to a minute) has
+// passed; nothing when the run left no request or the metrics are not scraped.
+func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Time) drained {
+	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil {
+		return drained{}
+	}
+	bound := 5 * time.Second
+	if d := b.Metrics.E2E.Max; d != nil {
+		bound = min(time.Minute, max(bound, 2*time.Duration(float64(*d)*float64(time.Millisecond))))
+	}
+	after, stopped, known := r.engine.Drained(ctx, finished, bound)
+	return drained{after, stopped, known}
+}
+
+// cancellation records what a run that left requests planned and saw, and whether the
+// engine stopped them, by two signs: the tokens its counter holds beyond the usage of the
+// requests that ran to their end, per request left (an engine that stopped generated about
+// the tokens read before leaving, and a few in flight); and its running gauges after the
+// measured phase (none within stopTolerance). Either sign against it says it did not stop.
+// nil for a run that planned to leave none.
+func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellation {
+	if r.abandon == nil {
+		return nil
+	}
+	c := &artifact.Cancellation{Rate: r.sc.CancelRate, AfterTokens: r.sc.CancelAfterTokens, Abandoned: r.abandoned()}
+	for k := range r.outcomes {
+		if r.abandons(r.indices[k]) {
+			c.Planned++
+		}
+	}
+	if c.Abandoned == 0 {
+		c.StopSource = "no request was left: nothing to stop"
+		return c
+	}
+	var signs []string
+	stopped, known := true, false
+	if per, ok := tokensPerLeft(b, c.Abandoned); ok {
+		c.TokensPerLeft = artifact.F(per)
+		known = true
+		// The tokens read, and as many again in flight when the client left.
+		if per > 2*float64(c.AfterTokens)+4 {
+			stopped = false
+		}
+		signs = append(signs, fmt.Sprintf("its generated-tokens counter: %.1f tokens per request left after %d", per, c.AfterTokens))
+	}
+	if d.known {
+		c.DecodedOnMs = artifact.F(d.after.Seconds() * 1000)
+		known = true
+		if !d.stopped || d.after > stopTolerance {
+			stopped = false
+		}
+		signs = append(signs, fmt.Sprintf("its running requests gauge: none %.0f ms after the last request ended", d.after.Seconds()*1000))
+		if !d.stopped {
+			signs[len(signs)-1] = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
+		}
+	}
+	if !known {
+		c.StopSource = "the engine exports neither a generated-tokens counter nor a running-requests gauge (or its metrics were not scraped): nothing tells whether it stopped"
+		return c
+	}
+	c.EngineStopped = new(stopped)
+	c.StopSource = strings.Join(signs, "; ")
+	return c
+}
+
+// tokensPerLeft is the engine's generated tokens over the run (its warm-up included) beyond
+// the usage of every request that ran to its end, per request left; false when the engine
+// counts none or some request's usage is unknown.
+func tokensPerLeft(b *artifact.Benchmark, left int) (float64, bool) {
+	m := b.Extension.EngineMetrics
+	if m.GenerationTokens == nil || left == 0 {
+		return 0, false
+	}
+	own := 0
+	if w := b.Extension.Warmup; w != nil {
+		if w.UsageReported != w.Requests {
+			return 0, false
+		}
+		own += w.CompletionTokens
+	}
+	rows := slices.Clone(b.RequestTimings)
+	for _, f := range b.Failures {
+		if f.ResponseTiming.Row == nil {
+			return 0, false
+		}
+		rows = append(rows, *f.ResponseTiming.Row)
+	}
+	for _, r := range rows {
+		if r.OutputTokens == nil || r.OutputTokenSource != "usage" {
+			return 0, false
+		}
+		own += *r.OutputTokens
+	}
+	return (float64(*m.GenerationTokens) - float64(own)) / float64(left), true
 }

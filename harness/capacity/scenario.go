@@ -184,6 +184,14 @@ type Scenario struct {
 	Progress         io.Writer
 	ProgressInterval time.Duration
 
+	// CancelRate is the share of the requests the client abandons, as a user who closes the
+	// tab does: each of them is left after CancelAfterTokens output chunks (tokens, from an
+	// engine that sends one a chunk), recorded apart from completed and failed requests, out
+	// of every latency figure, and the run checks that the engine stopped them. Which ones
+	// is fixed by ContextSeed.
+	CancelRate        float64 `key:"cancel_rate" range:"[0,1]" default:"0"`
+	CancelAfterTokens int     `key:"cancel_after_tokens" range:"[0,1048576]" default:"4" zero:"default"`
+
 	// SkipEnginePhases stops asking the engine for its own account of each request's time
 	// (vLLM's include_metrics on chat and completions; llama.cpp's timings and Ollama's
 	// durations come unasked, and are read either way) and sending each request a W3C

@@ -74,6 +74,14 @@ func (sc Scenario) combinations(k kind) []error {
 	if sc.ReasoningEffort != "" && sc.ThinkingMode.switches() {
 		add("ReasoningEffort", nil, fmt.Sprintf("cannot be combined with %%s=%s (use one control)", sc.ThinkingMode), "ThinkingMode")
 	}
+	if sc.CancelRate > 0 {
+		if _, independent := k.(*independent); !independent {
+			add("CancelRate", sc.CancelRate, "needs independent requests: a trace's lines and a session's turns are not abandoned")
+		}
+		if sc.MaxTokens > 0 && sc.CancelAfterTokens >= sc.MaxTokens {
+			add("CancelAfterTokens", sc.CancelAfterTokens, fmt.Sprintf("must be below %%s (%d): a request is left before it ends", sc.MaxTokens), "MaxTokens")
+		}
+	}
 	if sc.RequestRate > 0 && sc.Burst > 0 {
 		add("RequestRate", sc.RequestRate, "cannot be combined with %s", "Burst")
 	}

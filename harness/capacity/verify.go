@@ -17,12 +17,17 @@ func Verify(b *artifact.Benchmark) error {
 }
 
 // verifyIndices checks that every request of the run, or of the shard, ends in exactly
-// one of request_timings and failures, and that the counts say so.
+// one of request_timings, failures and (a request left as planned) the timeline, and that
+// the counts say so.
 func verifyIndices(b *artifact.Benchmark) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if b.Completed+b.Failed != b.Requests || len(b.RequestTimings) != b.Completed || len(b.Failures) != b.Failed {
-		bad("counts: completed %d + failed %d != requests %d (rows %d, failures %d)", b.Completed, b.Failed, b.Requests, len(b.RequestTimings), len(b.Failures))
+	abandoned := 0
+	if b.Extension != nil && b.Extension.Cancellation != nil {
+		abandoned = b.Extension.Cancellation.Abandoned
+	}
+	if b.Completed+b.Failed+abandoned != b.Requests || len(b.RequestTimings) != b.Completed || len(b.Failures) != b.Failed {
+		bad("counts: completed %d + failed %d + abandoned %d != requests %d (rows %d, failures %d)", b.Completed, b.Failed, abandoned, b.Requests, len(b.RequestTimings), len(b.Failures))
 	}
 	seen := make(map[int]int, b.Requests)
 	for _, r := range b.RequestTimings {
@@ -30,6 +35,13 @@ func verifyIndices(b *artifact.Benchmark) []error {
 	}
 	for _, f := range b.Failures {
 		seen[f.RequestIndex]++
+	}
+	if b.Extension != nil { // an abandoned request's one place is its timeline span
+		for _, s := range b.Extension.Timeline {
+			if s.Outcome == artifact.OutcomeAbandoned {
+				seen[s.RequestIndex]++
+			}
+		}
 	}
 	// A whole run holds indices 0..requests-1; a shard its own.
 	indices := make([]int, b.Requests)

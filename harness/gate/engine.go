@@ -127,8 +127,40 @@ func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
 	for _, f := range a.Failures {
 		add(f.ResponseTiming.Row)
 	}
+	if c := a.Extension.Cancellation; c != nil { // left before the engine's usage came
+		unknown, all = unknown+c.Abandoned, all+c.Abandoned
+	}
 	if unknown > 0 {
 		return sum, fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, all)
 	}
 	return sum, ""
+}
+
+// StoppedWhatWasLeft checks that the engine stopped the requests the client left as
+// planned (cancel_rate): its running and waiting requests gauges fell to none within a
+// second of the measured phase's end. An engine that went on decoding for them (vLLM
+// #54947, SGLang #36552) fails the run, saying for how long; it is skipped when nothing
+// could tell (no gauge), and for a run that left none.
+func StoppedWhatWasLeft() Check {
+	return Check{Name: "stops the requests its clients leave", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
+		var c *artifact.Cancellation
+		if a.Extension != nil {
+			c = a.Extension.Cancellation
+		}
+		switch {
+		case c == nil:
+			return skipped("the run left no request (cancel_rate 0)")
+		case c.Abandoned == 0 || c.EngineStopped == nil:
+			return skipped(fmt.Sprintf("%d of %d requests left: %s", c.Abandoned, c.Planned, c.StopSource))
+		case !*c.EngineStopped:
+			how := ""
+			if c.TokensPerLeft != nil && a.Metrics.TPOT.P50 != nil {
+				more := float64(*c.TokensPerLeft) - float64(c.AfterTokens)
+				how = fmt.Sprintf(" for about %.0f tokens more each, %.2f s at the run's TPOT p50 (%.2f ms);", more, more*float64(*a.Metrics.TPOT.P50)/1000, float64(*a.Metrics.TPOT.P50))
+			}
+			return found(RunFailed, fmt.Sprintf("the engine went on decoding the %d requests the client left after %d tokens:%s by %s",
+				c.Abandoned, c.AfterTokens, how, c.StopSource))
+		}
+		return held(fmt.Sprintf("the engine stopped the %d requests left after %d tokens, by %s", c.Abandoned, c.AfterTokens, c.StopSource))
+	}}
 }

@@ -35,8 +35,10 @@ func NoFailedRequests() Check {
 				msg += "; " + notFollowed
 			}
 			return found(RunFailed, msg)
-		case a.Completed != a.Requests:
+		case a.Completed+abandoned(a) != a.Requests:
 			return found(RunFailed, fmt.Sprintf("%d of %d requests completed and none is recorded as failed", a.Completed, a.Requests))
+		case abandoned(a) > 0:
+			return held(fmt.Sprintf("all %d requests the client did not leave succeeded (%d left as planned)", a.Completed, abandoned(a)))
 		}
 		return held(fmt.Sprintf("all %d requests succeeded", a.Requests))
 	}}
@@ -114,8 +116,8 @@ func ControlledOutput() Check {
 			}
 			check(f.RequestIndex, f.ControlledOutput)
 		}
-		if len(observed) < a.Requests {
-			misses = append(misses, fmt.Sprintf("%d requests are in neither request_timings nor failures", a.Requests-len(observed)))
+		if len(observed)+abandoned(a) < a.Requests {
+			misses = append(misses, fmt.Sprintf("%d requests are in neither request_timings nor failures", a.Requests-len(observed)-abandoned(a)))
 		}
 		if len(misses) > 0 {
 			msg := fmt.Sprintf("%d of %d responses missed exactly %d code words:\n  %s", len(misses), a.Requests, a.ResponseWords, listMisses(misses))
@@ -308,3 +310,12 @@ func regressionResult(v compare.Verdict, how Comparison) Result {
 
 // percent prints a fraction as a percentage with one decimal: 0.05 is "5.0%".
 func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// abandoned counts the requests the client left as planned (cancel_rate): neither completed
+// nor failed, and scored on nothing.
+func abandoned(a *artifact.Benchmark) int {
+	if a.Extension == nil || a.Extension.Cancellation == nil {
+		return 0
+	}
+	return a.Extension.Cancellation.Abandoned
+}

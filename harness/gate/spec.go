@@ -262,6 +262,7 @@ func (s Spec) Checks() []Check {
 		}),
 		ClientKeptUp(s.Client),
 		EngineToItself(),
+		StoppedWhatWasLeft(),
 		StartedWarm(),
 		GPUHeldClocks(s.GPU, s.Baseline),
 		when(ValidToolCalls(), onlyFor("tool_call")),

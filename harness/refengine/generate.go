@@ -103,8 +103,14 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 	})
 	steps := newStepper(&s.opts, s.pace, &s.gate.running, tr.t.Index)
 	deadline := computeDone.Add(time.Duration(float64(s.opts.PrefillOverhead) * steps.factor * s.pace.at(tr.t.Index, admitted)))
-	sleep := newSleeper(ctx, true)
+	// An engine that decodes on after its client leaves sleeps past the client's going.
+	decodeCtx := ctx
+	if s.opts.DecodeOnAfterCancel {
+		decodeCtx = context.WithoutCancel(ctx)
+	}
+	sleep := newSleeper(decodeCtx, true)
 	defer sleep.close()
+	gone := false // the client left; the engine decodes on, writing nothing
 
 	var pending []byte // the chunk being assembled (streamed)
 	var rp reply       // the whole reply (not streamed)
@@ -134,6 +140,13 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 			tr.finish(0, "", true)
 			return
 		}
+		if !gone && ctx.Err() != nil && s.opts.DecodeOnAfterCancel {
+			gone = true
+		}
+		if gone {
+			g.produced(n)
+			continue
+		}
 		if last && !truncated {
 			finish = j.plan.finish
 			if j.tool != "" && finish == finishStop {
@@ -142,6 +155,10 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		}
 		if j.stream {
 			if err := g.emit(n, reasoning, pending, finish); err != nil {
+				if s.opts.DecodeOnAfterCancel {
+					gone = true
+					continue
+				}
 				tr.finish(0, "", true)
 				return
 			}
@@ -159,6 +176,10 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		if n == f.StallAfter {
 			deadline = deadline.Add(f.StallFor)
 		}
+	}
+	if gone {
+		tr.finish(0, "", true)
+		return
 	}
 	if j.stream {
 		g.endStream(truncated, limit, finish)

@@ -76,6 +76,11 @@ type Options struct {
 	// PrefillOverhead is the fixed part of the time to first token of every request
 	// (scheduling, first forward step). It does not queue. Default DefaultPrefillOverhead.
 	PrefillOverhead time.Duration
+	// DecodeOnAfterCancel keeps decoding a request its client left, to its max_tokens,
+	// holding its batch slot and counting it running: the bug of an engine that does not
+	// stop what its clients abandon (vLLM #54947, SGLang #36552), for proofs that a run
+	// says so.
+	DecodeOnAfterCancel bool
 	// QueueDelay is scheduling time every request spends after admission and before its
 	// prefill: a slower scheduler. It counts in the engine's queue time (include_metrics'
 	// queue_time_ms), not its prefill.

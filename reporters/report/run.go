@@ -337,7 +337,8 @@ func timeline(v *runView) (string, string) {
 	}
 	failed, unsent := 0, 0
 	for _, s := range spans {
-		sp := chart.Span{Start: math.NaN(), FirstToken: math.NaN(), End: math.NaN(), Reasoning: math.NaN(), Failed: s.Outcome != "ok"}
+		sp := chart.Span{Start: math.NaN(), FirstToken: math.NaN(), End: math.NaN(), Reasoning: math.NaN(),
+			Failed: s.Outcome != "ok" && s.Outcome != artifact.OutcomeAbandoned}
 		label := fmt.Sprintf("request %d: %s", s.RequestIndex, s.Outcome)
 		if s.StartOffsetMs == nil {
 			unsent++
@@ -424,6 +425,16 @@ func (v *runView) Details() []fieldView {
 		}
 		items = append(items, engineMetricFields(b, x.EngineMetrics)...)
 		items = append(items, phaseFields(x)...)
+		if c := x.Cancellation; c != nil {
+			stopped := "whether the engine stopped them: unknown (" + c.StopSource + ")"
+			if c.EngineStopped != nil && *c.EngineStopped {
+				stopped = "the engine stopped them (" + c.StopSource + ")"
+			} else if c.EngineStopped != nil {
+				stopped = "the engine did not stop them (" + c.StopSource + ")"
+			}
+			items = append(items, fieldView{"requests left", fmt.Sprintf("%s of %s planned (%s of the requests) left after %s tokens, in no latency figure; %s",
+				fmtInt(c.Abandoned), fmtInt(c.Planned), fmtNumber(100*c.Rate, 0)+"%", fmtInt(c.AfterTokens), stopped)})
+		}
 	}
 	if v.Interrupted {
 		items = append(items, fieldView{"complete", "false: the run was interrupted" + cutInFlight(b)})

@@ -404,6 +404,38 @@ func (w *Watch) note(s snapshot) {
 	}
 }
 
+// Drained polls the engine's running and waiting requests gauges until both read none, at
+// most until bound after since, and returns when they did, after since; known is false when
+// the engine exports no running gauge (or its metrics could not be read). An engine that
+// stopped what its clients left reads none as soon as their last request ended.
+func (w *Watch) Drained(ctx context.Context, since time.Time, bound time.Duration) (after time.Duration, drained, known bool) {
+	if w.err != nil {
+		return 0, false, false
+	}
+	for {
+		s, err := scrape(ctx, w.client, w.url)
+		if err != nil {
+			return time.Since(since), false, false
+		}
+		running, ok := s.total(runningNames)
+		if !ok {
+			return 0, false, false
+		}
+		waiting, _ := s.total(waitingNames)
+		after = time.Since(since)
+		if running == 0 && waiting == 0 {
+			return after, true, true
+		}
+		if after >= bound || ctx.Err() != nil {
+			return after, false, true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // Finish stops the watch, scrapes once more and returns the run's deltas.
 func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	out := artifact.EngineMetrics{URL: w.url}

@@ -73,7 +73,7 @@ func BenchmarkStreamEvents(b *testing.B) {
 	_, contEvents := recordStream(true)
 	s := &settings{timeout: time.Hour, stall: time.Hour, maxEvent: DefaultMaxEventSize}
 	consume := func(r io.Reader, res *Result) error {
-		return s.consume(context.Background(), r, res, 0, func() {}, nil, APIChat)
+		return s.consume(context.Background(), r, res, 0, 0, func() {}, nil, APIChat)
 	}
 	legacy := func(r io.Reader, res *Result) error {
 		return legacyConsume(context.Background(), s, r, res, 0)
@@ -152,7 +152,7 @@ func TestStreamEventAllocations(t *testing.T) {
 		copy(copies, events)
 		r = eventReads{events: copies}
 		*res = Result{Start: time.Now(), Arrivals: res.Arrivals[:0]}
-		if err := s.consume(context.Background(), &r, res, 0, func() {}, nil, APIChat); err != nil {
+		if err := s.consume(context.Background(), &r, res, 0, 0, func() {}, nil, APIChat); err != nil {
 			t.Fatal(err)
 		}
 		res.Release()

@@ -200,21 +200,31 @@ func (c *Client) fetch(ctx context.Context, method, url string, body []byte, lim
 // no bound. The Result is returned even with an error, holding whatever arrived before it;
 // the error is an *Error.
 func (c *Client) Stream(ctx context.Context, api API, body []byte, maxTokens int) (*Result, error) {
-	res, err := c.stream(ctx, api, body, maxTokens, "", nil)
+	res, err := c.stream(ctx, api, body, maxTokens, Call{}, nil)
 	return res, c.seal(err)
 }
 
 // StreamRecycled is Stream for a body in a buffer the caller recycles: release is called
 // once, when the client is done reading body (it copies body with the request's head
 // before the start stamp, so that is before StreamRecycled returns); until then body must
-// not change. traceparent, when set, is sent as the W3C trace context header, which an
-// engine that traces (vLLM's OpenTelemetry spans) joins the request's spans to.
-func (c *Client) StreamRecycled(ctx context.Context, api API, body []byte, maxTokens int, traceparent string, release func()) (*Result, error) {
-	res, err := c.stream(ctx, api, body, maxTokens, traceparent, release)
+// not change. call is what the request asks beyond its body.
+func (c *Client) StreamRecycled(ctx context.Context, api API, body []byte, maxTokens int, call Call, release func()) (*Result, error) {
+	res, err := c.stream(ctx, api, body, maxTokens, call, release)
 	return res, c.seal(err)
 }
 
-func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int, traceparent string, release func()) (*Result, error) {
+// Call is what one streamed request asks beyond its body.
+type Call struct {
+	// TraceParent, when set, is sent as the W3C trace context header, which an engine that
+	// traces (vLLM's OpenTelemetry spans) joins the request's spans to.
+	TraceParent string
+	// AbandonAfter, when positive, ends the request after that many output events as a
+	// client that leaves does: the connection is closed unread, and the Result is Abandoned
+	// with no error.
+	AbandonAfter int
+}
+
+func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int, call Call, release func()) (*Result, error) {
 	maxChunks := 0
 	if maxTokens > 0 {
 		maxChunks = maxTokens + overrunAllowance
@@ -229,7 +239,7 @@ func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int
 		}
 		return res, &Error{Kind: KindTransport, Message: c.directErr.Error(), Err: c.directErr}
 	}
-	m := c.direct.message(api, body, traceparent)
+	m := c.direct.message(api, body, call.TraceParent)
 	if release != nil {
 		release() // the message holds a copy
 	}
@@ -293,7 +303,7 @@ func (c *Client) stream(ctx context.Context, api API, body []byte, maxTokens int
 	if c.s.stall > 0 {
 		stall = func() { cancel(errStall) }
 	}
-	err = c.s.consume(ctx, resp.Body, res, maxChunks, stall, raw.lastRead, api)
+	err = c.s.consume(ctx, resp.Body, res, maxChunks, call.AbandonAfter, stall, raw.lastRead, api)
 	if err == nil && res.Terminal {
 		// Only a body read to its end leaves the connection ready for the next request.
 		reuse = drain(resp.Body, func() { cancel(errDrain) }) && !resp.Close

@@ -20,13 +20,15 @@ type stamper func() time.Time
 // of those bytes at the socket (stamps, the connection's) or, reading from anything else,
 // when the read returned. stall, when not nil, is called after s.stall without bytes once
 // the first event arrived (it must make the next read fail, e.g. by cancelling the request
-// context). maxChunks (0: none) bounds the output chunks. The error is nil or an *Error.
+// context). maxChunks (0: none) bounds the output chunks; abandonAfter (0: never) ends the
+// read after that many, as a client that leaves (res.Abandoned). The error is nil or an
+// *Error.
 //
 // api names the event grammar: its protocol folds each event into res, and may end the
 // stream with an event of its own in place of [DONE].
 //
 // It is the whole per-event path of Stream, so it can be measured on any io.Reader.
-func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks int, stall func(), stamps stamper, api API) error {
+func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, maxChunks, abandonAfter int, stall func(), stamps stamper, api API) error {
 	st := streamStates.Get().(*streamState)
 	defer st.release()
 	proto := api.proto()
@@ -88,6 +90,10 @@ func (s *settings) consume(ctx context.Context, body io.Reader, res *Result, max
 		res.lag(sr.last)
 		if s.afterEvent != nil {
 			s.afterEvent(n)
+		}
+		if abandonAfter > 0 && len(res.Arrivals) >= abandonAfter {
+			res.Abandoned, res.End = true, at
+			return nil
 		}
 		if maxChunks > 0 && len(res.Arrivals) > maxChunks {
 			return &Error{Kind: KindOverrun, Message: fmt.Sprintf("stream sent %d output chunks, more than max_tokens allows; stopped reading", len(res.Arrivals))}

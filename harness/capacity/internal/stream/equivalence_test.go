@@ -77,7 +77,7 @@ func both(c readCase) (legacy, fast, jsonOnly string) {
 		return describe(res, f(context.Background(), s, r, res, c.maxChunks))
 	}
 	consume := func(ctx context.Context, s *settings, r io.Reader, res *Result, maxChunks int) error {
-		return s.consume(ctx, r, res, maxChunks, nil, nil, APIChat)
+		return s.consume(ctx, r, res, maxChunks, 0, nil, nil, APIChat)
 	}
 	// encoding/json's messages name the Go types, which here have other names.
 	names := strings.NewReplacer("legacyUsage", "Usage", "legacyChunk", "Chunk", "legacyChoice", "Choice")

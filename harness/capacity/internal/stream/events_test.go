@@ -22,7 +22,7 @@ func consumeAs(api API, body string, sizes []int, jsonOnly bool) (*Result, error
 	base := time.Now()
 	s := &settings{timeout: time.Minute, stall: time.Minute, maxEvent: DefaultMaxEventSize, now: fakeClock(base), jsonOnly: jsonOnly}
 	res := &Result{Start: base, Arrivals: make([]time.Duration, 0, 8)}
-	err := s.consume(context.Background(), &patternReader{data: []byte(body), sizes: sizes}, res, 0, nil, nil, api)
+	err := s.consume(context.Background(), &patternReader{data: []byte(body), sizes: sizes}, res, 0, 0, nil, nil, api)
 	return res, err
 }
 
@@ -114,7 +114,7 @@ func TestTypedStreamAllocations(t *testing.T) {
 			copy(copies, events)
 			r = eventReads{events: copies}
 			*res = Result{Start: time.Now(), Arrivals: res.Arrivals[:0]}
-			if err := s.consume(context.Background(), &r, res, 0, func() {}, nil, api); err != nil {
+			if err := s.consume(context.Background(), &r, res, 0, 0, func() {}, nil, api); err != nil {
 				t.Fatal(err)
 			}
 			if res.ContentChunks != words || !res.Terminal {

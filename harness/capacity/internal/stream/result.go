@@ -156,6 +156,8 @@ type Result struct {
 	// the network, the engine's queue and prefill after it.
 	Sent    time.Duration
 	HasSent bool
+	// Abandoned is set when the client left the stream as asked (Call.AbandonAfter), at End.
+	Abandoned bool
 	// Phases is the engine's own account of the request's time, where its API reports one
 	// (a native API that measures its phases); nil otherwise.
 	Phases *Phases

@@ -42,7 +42,7 @@ func TestToolCallsAreJoinedFromTheirFragments(t *testing.T) {
 		base := time.Now()
 		s := &settings{timeout: time.Minute, stall: time.Minute, maxEvent: DefaultMaxEventSize, now: fakeClock(base)}
 		res := &Result{Start: base}
-		err := s.consume(context.Background(), strings.NewReader(c.body), res, 0, nil, nil, APIChat)
+		err := s.consume(context.Background(), strings.NewReader(c.body), res, 0, 0, nil, nil, APIChat)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -72,7 +72,7 @@ func TestToolCallArgumentsAreCapped(t *testing.T) {
 	b.WriteString(done)
 	s := &settings{timeout: time.Minute, stall: time.Minute, maxEvent: DefaultMaxEventSize, now: time.Now}
 	res := &Result{Start: time.Now()}
-	if err := s.consume(context.Background(), strings.NewReader(b.String()), res, 0, nil, nil, APIChat); err != nil {
+	if err := s.consume(context.Background(), strings.NewReader(b.String()), res, 0, 0, nil, nil, APIChat); err != nil {
 		t.Fatal(err)
 	}
 	if c := res.ToolCalls[0]; !c.ArgumentsTruncated || len([]rune(c.Arguments)) != CaptureLimit {

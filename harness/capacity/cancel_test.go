@@ -1,0 +1,57 @@
+package capacity
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+// Half the requests left after 4 tokens of 200 max: against an engine that stops them the
+// run counts them apart (neither completed nor failed, in no latency figure, each index in
+// one place) and says the engine stopped; against one that decodes on, the check fails and
+// says so. The engine's own record judges: what it generated for each request left.
+func TestALeftRequestIsCountedApartAndTheEngineMustStopIt(t *testing.T) {
+	t.Parallel()
+	sc := Scenario{Requests: 20, Concurrency: 4, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict,
+		CancelRate: 0.5, CancelAfterTokens: 4}
+	for _, decodeOn := range []bool{false, true} {
+		s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond, DecodeOnAfterCancel: decodeOn})
+		b := mustRun(t, target(s), sc)
+		if err := Verify(b); err != nil {
+			t.Fatalf("decode on %v: %v", decodeOn, err)
+		}
+		c := b.Extension.Cancellation
+		if c == nil || c.Planned != 10 || c.Abandoned != 10 || b.Completed != 10 || b.Failed != 0 || b.Metrics.TTFT.Samples != 10 {
+			t.Fatalf("decode on %v: cancellation %+v, %d completed, %d failed, ttft over %d", decodeOn, c, b.Completed, b.Failed, b.Metrics.TTFT.Samples)
+		}
+		left := 0
+		for _, sp := range b.Extension.Timeline {
+			if sp.Outcome == artifact.OutcomeAbandoned {
+				left++
+			}
+		}
+		// The engine's record: the requests left were cancelled by the client, having
+		// generated what it sent before the client left, or all of their answer.
+		generated := 0
+		for _, tr := range measuredTraces(s) {
+			if tr.Cancelled {
+				generated += tr.CompletionTokens
+			}
+		}
+		if left != 10 || c.TokensPerLeft == nil || float64(*c.TokensPerLeft) != float64(generated)/10 {
+			t.Errorf("decode on %v: %d spans left; %v tokens per request left against the engine's %d in all", decodeOn, left, c.TokensPerLeft, generated)
+		}
+		r := gate.StoppedWhatWasLeft().Judge(b)
+		switch {
+		case !decodeOn && (c.EngineStopped == nil || !*c.EngineStopped || r.Outcome != gate.Pass):
+			t.Errorf("an engine that stops: %+v; check %s: %s", c, r.Outcome, r.Message)
+		case decodeOn && (c.EngineStopped == nil || *c.EngineStopped || r.Outcome != gate.RunFailed || !strings.Contains(r.Message, "went on decoding")):
+			t.Errorf("an engine that decodes on: %+v; check %s: %s", c, r.Outcome, r.Message)
+		}
+		t.Logf("decode on %v: %s", decodeOn, r.Message)
+	}
+}
