@@ -55,3 +55,24 @@ func TestALeftRequestIsCountedApartAndTheEngineMustStopIt(t *testing.T) {
 		t.Logf("decode on %v: %s", decodeOn, r.Message)
 	}
 }
+
+// An engine that exports no metrics, of one slot (Ollama's OLLAMA_NUM_PARALLEL=1): a probe
+// tells whether it stopped a request left, by how long a single token asked right after
+// waits; the engine's record says what it did.
+func TestAProbeTellsWhetherAOneSlotEngineStopped(t *testing.T) {
+	t.Parallel()
+	sc := Scenario{Requests: 6, Concurrency: 1, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict,
+		CancelRate: 0.5, CancelAfterTokens: 4}
+	for _, decodeOn := range []bool{false, true} {
+		s := fastEngine(t, refengine.Options{ITL: 3 * time.Millisecond, MaxBatch: 1, DecodeOnAfterCancel: decodeOn})
+		tg := target(s)
+		tg.MetricsURL = metricsOff
+		b := mustRun(t, tg, sc)
+		c := b.Extension.Cancellation
+		if c == nil || c.Abandoned != 3 || c.EngineStopped == nil || *c.EngineStopped == decodeOn || !strings.Contains(c.StopSource, "a probe") {
+			t.Errorf("decode on %v: %+v", decodeOn, c)
+			continue
+		}
+		t.Logf("decode on %v: %s", decodeOn, c.StopSource)
+	}
+}

@@ -424,24 +424,38 @@ const stopTolerance = time.Second
 
 // drained is what the engine's gauges showed after a run that left requests: how long
 // after the measured phase's end it still ran some, and whether it ran none by the bound.
+// Without gauges, probe is what a probe found (see leaveProbe).
 type drained struct {
 	after          time.Duration
 	stopped, known bool
+	probe          *leftProbe
+}
+
+// leftProbe is a probe of an engine that exports no metrics: a request left after the
+// scenario's tokens and, right after, one of a single token, timed against the same token
+// asked of the idle engine. An engine of one slot that decodes on makes the second wait for
+// the first's remaining answer (expected, at the run's TPOT); one that stopped does not.
+type leftProbe struct {
+	waited, expected time.Duration
+	err              error
 }
 
 // drain polls the engine's running and waiting gauges from the measured phase's end until
 // both read none, at most until twice the longest completed request (5 s to a minute) has
 // passed; nothing when the run left no request or the metrics are not scraped.
 func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Time) drained {
-	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil {
+	if r.abandon == nil || r.abandoned() == 0 {
 		return drained{}
+	}
+	if r.engine == nil || !r.engine.Serves() {
+		return drained{probe: r.leaveProbe(ctx, b)}
 	}
 	bound := 5 * time.Second
 	if d := b.Metrics.E2E.Max; d != nil {
 		bound = min(time.Minute, max(bound, 2*time.Duration(float64(*d)*float64(time.Millisecond))))
 	}
 	after, stopped, known := r.engine.Drained(ctx, finished, bound)
-	return drained{after, stopped, known}
+	return drained{after: after, stopped: stopped, known: known}
 }
 
 // cancellation records what a run that left requests planned and saw, and whether the
@@ -486,8 +500,22 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 			signs[len(signs)-1] = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
 		}
 	}
+	if p := d.probe; !known && p != nil && p.err == nil && p.expected > 0 {
+		// An engine of one slot that decoded on would have made the probe wait about
+		// expected; more than half of it says it did. An engine of more slots runs the probe
+		// beside what it decodes on, so a probe that did not wait says it stopped only if
+		// the engine serves one request at a time, which the source says.
+		known = true
+		stopped = p.waited < p.expected/2
+		c.DecodedOnMs = artifact.F(p.waited.Seconds() * 1000)
+		signs = append(signs, fmt.Sprintf("a probe: a single token asked right after a request was left waited %.0f ms beyond the idle engine's; an engine of one slot decoding on would make it wait about %.0f ms (an engine of more slots runs it beside, and cannot be told this way)",
+			p.waited.Seconds()*1000, p.expected.Seconds()*1000))
+	}
 	if !known {
 		c.StopSource = "the engine exports neither a generated-tokens counter nor a running-requests gauge (or its metrics were not scraped): nothing tells whether it stopped"
+		if p := d.probe; p != nil && p.err != nil {
+			c.StopSource += "; the probe failed: " + p.err.Error()
+		}
 		return c
 	}
 	c.EngineStopped = new(stopped)
@@ -524,4 +552,67 @@ func tokensPerLeft(b *artifact.Benchmark, left int) (float64, bool) {
 		own += *r.OutputTokens
 	}
 	return (float64(*m.GenerationTokens) - float64(own)) / float64(left), true
+}
+
+// leaveProbe probes whether an engine without metrics stopped a request its client left:
+// a single token asked of the idle engine (the quicker of two), then a request of the scenario's words left
+// after its CancelAfterTokens, and at once the single token again. Its wait beyond the
+// first is what the engine did for the request left.
+func (r *run) leaveProbe(ctx context.Context, b *artifact.Benchmark) *leftProbe {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	one := func() (time.Duration, error) {
+		zero := 0.0
+		req := stream.ChatRequest{Model: r.sc.Model, Prompt: "Reply with the word ok.", MaxTokens: r.sc.API.supports().ProbeTokens, Temperature: &zero, API: r.sc.API.wire()}
+		body, err := req.AppendBody(nil)
+		if err != nil {
+			return 0, err
+		}
+		res, err := r.client.Stream(ctx, req.API, body, req.MaxTokens)
+		if err != nil {
+			return 0, err
+		}
+		defer res.Release()
+		if !res.HasFirstOutput {
+			return 0, errors.New("the probe's answer held no output")
+		}
+		return res.FirstOutput, nil
+	}
+	// Twice: an engine that decodes on may still hold the run's last request left, which
+	// the first waits for; the second finds it idle.
+	idle := time.Duration(math.MaxInt64)
+	for range 2 {
+		ttft, err := one()
+		if err != nil {
+			return &leftProbe{err: fmt.Errorf("the idle probe: %w", err)}
+		}
+		idle = min(idle, ttft)
+	}
+	p := r.prompts
+	p.Nonce = "probe" + p.Nonce
+	prompt, err := p.AppendPrompt(nil, 0, r.base[0].context)
+	if err != nil {
+		return &leftProbe{err: err}
+	}
+	req := r.sc.request(string(prompt))
+	req.MaxTokens = r.base[0].maxTokens
+	body, err := req.AppendBody(nil)
+	if err != nil {
+		return &leftProbe{err: err}
+	}
+	res, err := r.client.StreamRecycled(ctx, req.API, body, req.MaxTokens, stream.Call{AbandonAfter: r.sc.CancelAfterTokens}, func() {})
+	if err != nil || !res.Abandoned {
+		return &leftProbe{err: fmt.Errorf("the request to leave was not left: %v", err)}
+	}
+	res.Release()
+	after, err := one()
+	if err != nil {
+		return &leftProbe{err: fmt.Errorf("the probe after: %w", err)}
+	}
+	expected := time.Duration(0)
+	if tpot := b.Metrics.TPOT.P50; tpot != nil {
+		remaining := max(r.base[0].words+1-r.sc.CancelAfterTokens, 0)
+		expected = time.Duration(float64(remaining) * float64(*tpot) * float64(time.Millisecond))
+	}
+	return &leftProbe{waited: max(after-idle, 0), expected: expected}
 }

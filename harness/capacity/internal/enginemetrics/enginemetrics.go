@@ -404,6 +404,9 @@ func (w *Watch) note(s snapshot) {
 	}
 }
 
+// Serves reports whether the engine's metrics answered the watch's first scrape.
+func (w *Watch) Serves() bool { return w.err == nil }
+
 // Drained polls the engine's running and waiting requests gauges until both read none, at
 // most until bound after since, and returns when they did, after since; known is false when
 // the engine exports no running gauge (or its metrics could not be read). An engine that
