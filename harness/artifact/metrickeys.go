@@ -170,4 +170,3 @@ func (r keyRef) marshal(m *Metrics) ([]byte, error) {
 		return json.Marshal(p)
 	}
 }
-

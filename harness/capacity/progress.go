@@ -15,7 +15,7 @@ type progress struct {
 	mu         sync.Mutex
 	done, fail int
 	// left counts the requests the client abandoned as planned (cancel_rate).
-	left int
+	left       int
 	ttft, tpot []float64
 	total      int
 	name       string

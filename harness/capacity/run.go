@@ -431,6 +431,11 @@ type drained struct {
 	probe          *leftProbe
 }
 
+// probeTells is the least rest of an answer whose decode a probe can tell from the noise of
+// its own timing on a busy machine (against Ollama, waits of up to 21 ms were seen beside an
+// engine that stopped).
+const probeTells = 150 * time.Millisecond
+
 // leftProbe is a probe of an engine that exports no metrics: a request left after the
 // scenario's tokens and, right after, one of a single token, timed against the same token
 // asked of the idle engine. An engine of one slot that decodes on makes the second wait for
@@ -500,7 +505,12 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 			signs[len(signs)-1] = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
 		}
 	}
-	if p := d.probe; !known && p != nil && p.err == nil && p.expected > 0 {
+	if p := d.probe; !known && p != nil && p.err == nil && p.expected < probeTells {
+		c.StopSource = fmt.Sprintf("the engine exports no metrics, and the probe cannot tell: the rest of the answer it left would take about %.0f ms, under the %.0f ms a probe can tell from the noise of its own timing (ask more words)",
+			p.expected.Seconds()*1000, probeTells.Seconds()*1000)
+		return c
+	}
+	if p := d.probe; !known && p != nil && p.err == nil {
 		// An engine of one slot that decoded on would have made the probe wait about
 		// expected; more than half of it says it did. An engine of more slots runs the probe
 		// beside what it decodes on, so a probe that did not wait says it stopped only if

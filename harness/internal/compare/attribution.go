@@ -14,9 +14,9 @@ import (
 // request, current less baseline, in milliseconds, Low..High its interval, and Moved is
 // true when the interval excludes no change.
 type PhaseShift struct {
-	Phase            string
+	Phase             string
 	Change, Low, High float64
-	Moved            bool
+	Moved             bool
 }
 
 // Attribution splits a latency verdict's change across the engine's phases.
@@ -55,7 +55,9 @@ func stated(f *artifact.Float) (float64, bool) {
 func phasesOf(family string) []phase {
 	queue := phase{"queue", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) { return stated(p.QueueMs) }}
 	load := phase{"load", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) { return stated(p.LoadMs) }}
-	prefill := phase{"prefill", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) { return stated(p.PromptEvalMs) }}
+	prefill := phase{"prefill", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
+		return stated(p.PromptEvalMs)
+	}}
 	decodePerToken := func(r *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
 		eval, ok := stated(p.EvalMs)
 		if !ok || r.OutputTokens == nil || *r.OutputTokens < 2 {
