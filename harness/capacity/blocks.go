@@ -157,10 +157,10 @@ func (r *run) blockRecord(b *artifact.Benchmark) *artifact.Blocks {
 	}
 	if spec := r.engine.Blocks(); len(spec) > 0 {
 		for _, f := range artifact.Figures() {
+			if !f.Engine {
+				continue
+			}
 			for _, d := range spec {
-				if !f.Engine {
-					break
-				}
 				block := &artifact.Benchmark{Extension: &artifact.Extension{EngineMetrics: artifact.EngineMetrics{SpecDecode: d}}}
 				values[f.Key] = append(values[f.Key], floatOf(f.Of(block)))
 			}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/internal/suggest"
@@ -76,7 +77,7 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	case slices.Contains(ep.Served, opts.Model):
 		ep.Model = opts.Model
 	default:
-		if err := probe(ctx, client, opts.Model, opts.API); err != nil {
+		if _, err := probe(ctx, client, opts.Model, opts.API); err != nil {
 			listed := "GET /models lists " + listOf(ep.Served)
 			if listErr != nil {
 				listed = fmt.Sprintf("GET /models failed (%v)", listErr)
@@ -162,20 +163,21 @@ func refused(err error, base string) error {
 	return nil
 }
 
-// probe sends one request of one token for model and returns why it was not served.
-func probe(ctx context.Context, client *stream.Client, model string, api API) error {
+// probe sends one request of the least tokens api takes for model and returns its time to
+// first output (zero when it held none), or why it was not served.
+func probe(ctx context.Context, client *stream.Client, model string, api API) (time.Duration, error) {
 	zero := 0.0
 	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.supports().ProbeTokens, Temperature: &zero, API: api.wire()}
 	body, err := req.AppendBody(nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	res, err := client.Stream(ctx, req.API, body, req.MaxTokens)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	res.Release()
-	return nil
+	defer res.Release()
+	return res.FirstOutput, nil
 }
 
 // listOf names ids for a message, the first few of many.

@@ -500,17 +500,18 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 		if !d.stopped || d.after > stopTolerance {
 			stopped = false
 		}
-		signs = append(signs, fmt.Sprintf("its running requests gauge: none %.0f ms after the last request ended", d.after.Seconds()*1000))
+		sign := fmt.Sprintf("its running requests gauge: none %.0f ms after the last request ended", d.after.Seconds()*1000)
 		if !d.stopped {
-			signs[len(signs)-1] = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
+			sign = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
 		}
-	}
-	if p := d.probe; !known && p != nil && p.err == nil && p.expected < probeTells {
-		c.StopSource = fmt.Sprintf("the engine exports no metrics, and the probe cannot tell: the rest of the answer it left would take about %.0f ms, under the %.0f ms a probe can tell from the noise of its own timing (ask more words)",
-			p.expected.Seconds()*1000, probeTells.Seconds()*1000)
-		return c
+		signs = append(signs, sign)
 	}
 	if p := d.probe; !known && p != nil && p.err == nil {
+		if p.expected < probeTells {
+			c.StopSource = fmt.Sprintf("the engine exports no metrics, and the probe cannot tell: the rest of the answer it left would take about %.0f ms, under the %.0f ms a probe can tell from the noise of its own timing (ask more words)",
+				p.expected.Seconds()*1000, probeTells.Seconds()*1000)
+			return c
+		}
 		// An engine of one slot that decoded on would have made the probe wait about
 		// expected; more than half of it says it did. An engine of more slots runs the probe
 		// beside what it decodes on, so a probe that did not wait says it stopped only if
@@ -538,28 +539,9 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 // counts none or some request's usage is unknown.
 func tokensPerLeft(b *artifact.Benchmark, left int) (float64, bool) {
 	m := b.Extension.EngineMetrics
-	if m.GenerationTokens == nil || left == 0 {
+	_, own, unknown, _ := b.ReportedUsage()
+	if m.GenerationTokens == nil || left == 0 || unknown > 0 {
 		return 0, false
-	}
-	own := 0
-	if w := b.Extension.Warmup; w != nil {
-		if w.UsageReported != w.Requests {
-			return 0, false
-		}
-		own += w.CompletionTokens
-	}
-	rows := slices.Clone(b.RequestTimings)
-	for _, f := range b.Failures {
-		if f.ResponseTiming.Row == nil {
-			return 0, false
-		}
-		rows = append(rows, *f.ResponseTiming.Row)
-	}
-	for _, r := range rows {
-		if r.OutputTokens == nil || r.OutputTokenSource != "usage" {
-			return 0, false
-		}
-		own += *r.OutputTokens
 	}
 	return (float64(*m.GenerationTokens) - float64(own)) / float64(left), true
 }
@@ -572,21 +554,11 @@ func (r *run) leaveProbe(ctx context.Context, b *artifact.Benchmark) *leftProbe 
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	one := func() (time.Duration, error) {
-		zero := 0.0
-		req := stream.ChatRequest{Model: r.sc.Model, Prompt: "Reply with the word ok.", MaxTokens: r.sc.API.supports().ProbeTokens, Temperature: &zero, API: r.sc.API.wire()}
-		body, err := req.AppendBody(nil)
-		if err != nil {
-			return 0, err
+		ttft, err := probe(ctx, r.client, r.sc.Model, r.sc.API)
+		if err == nil && ttft == 0 {
+			err = errors.New("the probe's answer held no output")
 		}
-		res, err := r.client.Stream(ctx, req.API, body, req.MaxTokens)
-		if err != nil {
-			return 0, err
-		}
-		defer res.Release()
-		if !res.HasFirstOutput {
-			return 0, errors.New("the probe's answer held no output")
-		}
-		return res.FirstOutput, nil
+		return ttft, err
 	}
 	// Twice: an engine that decodes on may still hold the run's last request left, which
 	// the first waits for; the second finds it idle.

@@ -104,36 +104,19 @@ func EngineToItself() Check {
 // tokens are usage totals.
 type tokens struct{ prompt, generated int }
 
-// ownTokens sums the usage the run's responses reported, its warm-up's included; why is
-// set when some request's usage is unknown (a failure without a response, an engine that
-// reports none), so that the engine's counters cannot be set against the run's.
+// ownTokens sums the usage the run's responses reported, its warm-up's included
+// (artifact.Benchmark.ReportedUsage); why is set when some request's usage is unknown (a
+// failure without a response, an engine that reports none, a request the client left), so
+// that the engine's counters cannot be set against the run's.
 func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
-	unknown, all := 0, len(a.RequestTimings)+len(a.Failures)
-	if w := a.Extension.Warmup; w != nil {
-		sum = tokens{prompt: w.PromptTokens, generated: w.CompletionTokens}
-		unknown, all = w.Requests-w.UsageReported, all+w.Requests
-	}
-	add := func(r *artifact.RequestTiming) {
-		if r == nil || r.PromptTokens == nil || r.OutputTokens == nil || r.OutputTokenSource != "usage" {
-			unknown++
-			return
-		}
-		sum.prompt += *r.PromptTokens
-		sum.generated += *r.OutputTokens
-	}
-	for i := range a.RequestTimings {
-		add(&a.RequestTimings[i])
-	}
-	for _, f := range a.Failures {
-		add(f.ResponseTiming.Row)
-	}
+	prompt, generated, unknown, all := a.ReportedUsage()
 	if c := a.Extension.Cancellation; c != nil { // left before the engine's usage came
 		unknown, all = unknown+c.Abandoned, all+c.Abandoned
 	}
 	if unknown > 0 {
-		return sum, fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, all)
+		return tokens{prompt, generated}, fmt.Sprintf("%d of %d requests have no usage the engine reported", unknown, all)
 	}
-	return sum, ""
+	return tokens{prompt, generated}, ""
 }
 
 // StoppedWhatWasLeft checks that the engine stopped the requests the client left as
