@@ -260,7 +260,7 @@ func (b *bisector) verdict(baseline, current *artifact.Benchmark) (gate.Outcome,
 	worst, msgs := gate.Pass, []string{}
 	for _, m := range b.spec.Metrics {
 		v := compare.Regression(baseline, current, m, how.By, compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV, RestartCV: how.RestartCV})
-		msg := brief(v.Message())
+		msg := brief(v)
 		switch {
 		case v.Outcome == compare.Regressed:
 			worst = gate.Regression
@@ -288,17 +288,18 @@ func boundedBelow(v compare.Verdict) bool {
 	return worst < v.By/2
 }
 
-// brief is a regression verdict's first clause, with the phases it names as moved: "tpot
-// p50 regressed 20.0% (2.00ms -> 2.40ms, 95% CI of the change +18.4%..+21.7%, p<1e-16),
-// decode moved".
-func brief(msg string) string {
+// brief is a regression verdict's first clause, with the phases its attribution names as
+// moved: "tpot p50 regressed 20.0% (2.00ms -> 2.40ms, 95% CI of the change
+// +18.4%..+21.7%, p<1e-16), decode moved".
+func brief(v compare.Verdict) string {
+	msg := v.Message()
 	head, _, found := strings.Cut(msg, "): ")
 	if !found {
 		return msg
 	}
 	head += ")"
-	if i := strings.Index(msg, " moved; the mean "); i >= 0 {
-		head += ", " + msg[strings.LastIndex(msg[:i], "; ")+2:i] + " moved"
+	if moved := v.Attribution.Named(); moved != "" {
+		head += ", " + moved
 	}
 	return head
 }

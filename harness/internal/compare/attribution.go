@@ -51,8 +51,9 @@ func stated(f *artifact.Float) (float64, bool) {
 // phasesOf are the parts a family's per-request value splits into: time to first token
 // into the engine's queue, model load, prefill and what lies beyond the engine (network,
 // framing, client, and what the engine does not state); time per output token into the
-// engine's decode per token and what lies beyond it. nil for a family with no split.
-func phasesOf(family string) []phase {
+// engine's decode per token and what lies beyond it; whole is the family's own value, which
+// they add up to. nil parts for a family with no split.
+func phasesOf(family string) (whole phase, parts []phase) {
 	queue := phase{"queue", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) { return stated(p.QueueMs) }}
 	load := phase{"load", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) { return stated(p.LoadMs) }}
 	prefill := phase{"prefill", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
@@ -67,20 +68,24 @@ func phasesOf(family string) []phase {
 	}
 	switch family {
 	case "ttft":
-		return []phase{queue, load, prefill, {"beyond the engine", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
+		ttft := phase{family, func(r *artifact.RequestTiming, _ *artifact.EnginePhases) (float64, bool) {
+			return float64(r.TTFTMs), true
+		}}
+		return ttft, []phase{queue, load, prefill, {"beyond the engine", func(_ *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
 			return stated(p.BeyondEngineMs)
 		}}}
 	case "tpot", "mean_time_per_output_token", "mean_inter_token_latency_ms":
-		return []phase{{"decode", decodePerToken}, {"beyond the engine", func(r *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
+		tpot := phase{family, func(r *artifact.RequestTiming, _ *artifact.EnginePhases) (float64, bool) { return stated(r.TPOTMs) }}
+		return tpot, []phase{{"decode", decodePerToken}, {"beyond the engine", func(r *artifact.RequestTiming, p *artifact.EnginePhases) (float64, bool) {
 			d, ok := decodePerToken(r, p)
-			tpot, has := stated(r.TPOTMs)
+			t, has := tpot.of(r, p)
 			if !ok || !has {
 				return 0, false
 			}
-			return tpot - d, true
+			return t - d, true
 		}}}
 	}
-	return nil
+	return phase{}, nil
 }
 
 // attribute splits the change of the figure's family between baseline and current across
@@ -93,7 +98,7 @@ func phasesOf(family string) []phase {
 // at 1−alpha/k for k phases (Bonferroni), so the chance that any phase that did not move is
 // named is at most alpha.
 func attribute(family string, baseline, current *artifact.Benchmark, alpha, cv float64) *Attribution {
-	phases := phasesOf(family)
+	total, phases := phasesOf(family)
 	if phases == nil || baseline == nil || current == nil {
 		return nil
 	}
@@ -101,12 +106,6 @@ func attribute(family string, baseline, current *artifact.Benchmark, alpha, cv f
 	if len(base) < minRows || len(cur) < minRows {
 		return nil
 	}
-	total := phase{family, func(r *artifact.RequestTiming, _ *artifact.EnginePhases) (float64, bool) {
-		if family == "ttft" {
-			return float64(r.TTFTMs), true
-		}
-		return stated(r.TPOTMs)
-	}}
 	a := &Attribution{Source: base[0].phases.Source}
 	var kept []phase
 	for _, p := range phases {
@@ -225,13 +224,31 @@ func shift(base, cur []joined, p phase, pairs, per int, level, cv float64) (d, l
 	return d, d - half, d + half
 }
 
+// Named names the phases that moved: "queue and prefill moved"; "" when none did (or for
+// no attribution).
+func (a *Attribution) Named() string {
+	if a == nil {
+		return ""
+	}
+	var moved []string
+	for _, p := range a.Phases {
+		if p.Moved {
+			moved = append(moved, p.Phase)
+		}
+	}
+	if len(moved) == 0 {
+		return ""
+	}
+	return strings.Join(moved, " and ") + " moved"
+}
+
 // Text is the attribution in words: "of the mean ttft's +41.2 ms: queue +38.1 ms
 // [30.2..46.0] moved (92%), prefill +2.0 ms [-3.1..7.1], ...".
 func (a *Attribution) Text(family string) string {
 	if a == nil {
 		return ""
 	}
-	var parts, moved []string
+	var parts []string
 	for _, p := range a.Phases {
 		s := fmt.Sprintf("%s %+.2f ms [%.2f..%.2f]", p.Phase, p.Change, p.Low, p.High)
 		if p.Moved {
@@ -240,13 +257,12 @@ func (a *Attribution) Text(family string) string {
 				share = fmt.Sprintf(", %.0f%% of the change", 100*p.Change/a.Total)
 			}
 			s += " moved" + share
-			moved = append(moved, p.Phase)
 		}
 		parts = append(parts, s)
 	}
-	named := "no phase moved beyond its interval"
-	if len(moved) > 0 {
-		named = strings.Join(moved, " and ") + " moved"
+	named := a.Named()
+	if named == "" {
+		named = "no phase moved beyond its interval"
 	}
 	return fmt.Sprintf("%s; the mean %s per request changed %+.2f ms: %s (the engine's own account, %s; %.1f%% intervals over %s, Bonferroni over %d phases)",
 		named, family, a.Total, strings.Join(parts, ", "), a.Source, 100*a.Level, a.Units, len(a.Phases))
@@ -258,7 +274,7 @@ func (a *Attribution) Text(family string) string {
 // requests)"; "" for a figure with no split or a run without the engine's accounts.
 func Composition(metric string, a *artifact.Benchmark) string {
 	f, ok := artifact.LookupFigure(metric)
-	phases := phasesOf(f.Family)
+	total, phases := phasesOf(f.Family)
 	if !ok || phases == nil || a == nil {
 		return ""
 	}
@@ -266,12 +282,6 @@ func Composition(metric string, a *artifact.Benchmark) string {
 	if len(js) == 0 {
 		return ""
 	}
-	total := phase{f.Family, func(r *artifact.RequestTiming, _ *artifact.EnginePhases) (float64, bool) {
-		if f.Family == "ttft" {
-			return float64(r.TTFTMs), true
-		}
-		return stated(r.TPOTMs)
-	}}
 	var parts []string
 	for _, p := range phases {
 		if v := values(js, p, 0, math.MaxInt); len(v) > 0 {
