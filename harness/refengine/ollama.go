@@ -65,14 +65,13 @@ func (s *Server) readOllama(w http.ResponseWriter, r *http.Request) (genRequest,
 // ollamaEncoder builds the lines of an Ollama native chat stream, one JSON object each:
 // a message delta a chunk, a tool call whole once its arguments are, and a last line with
 // done, the token counts and the engine's phases in nanoseconds (loading, as a model kept
-// loaded has none: 0; prompt evaluation from admission to the first token; generation
-// from there to the end; and the whole request from its arrival). The returned slice is
-// valid until the next call.
+// loaded has none: 0; prompt evaluation from when its prefill could start to the first
+// token; generation from there to the end; and the whole request from its arrival). The
+// returned slice is valid until the next call.
 type ollamaEncoder struct {
-	g          *run
-	buf, args  []byte
-	finish     string
-	firstToken time.Time
+	g         *run
+	buf, args []byte
+	finish    string
 }
 
 func newOllamaEncoder(g *run) *ollamaEncoder { return &ollamaEncoder{g: g, buf: make([]byte, 0, 256)} }
@@ -86,17 +85,10 @@ func (e *ollamaEncoder) line() []byte {
 	return append(b, `,"message":{"role":"assistant","content":`...)
 }
 
-func (e *ollamaEncoder) first() {
-	if e.firstToken.IsZero() {
-		e.firstToken = time.Now()
-	}
-}
-
 // role sends nothing: Ollama's first line carries the first token.
 func (e *ollamaEncoder) role(*usageCounts) []byte { return nil }
 
 func (e *ollamaEncoder) text(reasoning bool, text []byte, raw, finish string, _ *usageCounts) []byte {
-	e.first()
 	if finish != "" {
 		e.finish = finish
 	}
@@ -116,7 +108,6 @@ func (e *ollamaEncoder) text(reasoning bool, text []byte, raw, finish string, _ 
 // toolCall keeps the call's fragments and sends it whole when the reply finishes, as
 // Ollama does (it parses a call before sending it; one that does not parse is text).
 func (e *ollamaEncoder) toolCall(first bool, _, name string, args []byte, finish string, _ *usageCounts) []byte {
-	e.first()
 	e.args = append(e.args, args...)
 	if finish == "" {
 		return nil
@@ -140,7 +131,6 @@ func (e *ollamaEncoder) toolCall(first bool, _, name string, args []byte, finish
 // usageChunk is the last line: done, its reason, the counts and the phases.
 func (e *ollamaEncoder) usageChunk(u usageCounts) []byte {
 	now := time.Now()
-	e.first()
 	reason := e.finish
 	if reason == "" || reason == finishToolCalls {
 		reason = finishStop
@@ -154,16 +144,20 @@ func (e *ollamaEncoder) usageChunk(u usageCounts) []byte {
 		b = append(b, `":`...)
 		b = strconv.AppendInt(b, v, 10)
 	}
+	first := e.g.firstToken // when the first line went out; now if none did
+	if first.IsZero() {
+		first = now
+	}
 	admitted := e.g.scheduled // its prefill starts after the scheduler's share
 	if admitted.IsZero() {
-		admitted = e.firstToken
+		admitted = first
 	}
 	field("total_duration", int64(now.Sub(e.g.tr.t.Arrived)))
 	field("load_duration", 0)
 	field("prompt_eval_count", int64(u.prompt))
-	field("prompt_eval_duration", int64(e.firstToken.Sub(admitted)))
+	field("prompt_eval_duration", int64(first.Sub(admitted)))
 	field("eval_count", int64(u.completion))
-	field("eval_duration", int64(now.Sub(e.firstToken)))
+	field("eval_duration", int64(now.Sub(first)))
 	e.buf = append(b, "}\n"...)
 	return e.buf
 }
