@@ -91,6 +91,9 @@ type Extension struct {
 	// Cancellation is what a run that left some of its requests planned and saw; null for a
 	// run that left none.
 	Cancellation *Cancellation `json:"cancellation,omitempty"`
+	// Images is what a run that sent images sent and what the engine counted for them;
+	// absent without images.
+	Images *Images `json:"images,omitempty"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine
@@ -800,6 +803,46 @@ type RequestSpan struct {
 	// TraceID is the W3C trace id the request carried in its traceparent header, which an
 	// engine that traces joins its spans to; absent when none was sent.
 	TraceID string `json:"trace_id,omitempty"`
+	// Images is how many images went with the prompt; ImageTokens what the engine counted
+	// for them (its prompt tokens less the planned text; the text's calibration error is in
+	// it), PlannedImageTokens what they cost by the image probe (or the rule); absent
+	// without images.
+	Images             int  `json:"images,omitempty"`
+	ImageTokens        *int `json:"image_tokens,omitempty"`
+	PlannedImageTokens *int `json:"planned_image_tokens,omitempty"`
+	// Adapter is the LoRA adapter the request named in its model field; absent without
+	// adapters.
+	Adapter string `json:"adapter,omitempty"`
+}
+
+// Images is what a run that sent images planned and sent: PerRequest images of Sizes (a
+// size or a weighted set) in Format, each request's own or drawn from a pool of Pool; how
+// many the measured requests sent and how many of those were distinct; and, by size
+// ("512x512"), the prompt tokens the engine counted for one image (its probe before the run:
+// with the image less without; a size is absent when it reported no usage) beside those of
+// the rule of Patch-pixel patches (0: none configured). The means are per request: tokens
+// counted (usage less the planned text) and planned.
+type Images struct {
+	PerRequest            int            `json:"per_request"`
+	Sizes                 string         `json:"sizes"`
+	Format                string         `json:"format"`
+	Pool                  int            `json:"pool"`
+	Patch                 int            `json:"patch"`
+	Sent                  int            `json:"sent"`
+	Distinct              int            `json:"distinct"`
+	EngineTokens          map[string]int `json:"engine_tokens_per_image"`
+	RuleTokens            map[string]int `json:"rule_tokens_per_image"`
+	CountedPerRequestMean *Float         `json:"counted_tokens_per_request_mean"`
+	PlannedPerRequestMean *Float         `json:"planned_tokens_per_request_mean"`
+}
+
+// TokensOf is what an image of size costs: the engine's count, else the rule's.
+func (im *Images) TokensOf(size string) (int, bool) {
+	if n, ok := im.EngineTokens[size]; ok {
+		return n, true
+	}
+	n, ok := im.RuleTokens[size]
+	return n, ok
 }
 
 // EnginePhases is what an engine said one request's time went to, as it measured it and

@@ -162,6 +162,15 @@ var identityFields = []identityField{
 		c := a.Extension.Cancellation
 		return text([]any{c.Rate, c.AfterTokens}), true
 	}},
+	// Images load the engine's vision encoder: their count, sizes, format and pool are the
+	// workload's.
+	{"anvilbench.images", func(a *Benchmark) (string, bool) {
+		if a.Extension == nil || a.Extension.Images == nil {
+			return "null", true
+		}
+		im := a.Extension.Images
+		return text([]any{im.PerRequest, im.Sizes, im.Format, im.Pool}), true
+	}},
 	{"anvilbench.structured_output.output", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.StructuredOutput == nil {
 			return text("text"), true

@@ -121,12 +121,11 @@ type RequestCanary struct {
 
 // Failure classes, as in the original tool.
 const (
-	FailureRequestError       = "request_error"
-	FailureStreamValidation   = "stream_validation_failed"
-	FailureRequestCanary      = "request_canary_failed"
-	FailureControlledOutput   = "controlled_output_failed"
-	FailureRunnerError        = "runner_error"
-	MaxErrorMessageCharacters = 2048
+	FailureRequestError     = "request_error"
+	FailureStreamValidation = "stream_validation_failed"
+	FailureRequestCanary    = "request_canary_failed"
+	FailureControlledOutput = "controlled_output_failed"
+	FailureRunnerError      = "runner_error"
 )
 
 // Failure is one failed request. The optional members are omitted, as the original does,

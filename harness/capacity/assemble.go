@@ -218,7 +218,7 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 		if s.PromptTokens == nil || s.PlannedContextTokens <= 0 {
 			continue
 		}
-		e := float64(*s.PromptTokens-s.PlannedContextTokens) / float64(s.PlannedContextTokens)
+		e := float64(textTokens(s)-s.PlannedContextTokens) / float64(s.PlannedContextTokens)
 		errs = append(errs, 100*e)
 		if math.Abs(e) > worst || worstIndex < 0 {
 			worst, worstIndex = math.Abs(e), s.RequestIndex
@@ -235,10 +235,10 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 	if len(short) == 0 {
 		return acc
 	}
-	counted, planned := *short[0].PromptTokens, short[0].PlannedContextTokens
+	counted, planned := textTokens(short[0]), short[0].PlannedContextTokens
 	oneCount, onePlan := true, true
 	for _, s := range short[1:] {
-		oneCount = oneCount && *s.PromptTokens == counted
+		oneCount = oneCount && textTokens(s) == counted
 		onePlan = onePlan && s.PlannedContextTokens == planned
 	}
 	which := "on every request"
@@ -259,6 +259,15 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 		acc.Diagnosis = fmt.Sprintf("the engine counted %d prompt tokens for %s, more than %.0f%% short, %s: it did not see the planned prompts", counted, plan, 100*truncationShortfall, which)
 	}
 	return acc
+}
+
+// textTokens are the prompt tokens the engine counted for a request's text: all of them,
+// less what its images cost by the image probe.
+func textTokens(s artifact.RequestSpan) int {
+	if s.PlannedImageTokens != nil {
+		return *s.PromptTokens - *s.PlannedImageTokens
+	}
+	return *s.PromptTokens
 }
 
 func maxPlanned(spans []artifact.RequestSpan) int {
@@ -341,6 +350,12 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 			o.phases.BeyondEngineMs = beyondEngine(float64(row.TTFTMs), o.phases)
 		}
 		s.TraceID = r.traceID(i)
+		if s.Images = r.sc.ImagesPerRequest; s.Images > 0 {
+			s.PlannedImageTokens = r.plannedImageTokens(i)
+			if o.promptTokens != nil {
+				s.ImageTokens = new(*o.promptTokens - r.plan[i].context)
+			}
+		}
 		if o.row != nil {
 			reasoningSplit(&s, o.row, o.reasoningTokens)
 		}

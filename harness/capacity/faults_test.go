@@ -443,7 +443,7 @@ func checkFailureRow(t *testing.T, c faultCase, f artifact.Failure) {
 	}
 	msg := f.ErrorMessage
 	if msg == "" || msg == "<empty error message>" || !utf8.ValidString(msg) || f.ErrorMessageTruncated ||
-		utf8.RuneCountInString(msg) > artifact.MaxErrorMessageCharacters || strings.Contains(msg, faultKey) {
+		utf8.RuneCountInString(msg) > maxErrorMessageCharacters || strings.Contains(msg, faultKey) {
 		t.Errorf("request %d: message %q (truncated %t) is not a sanitized diagnosis", f.RequestIndex, msg, f.ErrorMessageTruncated)
 	}
 	for _, want := range c.wantMessage {

@@ -131,7 +131,9 @@ func (u requestUnits) prepare(i int, began time.Time) (*[]byte, *outcome) {
 		// prompt's buffer goes back.
 		req := r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt)))
 		req.MaxTokens = r.plan[i].maxTokens
-		*body, err = req.AppendBody((*body)[:0])
+		if req.Images, err = r.images(i); err == nil {
+			*body, err = req.AppendBody((*body)[:0])
+		}
 		if err == nil {
 			return body, nil
 		}

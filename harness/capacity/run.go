@@ -69,6 +69,9 @@ func (r *run) prepare(ctx context.Context) error {
 			r.sc.Engine = v.Engine
 		}
 	}
+	if r.imageRecord, err = r.probeImages(ctx); err != nil {
+		return err
+	}
 	if r.plan, err = r.kind.plan(r); err != nil {
 		return err
 	}
@@ -193,6 +196,10 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	drain := r.drain(ctx, b, finished)
 	b.Extension.EngineMetrics = w.watch()
 	b.Extension.Cancellation = r.cancellation(b, drain)
+	if rec := r.imageRecord; rec != nil {
+		r.imageTally(rec, b.Extension.Timeline)
+		b.Extension.Images = rec
+	}
 	b.Extension.GPU = w.gpus.Finish(ctx, started, finished)
 	if b.GPU == nil {
 		b.GPU = gpuModel(b.Extension.GPU)
@@ -378,6 +385,8 @@ type run struct {
 	traceBase string
 	// engine watches the engine's metrics; each block marks its counters (nil when off).
 	engine *enginemetrics.Watch
+	// imageRecord is what the image probe found, before the run; nil without images.
+	imageRecord *artifact.Images
 }
 
 // traceID is request i's W3C trace id: the run's random half, then its index; "" when the

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/secret"
 )
 
@@ -31,19 +30,22 @@ func newSanitizer(t Target) sanitizer {
 
 func (s sanitizer) clean(text string) string { return s.replacer.Replace(text) }
 
-// message sanitizes text and caps it at artifact.MaxErrorMessageCharacters characters,
+// maxErrorMessageCharacters caps a failure's error_message, as the original tool does.
+const maxErrorMessageCharacters = 2048
+
+// message sanitizes text and caps it at maxErrorMessageCharacters characters,
 // reporting whether it was cut. An empty message is replaced, as the original does.
 func (s sanitizer) message(text string) (string, bool) {
 	text = strings.ToValidUTF8(s.clean(text), "\uFFFD")
 	if text == "" {
 		return "<empty error message>", false
 	}
-	if utf8.RuneCountInString(text) <= artifact.MaxErrorMessageCharacters {
+	if utf8.RuneCountInString(text) <= maxErrorMessageCharacters {
 		return text, false
 	}
 	n := 0
 	for i := range text {
-		if n == artifact.MaxErrorMessageCharacters {
+		if n == maxErrorMessageCharacters {
 			return text[:i], true
 		}
 		n++

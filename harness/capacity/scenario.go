@@ -192,6 +192,20 @@ type Scenario struct {
 	CancelRate        float64 `key:"cancel_rate" range:"[0,1]" default:"0"`
 	CancelAfterTokens int     `key:"cancel_after_tokens" range:"[0,1048576]" default:"4" zero:"default"`
 
+	// ImagesPerRequest images go before every request's prompt, each of ImageSize (a size,
+	// or a weighted set: "3:512x512,1:1024x768") encoded as ImageFormat: each request's own by
+	// default (no run or request sends one twice, so no image cache serves one), or drawn
+	// from a pool of ImagePool images (to measure that cache). Before any request the run asks
+	// the engine to count one image of each size; a model that refuses images stops the run
+	// there, naming them. ImagePatch, when set, is the rule that count is held to:
+	// ceil(w/p)·ceil(h/p) tokens an image (Qwen2.5-VL: 28). The text is ContextTokens; the
+	// images come on top.
+	ImagesPerRequest int                  `key:"images_per_request" range:"[0,64]" default:"0"`
+	ImageSize        workload.ImageSizes  `key:"image_size" default:"512x512" zero:"default"`
+	ImageFormat      workload.ImageFormat `key:"image_format" default:"png" zero:"default"`
+	ImagePool        int                  `key:"image_pool" range:"[0,100000]" default:"0"`
+	ImagePatch       int                  `key:"image_patch" range:"[0,4096]" default:"0"`
+
 	// SkipEnginePhases stops asking the engine for its own account of each request's time
 	// (vLLM's include_metrics on chat and completions; llama.cpp's timings and Ollama's
 	// durations come unasked, and are read either way) and sending each request a W3C

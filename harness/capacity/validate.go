@@ -82,6 +82,15 @@ func (sc Scenario) combinations(k kind) []error {
 			add("CancelAfterTokens", sc.CancelAfterTokens, fmt.Sprintf("must be below %%s (%d): a request is left before it ends", sc.MaxTokens), "MaxTokens")
 		}
 	}
+	if sc.ImagesPerRequest > 0 {
+		if !sc.API.supports().Images {
+			add("ImagesPerRequest", sc.ImagesPerRequest, "needs %s "+apisWith(func(s stream.Support) bool { return s.Images })+
+				": "+sc.API.Name()+" sends plain text", "API")
+		}
+		if _, independent := k.(*independent); !independent {
+			add("ImagesPerRequest", sc.ImagesPerRequest, "needs independent requests: a trace's lines and a session's turns carry no images")
+		}
+	}
 	if sc.RequestRate > 0 && sc.Burst > 0 {
 		add("RequestRate", sc.RequestRate, "cannot be combined with %s", "Burst")
 	}

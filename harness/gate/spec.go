@@ -263,6 +263,7 @@ func (s Spec) Checks() []Check {
 		ClientKeptUp(s.Client),
 		EngineToItself(),
 		StoppedWhatWasLeft(),
+		imagesByRule(),
 		StartedWarm(),
 		GPUHeldClocks(s.GPU, s.Baseline),
 		when(ValidToolCalls(), onlyFor("tool_call")),

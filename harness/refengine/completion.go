@@ -57,7 +57,7 @@ func (g *run) completionBody(rp *reply, finish string, u *usageCounts) []byte {
 	if finish != "" {
 		fr = &finish
 	}
-	resp := completionResponse{ID: g.id, Object: g.object, Created: g.created, Model: g.s.opts.Model}
+	resp := completionResponse{ID: g.id, Object: g.object, Created: g.created, Model: g.j.model}
 	if u != nil {
 		resp.Usage = appendUsage(nil, *u)
 	}

@@ -15,6 +15,12 @@ func Flags(fs *flag.FlagSet) func() (Options, error) {
 		o.Aliases = append(o.Aliases, v)
 		return nil
 	})
+	fs.Func("adapters", "LoRA adapters served beside the model, name:decode-slowdown,... (lora-a:1,lora-b:1.5)", func(v string) error {
+		a, err := parseAdapters(v)
+		o.Adapters = a
+		return err
+	})
+	fs.IntVar(&o.ImagePatch, "image-patch", 0, "serve images at ceil(w/p)*ceil(h/p) tokens each (28: Qwen2.5-VL); 0 refuses images (a text model)")
 	fs.IntVar(&o.MaxModelLen, "max-model-len", DefaultMaxModelLen, "context window in tokens")
 	fs.DurationVar(&o.PrefillOverhead, "ttft", defaultPrefillOverhead, "fixed time to first token (prefill overhead)")
 	fs.BoolVar(&o.DecodeOnAfterCancel, "decode-on-after-cancel", false, "keep decoding a request its client left, to max_tokens (an engine bug, for proofs)")
@@ -25,7 +31,7 @@ func Flags(fs *flag.FlagSet) func() (Options, error) {
 	fs.Float64Var(&o.BatchSlowdown, "batch-slowdown", 0, "step = itl*(1+slowdown*(batch-1))")
 	fs.Float64Var(&o.RequestJitter, "request-jitter", 0, "relative standard deviation of a per-request speed factor on its prefill overhead and steps (0 = none)")
 	fs.IntVar(&o.MaxBatch, "max-batch", 0, "max sequences per decode step (0 = unlimited)")
-	o.Overflow = OverflowQueue
+	o.Overflow = overflowQueue
 	fs.Func("overflow", "beyond -max-batch: queue (wait before prefill, the default) or timeslice (share decode steps)", func(v string) error {
 		o.Overflow = Overflow(v)
 		return nil

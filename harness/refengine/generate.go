@@ -47,13 +47,13 @@ func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 	case j.stream && j.api == surfaceOllama:
 		g.enc = newOllamaEncoder(g)
 	case j.stream && j.api.typed():
-		g.enc = newTypedEncoder(j.api, strconv.Itoa(index), s.opts.Model, j.promptTokens)
+		g.enc = newTypedEncoder(j.api, strconv.Itoa(index), j.model, j.promptTokens)
 	case j.stream:
 		chunkObject := g.object
 		if !j.legacy {
 			chunkObject = "chat.completion.chunk"
 		}
-		enc := newChunkEncoder(g.id, chunkObject, s.opts.Model, g.created, j.legacy,
+		enc := newChunkEncoder(g.id, chunkObject, j.model, g.created, j.legacy,
 			j.includeUsage || j.continuousUsage)
 		enc.setReasoningField(string(s.opts.ReasoningField))
 		g.enc = enc
@@ -102,6 +102,7 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		}
 	})
 	steps := newStepper(&s.opts, s.pace, &s.gate.running, tr.t.Index)
+	steps.factor *= j.slowdown
 	deadline := computeDone.Add(time.Duration(float64(s.opts.PrefillOverhead) * steps.factor * s.pace.at(tr.t.Index, admitted)))
 	// An engine that decodes on after its client leaves sleeps past the client's going.
 	decodeCtx := ctx

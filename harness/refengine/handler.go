@@ -4,7 +4,9 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -48,6 +50,7 @@ type modelCard struct {
 	Created     int64  `json:"created"`
 	OwnedBy     string `json:"owned_by"`
 	MaxModelLen int    `json:"max_model_len,omitempty"`
+	Parent      string `json:"parent,omitempty"`
 }
 
 type modelList struct {
@@ -65,10 +68,13 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errUnauthorized())
 		return
 	}
-	body, err := json.Marshal(modelList{Object: "list", Data: []modelCard{{
-		ID: s.opts.Model, Object: "model", Created: s.started.Unix(),
-		OwnedBy: "anvilbench", MaxModelLen: s.statedWindow(),
-	}}})
+	cards := []modelCard{{ID: s.opts.Model, Object: "model", Created: s.started.Unix(), OwnedBy: "anvilbench", MaxModelLen: s.statedWindow()}}
+	for _, name := range slices.Sorted(maps.Keys(s.opts.Adapters)) {
+		// As vLLM lists a LoRA module: its name, the base model its parent.
+		cards = append(cards, modelCard{ID: name, Object: "model", Created: s.started.Unix(), OwnedBy: "anvilbench",
+			MaxModelLen: s.statedWindow(), Parent: s.opts.Model})
+	}
+	body, err := json.Marshal(modelList{Object: "list", Data: cards})
 	if err != nil {
 		writeError(w, &apiError{http.StatusInternalServerError, "InternalServerError", err.Error()})
 		return
@@ -125,6 +131,7 @@ func (s *Server) handleGenerate(api surface) http.HandlerFunc {
 			t.PromptTokens = j.promptTokens
 			t.PromptHead = j.promptHead
 			t.Thinking = j.think
+			t.Model, t.Images = j.model, j.images
 		})
 		s.generate(r.Context(), w, j, tr)
 	}

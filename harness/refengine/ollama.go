@@ -79,7 +79,7 @@ func newOllamaEncoder(g *run) *ollamaEncoder { return &ollamaEncoder{g: g, buf: 
 // line opens a line: the model, created_at and the message's role.
 func (e *ollamaEncoder) line() []byte {
 	b := append(e.buf[:0], `{"model":`...)
-	b = wire.AppendString(b, e.g.s.opts.Model)
+	b = wire.AppendString(b, e.g.j.model)
 	b = append(b, `,"created_at":`...)
 	b = wire.AppendString(b, time.Now().UTC().Format(time.RFC3339Nano))
 	return append(b, `,"message":{"role":"assistant","content":`...)

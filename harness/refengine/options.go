@@ -30,8 +30,8 @@ type Overflow string
 
 // Overflow modes.
 const (
-	// OverflowQueue makes them wait, first come first served, before prefill.
-	OverflowQueue Overflow = "queue"
+	// overflowQueue makes them wait, first come first served, before prefill.
+	overflowQueue Overflow = "queue"
 	// OverflowTimeslice admits them all and shares the decode steps round-robin.
 	OverflowTimeslice Overflow = "timeslice"
 )
@@ -70,6 +70,13 @@ type Options struct {
 	// Aliases are further model ids the engine serves but GET /v1/models does not list, as
 	// Ollama serves "name" for the listed "name:latest".
 	Aliases []string
+	// Adapters are LoRA adapters the engine serves beside Model, by name (a request names
+	// one in its model field; GET /v1/models lists each with Model as its parent), each with
+	// the factor it slows decoding by (1: as fast as the base model).
+	Adapters map[string]float64
+	// ImagePatch makes the model a vision model: an image costs ceil(w/p)·ceil(h/p) prompt
+	// tokens (Qwen2.5-VL: 28). 0, the default, is a text model that refuses images.
+	ImagePatch int
 	// MaxModelLen is the context window in tokens, reported by /v1/models as "max_model_len";
 	// prompt_tokens + max_tokens above it is rejected with 400. Default DefaultMaxModelLen.
 	MaxModelLen int
@@ -106,7 +113,7 @@ type Options struct {
 	// MaxBatch is the maximum number of sequences one decode step serves; what happens beyond
 	// it is Overflow's choice. 0 means unlimited.
 	MaxBatch int
-	// Overflow is OverflowQueue (default: at most MaxBatch requests run, later ones wait, first
+	// Overflow is overflowQueue (default: at most MaxBatch requests run, later ones wait, first
 	// come first served, before prefill) or OverflowTimeslice (every request is admitted; with
 	// R running above MaxBatch a decode step serves MaxBatch of them round-robin, so each gets
 	// a token every R/MaxBatch steps on average, in whole steps of
@@ -225,7 +232,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Tokenizer = CountTokens
 	}
 	if o.Overflow == "" {
-		o.Overflow = OverflowQueue
+		o.Overflow = overflowQueue
 	}
 	if o.CacheBlockTokens == 0 {
 		o.CacheBlockTokens = defaultCacheBlockTokens
@@ -284,8 +291,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.TokensPerChunk < 0 {
 		errs = append(errs, fmt.Errorf("TokensPerChunk %d is negative", o.TokensPerChunk))
 	}
-	if o.Overflow != OverflowQueue && o.Overflow != OverflowTimeslice {
-		errs = append(errs, fmt.Errorf("Overflow %q: want %q or %q", o.Overflow, OverflowQueue, OverflowTimeslice))
+	if o.Overflow != overflowQueue && o.Overflow != OverflowTimeslice {
+		errs = append(errs, fmt.Errorf("Overflow %q: want %q or %q", o.Overflow, overflowQueue, OverflowTimeslice))
 	}
 	if o.CacheBlockTokens < 0 {
 		errs = append(errs, fmt.Errorf("CacheBlockTokens %d is negative", o.CacheBlockTokens))

@@ -8,7 +8,7 @@ import (
 func TestNewOptionsDefaultsAndValidation(t *testing.T) {
 	t.Parallel()
 	o := start(t, Options{}).Options()
-	if o.Overflow != OverflowQueue || o.CacheBlockTokens != defaultCacheBlockTokens ||
+	if o.Overflow != overflowQueue || o.CacheBlockTokens != defaultCacheBlockTokens ||
 		o.CacheCapacityBlocks != defaultCacheCapacityBlocks || o.ReasoningTokens != defaultReasoningTokens ||
 		o.ReasoningField != reasoningContentField || o.PrefixCache || o.ThinkByDefault || o.DisableTokenize {
 		t.Errorf("defaults %+v", o)

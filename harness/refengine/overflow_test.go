@@ -79,7 +79,7 @@ func TestOverflow(t *testing.T) {
 	}
 	t.Logf("timeslice: mean gap %v (want %v)", mean(gaps), 2*step8)
 
-	tr, gaps = overflowRun(t, OverflowQueue)
+	tr, gaps = overflowRun(t, overflowQueue)
 	if g := mean(gaps); relErr(g, step8) > 0.15 {
 		t.Errorf("queue: mean gap %v, want step(8) = %v", g, step8)
 	}

@@ -93,7 +93,7 @@ func chatSegments(seed maphash.Seed, tokenize func(string) int, msgs []chatMessa
 	s := newSegmenter(seed, tokenize)
 	for _, m := range msgs {
 		s.header(m.Role)
-		s.content(string(m.Content))
+		s.content(m.Content.text)
 	}
 	s.mark(markGeneration, templateTokensPerPrompt)
 	return s.out

@@ -32,8 +32,11 @@ func TestSegments(t *testing.T) {
 	}
 	// A chat prompt: headers, text, and the generation prompt, which the next turn's
 	// assistant header begins with, so the next turn shares the whole prompt.
-	turn1 := []chatMessage{{Role: "system", Content: "be brief\n"}, {Role: "user", Content: "hi\n"}}
-	turn2 := append(slices.Clone(turn1), chatMessage{Role: "assistant", Content: "code code"}, chatMessage{Role: "user", Content: "more\n"})
+	msg := func(role, text string) chatMessage {
+		return chatMessage{Role: role, Content: messageContent{text: text}}
+	}
+	turn1 := []chatMessage{msg("system", "be brief\n"), msg("user", "hi\n")}
+	turn2 := append(slices.Clone(turn1), msg("assistant", "code code"), msg("user", "more\n"))
 	a, b := chatSegments(seed, CountTokens, turn1), chatSegments(seed, CountTokens, turn2)
 	if got, want := a[len(a)-1].tokens, chatPromptTokens(CountTokens, turn1); got != want {
 		t.Errorf("turn 1 segments add up to %d tokens, prompt_tokens is %d", got, want)

@@ -1,6 +1,7 @@
 package refengine
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,25 +64,87 @@ type chatTool struct {
 type chatMessage struct {
 	Role    string         `json:"role"`
 	Content messageContent `json:"content"`
+	// Images are Ollama's: base64 beside the text.
+	Images []string `json:"images"`
+}
+
+// images are the message's images, in every API's form, decoded from base64.
+func (m chatMessage) images() ([][]byte, error) {
+	out := slices.Clone(m.Content.images)
+	for k, b64 := range m.Images {
+		data, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			return nil, errBadRequest("images[%d] is not base64: %v", k, err)
+		}
+		out = append(out, data)
+	}
+	return out, nil
 }
 
 // messageContent is a message's text: a JSON string, null, or an array of content parts whose
-// "text" members are concatenated (non-text parts are ignored).
-type messageContent string
+// "text" members are concatenated; image parts (chat's image_url, the Responses API's
+// input_image, the Messages API's image with a base64 source) are kept apart.
+type messageContent struct {
+	text   string
+	images [][]byte
+}
+
+// contentPart is one part of a content array, in any API's form.
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	ImageURL json.RawMessage `json:"image_url"` // chat: {"url": ...}; Responses: the URL
+	Source   *struct {
+		Type string `json:"type"`
+		Data string `json:"data"`
+	} `json:"source"` // Messages: base64
+}
+
+// image is the part's image, decoded; nil for a part that holds none.
+func (p contentPart) image() ([]byte, error) {
+	var url string
+	switch {
+	case p.Source != nil:
+		if p.Source.Type != "base64" {
+			return nil, fmt.Errorf("image source type %q is not supported (base64 only)", p.Source.Type)
+		}
+		return base64.StdEncoding.DecodeString(p.Source.Data)
+	case len(p.ImageURL) == 0:
+		return nil, nil
+	case p.ImageURL[0] == '"':
+		_ = json.Unmarshal(p.ImageURL, &url)
+	default:
+		var u struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(p.ImageURL, &u)
+		url = u.URL
+	}
+	_, data, ok := strings.Cut(url, ";base64,")
+	if !strings.HasPrefix(url, "data:image/") || !ok {
+		return nil, fmt.Errorf("image_url must be a data:image/...;base64, URL (this engine fetches nothing)")
+	}
+	return base64.StdEncoding.DecodeString(data)
+}
 
 func (c *messageContent) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '[' {
-		var parts []struct {
-			Text string `json:"text"`
-		}
+		var parts []contentPart
 		if err := json.Unmarshal(b, &parts); err != nil {
 			return fmt.Errorf("message content: %w", err)
 		}
 		var sb strings.Builder
-		for _, p := range parts {
+		for k, p := range parts {
 			sb.WriteString(p.Text)
+			img, err := p.image()
+			if err != nil {
+				return fmt.Errorf("message content part %d: %w", k, err)
+			}
+			if img != nil {
+				c.images = append(c.images, img)
+			}
 		}
-		*c = messageContent(sb.String())
+		c.text = sb.String()
 		return nil
 	}
 	var s *string
@@ -89,7 +152,7 @@ func (c *messageContent) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("message content: %w", err)
 	}
 	if s != nil {
-		*c = messageContent(*s)
+		c.text = *s
 	}
 	return nil
 }
@@ -112,6 +175,9 @@ type job struct {
 	tool            string    // the function the reply calls; "" answers in text
 	json            bool      // the reply is a JSON object (response_format)
 	leave           func()    // takes the request's marker out of the in-flight record
+	model           string    // the model the request named, its adapter's, or the served one
+	slowdown        float64   // its adapter's decode slowdown (1 without)
+	images          []ImageSeen
 }
 
 // requestFaults is the faults of r: its FaultsHeader, else Options.Faults.
@@ -143,7 +209,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, mode
 	if err := json.Unmarshal(body, v); err != nil {
 		return errBadRequest("Invalid JSON body: %v", err)
 	}
-	if *model != "" && *model != s.opts.Model && !slices.Contains(s.opts.Aliases, *model) {
+	if _, adapter := s.adapter(*model); *model != "" && *model != s.opts.Model && !slices.Contains(s.opts.Aliases, *model) && !adapter {
 		return errModelNotFound(*model)
 	}
 	return nil
@@ -168,7 +234,11 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, f
 	}
 
 	legacy := api == surfaceCompletions
-	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}, includeMetrics: req.IncludeMetrics}
+	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}, includeMetrics: req.IncludeMetrics,
+		model: s.opts.Model, slowdown: 1}
+	if f, ok := s.adapter(req.Model); ok {
+		j.model, j.slowdown = req.Model, f
+	}
 	if so := req.StreamOptions; req.Stream && so != nil {
 		j.includeUsage, j.continuousUsage = so.IncludeUsage, so.ContinuousUsageStats
 	}
@@ -189,6 +259,11 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, f
 		}
 		prompt, instruction = joinMessages(req.Messages)
 		j.promptTokens = chatPromptTokens(s.opts.Tokenizer, req.Messages)
+		images, tokens, err := s.readImages(j.model, req.Messages)
+		if err != nil {
+			return nil, err
+		}
+		j.images, j.promptTokens = images, j.promptTokens+tokens
 		if err := j.structured(&req, instruction, s.opts.Tokenizer); err != nil {
 			return nil, err
 		}
@@ -326,9 +401,9 @@ func (j *job) structured(req *genRequest, instruction string, tokenize func(stri
 func joinMessages(msgs []chatMessage) (prompt, instruction string) {
 	var all strings.Builder
 	for _, m := range msgs {
-		all.WriteString(string(m.Content))
+		all.WriteString(m.Content.text)
 		if m.Role == "user" {
-			instruction = string(m.Content)
+			instruction = m.Content.text
 		}
 	}
 	return all.String(), instruction
@@ -339,7 +414,7 @@ func joinMessages(msgs []chatMessage) (prompt, instruction string) {
 func chatPromptTokens(tokenizer func(string) int, msgs []chatMessage) int {
 	n := templateTokensPerPrompt
 	for _, m := range msgs {
-		n += tokenizer(string(m.Content)) + templateTokensPerMessage
+		n += tokenizer(m.Content.text) + templateTokensPerMessage
 	}
 	return n
 }

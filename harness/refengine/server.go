@@ -63,7 +63,7 @@ func Start(opts Options) (*Server, error) {
 		conns:   make(map[net.Conn]struct{}),
 	}
 	s.pace = newPace(&s.opts, s.started)
-	if opts.Overflow == OverflowQueue {
+	if opts.Overflow == overflowQueue {
 		s.gate.max = opts.MaxBatch
 	}
 	if opts.PrefixCache {

@@ -50,6 +50,10 @@ type RequestTrace struct {
 	Admitted time.Time
 	// Scheduled is when its prefill could start: Admitted plus Options.QueueDelay.
 	Scheduled time.Time
+	// Model is the model the request was served as: the base model, or the adapter it named.
+	Model string
+	// Images are the images the request carried, as the engine read them.
+	Images []ImageSeen
 	// TraceParent is the W3C traceparent header the request carried ("" without one).
 	TraceParent string
 	// FirstToken is when the first chunk was flushed (streamed) or produced (not streamed).

@@ -101,7 +101,7 @@ func (t *typedRequest) chatRequest(api surface) (genRequest, error) {
 		if t.MaxTokens == nil {
 			return req, errBadRequest("max_tokens is required.")
 		}
-		if t.System != "" {
+		if t.System.text != "" {
 			req.Messages = append(req.Messages, chatMessage{Role: "system", Content: t.System})
 		}
 		req.Messages = append(req.Messages, t.Messages...)
@@ -128,7 +128,7 @@ func (t *typedRequest) input(req *genRequest) error {
 	}
 	var text string
 	if json.Unmarshal(t.Input, &text) == nil {
-		req.Messages = []chatMessage{{Role: "user", Content: messageContent(text)}}
+		req.Messages = []chatMessage{{Role: "user", Content: messageContent{text: text}}}
 		return nil
 	}
 	if err := json.Unmarshal(t.Input, &req.Messages); err != nil {

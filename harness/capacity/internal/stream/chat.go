@@ -15,17 +15,23 @@ func init() { register(APIChat, chat{}, 0) }
 
 var chatTools = toolForm{"chat", `{"type":"function","function":{"name":`, `,"parameters":`, "}}"}
 
+// chatImages are chat's content parts: image_url parts holding a data URL, then the text.
+var chatImages = imageForm{text: `{"type":"text","text":`, image: func(dst []byte, img Image) []byte {
+	dst = append(dst, `{"type":"image_url","image_url":{"url":`...)
+	return append(appendDataURL(dst, img), "}}"...)
+}}
+
 // chat is OpenAI's chat completions: messages in, chunks of choices out, [DONE] at the end.
 type chat struct{ openAIStyle }
 
 func (chat) path() string { return "/chat/completions" }
 func (chat) supports() Support {
-	return Support{Conversation: true, Tools: true, ReasoningEffort: true, ProbeTokens: 1}
+	return Support{Conversation: true, Tools: true, ReasoningEffort: true, Images: true, ProbeTokens: 1}
 }
 
 func (chat) body(r ChatRequest, dst []byte) ([]byte, error) {
 	dst = append(dst, `,"messages":`...)
-	dst = r.appendConversation(dst, true)
+	dst = r.appendConversation(dst, true, chatImages)
 	dst, err := r.appendToolList(dst, chatTools)
 	if err != nil {
 		return nil, err

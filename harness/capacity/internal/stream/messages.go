@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -16,6 +17,16 @@ const APIMessages API = "messages"
 func init() { register(APIMessages, messages{}, 3) }
 
 var messagesTools = toolForm{"messages", `{"name":`, `,"input_schema":`, "}"}
+
+// messagesImages are the Messages API's content blocks: image blocks of base64 source, then
+// the text block.
+var messagesImages = imageForm{text: `{"type":"text","text":`, image: func(dst []byte, img Image) []byte {
+	dst = append(dst, `{"type":"image","source":{"type":"base64","media_type":`...)
+	dst = wire.AppendString(dst, img.MediaType)
+	dst = append(dst, `,"data":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, img.Data)
+	return append(dst, `"}}`...)
+}}
 
 // messages is Anthropic's Messages API: the system message apart, content blocks and
 // typed events, message_stop at the end.
@@ -37,7 +48,9 @@ func (messages) start(st *streamState) {
 func (messages) path() string { return "/messages" }
 
 // supports: no reasoning effort (thinking is switched by thinking_mode).
-func (messages) supports() Support { return Support{Conversation: true, Tools: true, ProbeTokens: 1} }
+func (messages) supports() Support {
+	return Support{Conversation: true, Tools: true, Images: true, ProbeTokens: 1}
+}
 
 // header names the API's version, and sends the key in a header of its own too.
 func (messages) header(dst []byte, key secret.Secret) []byte {
@@ -64,7 +77,7 @@ func (messages) body(r ChatRequest, dst []byte) ([]byte, error) {
 		}
 	}
 	dst = append(dst, `,"messages":`...)
-	dst = r.appendConversation(dst, false)
+	dst = r.appendConversation(dst, false, messagesImages)
 	dst, err := r.appendSampling(dst)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,9 @@ func (ollama) mediaType() string { return ndjson }
 
 // supports: tools and a schema (format), no reasoning effort (think is switched by
 // thinking_mode).
-func (ollama) supports() Support { return Support{Conversation: true, Tools: true, ProbeTokens: 1} }
+func (ollama) supports() Support {
+	return Support{Conversation: true, Tools: true, Images: true, ProbeTokens: 1}
+}
 
 // ollamaState is an Ollama stream's own state: its line decoder.
 type ollamaState struct{ line wire.OllamaLine }
@@ -36,7 +38,7 @@ func (ollama) start(st *streamState) { ownState[ollamaState](st) }
 // from the thinking switch, and the sampling and max_tokens as options (num_predict).
 func (ollama) body(r ChatRequest, dst []byte) ([]byte, error) {
 	dst = append(dst, `,"messages":`...)
-	dst = r.appendConversation(dst, true)
+	dst = r.appendConversation(dst, true, imageForm{beside: true})
 	dst = append(dst, `,"stream":true`...)
 	dst, err := r.appendToolList(dst, chatTools)
 	if err != nil {

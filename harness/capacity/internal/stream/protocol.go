@@ -62,6 +62,8 @@ type Support struct {
 	Tools bool
 	// ReasoningEffort: a reasoning-effort setting of its own.
 	ReasoningEffort bool
+	// Images: images with the prompt (a completions prompt is plain text).
+	Images bool
 	// ProbeTokens is the least max_tokens the API accepts for a one-token probe.
 	ProbeTokens int
 }

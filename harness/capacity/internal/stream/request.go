@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -40,6 +41,14 @@ type ChatRequest struct {
 	// IncludeMetrics asks a chat or completions engine for its own account of the
 	// request's time in the last chunk (vLLM's include_metrics).
 	IncludeMetrics bool
+	// Images go with the prompt, before its text, as the API's image parts.
+	Images []Image
+}
+
+// Image is an encoded image and its media type ("image/png").
+type Image struct {
+	MediaType string
+	Data      []byte
 }
 
 // Message is one message of a conversation: a role (system, user, assistant) and its text.
@@ -98,9 +107,10 @@ func (r ChatRequest) AppendBody(dst []byte) ([]byte, error) {
 	return r.API.proto().body(r, dst)
 }
 
-// appendConversation appends the history and the prompt as an array of messages; with
-// system false a system message is left out (for an API that takes it apart).
-func (r ChatRequest) appendConversation(dst []byte, system bool) []byte {
+// appendConversation appends the history and the prompt as an array of messages, the
+// prompt's images in the API's form; with system false a system message is left out (for
+// an API that takes it apart).
+func (r ChatRequest) appendConversation(dst []byte, system bool, form imageForm) []byte {
 	dst = append(dst, '[')
 	for _, m := range r.History {
 		if !system && m.Role == "system" {
@@ -113,8 +123,55 @@ func (r ChatRequest) appendConversation(dst []byte, system bool) []byte {
 		dst = append(dst, "},"...)
 	}
 	dst = append(dst, `{"role":"user","content":`...)
-	dst = wire.AppendString(dst, r.Prompt)
+	dst = form.appendContent(dst, r.Prompt, r.Images)
 	return append(dst, "}]"...)
+}
+
+// imageForm is how an API writes a user message's images: as content parts before the
+// text part (image and text parts), or beside a text content (Ollama's images member).
+type imageForm struct {
+	// text opens a text part; image writes one image part.
+	text  string
+	image func(dst []byte, img Image) []byte
+	// beside writes the images as base64 strings in an "images" member after the content.
+	beside bool
+}
+
+// appendContent appends a user message's content member's value, and what goes beside it.
+func (f imageForm) appendContent(dst []byte, text string, images []Image) []byte {
+	if len(images) == 0 || (f.image == nil && !f.beside) {
+		return wire.AppendString(dst, text)
+	}
+	if f.beside {
+		dst = wire.AppendString(dst, text)
+		dst = append(dst, `,"images":[`...)
+		for k, img := range images {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '"')
+			dst = base64.StdEncoding.AppendEncode(dst, img.Data)
+			dst = append(dst, '"')
+		}
+		return append(dst, ']')
+	}
+	dst = append(dst, '[')
+	for _, img := range images {
+		dst = f.image(dst, img)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, f.text...)
+	dst = wire.AppendString(dst, text)
+	return append(dst, "}]"...)
+}
+
+// appendDataURL appends img as a quoted data URL.
+func appendDataURL(dst []byte, img Image) []byte {
+	dst = append(dst, `"data:`...)
+	dst = append(dst, img.MediaType...)
+	dst = append(dst, ";base64,"...)
+	dst = base64.StdEncoding.AppendEncode(dst, img.Data)
+	return append(dst, '"')
 }
 
 // appendSampling appends temperature and top_p when set.

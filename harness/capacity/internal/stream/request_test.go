@@ -1,8 +1,10 @@
 package stream
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -190,4 +192,27 @@ func FuzzAppendBodyMeansWhatMarshalMeans(f *testing.F) {
 			t.Fatalf("bodies differ:\n got  %s\n want %s", got[4:], want)
 		}
 	})
+}
+
+// An image goes before the prompt's text in each API's own form, its bytes in base64.
+func TestImagesAreWrittenInEachAPIsForm(t *testing.T) {
+	img := Image{MediaType: "image/png", Data: []byte("\x89PNG-bytes")}
+	b64 := base64.StdEncoding.EncodeToString(img.Data)
+	for api, want := range map[API]string{
+		APIChat:      `"content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + b64 + `"}},{"type":"text","text":"hi"}]`,
+		APIResponses: `"content":[{"type":"input_image","image_url":"data:image/png;base64,` + b64 + `"},{"type":"input_text","text":"hi"}]`,
+		APIMessages:  `"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + b64 + `"}},{"type":"text","text":"hi"}]`,
+		APIOllama:    `"content":"hi","images":["` + b64 + `"]`,
+	} {
+		body, err := ChatRequest{Model: "m", Prompt: "hi", MaxTokens: 4, API: api, Images: []Image{img}}.Body()
+		if err != nil || !json.Valid(body) || !strings.Contains(string(body), want) {
+			t.Errorf("%s: %v\n%s\nwant it to hold %s", api, err, body, want)
+		}
+		if !api.Supports().Images {
+			t.Errorf("%s says it carries no images", api)
+		}
+	}
+	if APICompletions.Supports().Images {
+		t.Error("completions says it carries images")
+	}
 }

@@ -14,6 +14,13 @@ func init() { register(APIResponses, responses{}, 2) }
 
 var responsesTools = toolForm{"responses", `{"type":"function","name":`, `,"parameters":`, "}"}
 
+// responsesImages are the Responses API's input parts: input_image with a data URL, then
+// input_text.
+var responsesImages = imageForm{text: `{"type":"input_text","text":`, image: func(dst []byte, img Image) []byte {
+	dst = append(dst, `{"type":"input_image","image_url":`...)
+	return append(appendDataURL(dst, img), '}')
+}}
+
 // responses is OpenAI's Responses API: the conversation as input items, typed events out,
 // response.completed (or .incomplete) at the end.
 type responses struct{ openAIStyle }
@@ -27,7 +34,7 @@ func (responses) path() string { return "/responses" }
 
 // supports: OpenAI refuses fewer than 16 output tokens.
 func (responses) supports() Support {
-	return Support{Conversation: true, Tools: true, ReasoningEffort: true, ProbeTokens: 16}
+	return Support{Conversation: true, Tools: true, ReasoningEffort: true, Images: true, ProbeTokens: 16}
 }
 
 // body appends the rest of a Responses API body after its model: the
@@ -35,7 +42,7 @@ func (responses) supports() Support {
 // Responses API has them) and the schema as text.format.
 func (responses) body(r ChatRequest, dst []byte) ([]byte, error) {
 	dst = append(dst, `,"input":`...)
-	dst = r.appendConversation(dst, true)
+	dst = r.appendConversation(dst, true, responsesImages)
 	dst = append(dst, `,"max_output_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(r.MaxTokens), 10)
 	dst, err := r.appendSampling(dst)

@@ -1,0 +1,183 @@
+package capacity
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+
+	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
+)
+
+// Images go with a request's prompt when ImagesPerRequest is above 0: each of a size drawn
+// by ContextSeed (the same sizes every run of the scenario), and either its own (seeded by
+// the block's prompt nonce, the request and its place: no run or block sends one twice) or
+// one of a pool of ImagePool images the run draws from.
+
+// maxProbedSizes bounds the sizes a run asks the engine to count before it starts.
+const maxProbedSizes = 8
+
+// imageSlot is the size and the source of one image of one request: its seed, or its
+// index in the pool.
+type imageSlot struct {
+	size workload.ImageSize
+	key  uint64
+}
+
+// imageSlots are request i's images, of a block of prompt nonce nonce: their sizes and
+// what each is made from.
+func (r *run) imageSlots(i int, nonce string) []imageSlot {
+	n := r.sc.ImagesPerRequest
+	if n == 0 {
+		return nil
+	}
+	local := uint64(r.local(i))
+	draw := rand.New(rand.NewPCG(uint64(r.sc.ContextSeed), 0x1a6e0000+local))
+	out := make([]imageSlot, n)
+	for k := range out {
+		out[k].size = r.sc.ImageSize.Pick(draw.Float64())
+		if r.sc.ImagePool > 0 {
+			out[k].key = uint64(draw.IntN(r.sc.ImagePool))
+			continue
+		}
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s/%d/%d", nonce, local, k)
+		out[k].key = h.Sum64()
+	}
+	return out
+}
+
+// images encodes request i's images (see imageSlots).
+func (r *run) images(i int) ([]stream.Image, error) {
+	slots := r.imageSlots(i, r.prompts.Nonce)
+	out := make([]stream.Image, len(slots))
+	for k, s := range slots {
+		seed := s.key
+		if r.sc.ImagePool > 0 {
+			// A pool image is made of its index, the run's nonce and its size: the pool is
+			// the run's own, and an index drawn at two sizes is two images.
+			h := fnv.New64a()
+			fmt.Fprintf(h, "pool/%s/%d/%s", r.nonce, s.key, s.size)
+			seed = h.Sum64()
+		}
+		data, err := workload.Image(seed, s.size, r.sc.ImageFormat)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = stream.Image{MediaType: r.sc.ImageFormat.MediaType(), Data: data}
+	}
+	return out, nil
+}
+
+// probeImages asks the engine, before any measured request, how many prompt tokens it
+// counts for one image of each planned size: a short prompt with the image and without it,
+// a token each, the difference of their usage. A model that refuses the image stops the run
+// here, naming images. The record is nil when the scenario sends none.
+func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
+	sc := r.sc
+	if sc.ImagesPerRequest == 0 {
+		return nil, nil
+	}
+	rec := &artifact.Images{PerRequest: sc.ImagesPerRequest, Sizes: sc.ImageSize.String(), Format: string(sc.ImageFormat),
+		Pool: sc.ImagePool, Patch: sc.ImagePatch, EngineTokens: map[string]int{}, RuleTokens: map[string]int{}}
+	const text = "Name the main colour of the image in one word."
+	count := func(images []stream.Image) (*int, error) {
+		req := sc.request(text)
+		req.Images, req.MaxTokens = images, sc.API.supports().ProbeTokens
+		body, err := req.AppendBody(nil)
+		if err != nil {
+			return nil, err
+		}
+		res, err := r.client.Stream(ctx, req.API, body, req.MaxTokens)
+		if err != nil {
+			return nil, err
+		}
+		defer res.Release()
+		if res.Usage == nil {
+			return nil, nil
+		}
+		return res.Usage.PromptTokens, nil
+	}
+	plain, err := count(nil)
+	if err != nil {
+		return nil, fmt.Errorf("the image probe's request without an image failed: %w", err)
+	}
+	sizes := sc.ImageSize.Sizes()
+	for k, size := range sizes[:min(len(sizes), maxProbedSizes)] {
+		data, err := workload.Image(uint64(k)+0x9e3779b97f4a7c15, size, sc.ImageFormat)
+		if err != nil {
+			return nil, err
+		}
+		with, err := count([]stream.Image{{MediaType: sc.ImageFormat.MediaType(), Data: data}})
+		if err != nil {
+			return nil, fmt.Errorf("model %q does not take images: a request with one %s %s image was refused (%v), "+
+				"and images_per_request=%d sends %d with every request; point the run at a vision model, or set images_per_request=0",
+				sc.Model, size, sc.ImageFormat, r.san.clean(err.Error()), sc.ImagesPerRequest, sc.ImagesPerRequest)
+		}
+		if with != nil && plain != nil {
+			rec.EngineTokens[size.String()] = *with - *plain
+		}
+		if sc.ImagePatch > 0 {
+			rec.RuleTokens[size.String()] = patchTokens(size, sc.ImagePatch)
+		}
+	}
+	return rec, nil
+}
+
+// patchTokens is an image's tokens by the patch rule: a token for every patch×patch square
+// begun (Qwen2.5-VL: 28, of 14-pixel patches merged two by two).
+func patchTokens(s workload.ImageSize, patch int) int {
+	return ((s.W + patch - 1) / patch) * ((s.H + patch - 1) / patch)
+}
+
+// gatheredSlots are request i's images once the blocks are gathered (i counts across them).
+func (r *run) gatheredSlots(i int) []imageSlot {
+	if r.sc.ImagesPerRequest == 0 {
+		return nil
+	}
+	return r.imageSlots(i, r.blocks[min(i/len(r.base), len(r.blocks)-1)].nonce)
+}
+
+// plannedImageTokens is what request i's images should cost by the probe's counts (the
+// rule's where the engine stated none); nil when neither gives one of its sizes.
+func (r *run) plannedImageTokens(i int) *int {
+	if r.imageRecord == nil {
+		return nil
+	}
+	total := 0
+	for _, s := range r.gatheredSlots(i) {
+		n, ok := r.imageRecord.TokensOf(s.size.String())
+		if !ok {
+			return nil
+		}
+		total += n
+	}
+	return &total
+}
+
+// imageTally records what the measured requests sent: how many images, and how many of
+// them distinct (a pool's draws repeat; requests' own images do not).
+func (r *run) imageTally(rec *artifact.Images, spans []artifact.RequestSpan) {
+	seen := map[imageSlot]bool{}
+	var counted, planned []float64
+	for _, s := range spans {
+		if s.StartOffsetMs == nil {
+			continue
+		}
+		for _, slot := range r.gatheredSlots(s.RequestIndex) {
+			rec.Sent++
+			seen[slot] = true
+		}
+		if s.ImageTokens != nil {
+			counted = append(counted, float64(*s.ImageTokens))
+		}
+		if s.PlannedImageTokens != nil {
+			planned = append(planned, float64(*s.PlannedImageTokens))
+		}
+	}
+	rec.Distinct = len(seen)
+	rec.CountedPerRequestMean = meanOf(counted)
+	rec.PlannedPerRequestMean = meanOf(planned)
+}

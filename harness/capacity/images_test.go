@@ -1,0 +1,117 @@
+package capacity
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
+	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/harness/refengine"
+)
+
+// Two 512x512 images on each of 8 requests, on every API that carries images: the engine
+// receives 16 images, distinct byte for byte, each 512x512 in the planned format, and the
+// artifact counts what it counted (the patch rule's 19·19 tokens an image) beside the plan.
+func TestEveryRequestSendsImagesOfItsOwn(t *testing.T) {
+	t.Parallel()
+	for _, api := range []API{APIChat, API("responses"), API("messages"), API("ollama")} {
+		for _, format := range []workload.ImageFormat{workload.PNG, workload.JPEG} {
+			if format == workload.JPEG && api != APIChat {
+				continue // the format is the client's; one API proves it
+			}
+			s := fastEngine(t, refengine.Options{ImagePatch: 28})
+			sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict,
+				ImagesPerRequest: 2, ImageFormat: format, ImagePatch: 28, API: api, WarmupRequests: 2}
+			b := mustRun(t, target(s), sc)
+			seen, distinct := 0, map[string]bool{}
+			for _, tr := range measuredTraces(s) {
+				for _, im := range tr.Images {
+					seen++
+					distinct[im.SHA256] = true
+					if im.Width != 512 || im.Height != 512 || im.Format != string(format) {
+						t.Errorf("%s %s: the engine read a %dx%d %s image", api, format, im.Width, im.Height, im.Format)
+					}
+				}
+			}
+			im := b.Extension.Images
+			if seen != 16 || len(distinct) != 16 || b.Completed != 8 || im == nil || im.Sent != 16 || im.Distinct != 16 {
+				t.Fatalf("%s %s: the engine read %d images, %d distinct; %d completed; recorded %+v", api, format, seen, len(distinct), b.Completed, im)
+			}
+			if len(im.EngineTokens) != 1 || im.EngineTokens["512x512"] != 19*19 || im.RuleTokens["512x512"] != 19*19 {
+				t.Errorf("%s %s: engine %v rule %v, want 361 tokens an image", api, format, im.EngineTokens, im.RuleTokens)
+			}
+			for _, sp := range b.Extension.Timeline {
+				if sp.Images != 2 || sp.PlannedImageTokens == nil || *sp.PlannedImageTokens != 2*361 || sp.ImageTokens == nil {
+					t.Errorf("%s %s: request %d: %d images, planned %v, counted %v", api, format, sp.RequestIndex, sp.Images, sp.PlannedImageTokens, sp.ImageTokens)
+					break
+				}
+			}
+		}
+	}
+}
+
+// From a pool of 3, 8 requests of 2 images send at most 3 distinct images, and say so.
+func TestImagesFromAPoolRepeat(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ImagePatch: 28})
+	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict,
+		ImagesPerRequest: 2, ImagePool: 3, WarmupRequests: 0}
+	sc.ImageSize.UnmarshalText([]byte("256x128"))
+	b := mustRun(t, target(s), sc)
+	distinct := map[string]bool{}
+	for _, tr := range measuredTraces(s) {
+		for _, im := range tr.Images {
+			distinct[im.SHA256] = true
+		}
+	}
+	if im := b.Extension.Images; im == nil || im.Sent != 16 || im.Distinct != len(distinct) || len(distinct) > 3 || len(distinct) < 2 {
+		t.Fatalf("the engine read %d distinct images; recorded %+v", len(distinct), b.Extension.Images)
+	}
+}
+
+// A text model refuses the image probe: the run stops before any measured request, naming
+// images and what to do, and at once.
+func TestATextModelIsRefusedNamingImages(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{})
+	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 2}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := Run(ctx, target(s), sc)
+	if err == nil || !strings.Contains(err.Error(), "does not take images") || !strings.Contains(err.Error(), "images_per_request") ||
+		!strings.Contains(err.Error(), "not a multimodal model") {
+		t.Fatalf("err = %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second || len(measuredTraces(s)) != 0 {
+		t.Errorf("refused after %v and %d measured requests", took, len(measuredTraces(s)))
+	}
+	t.Log(err)
+}
+
+// The engine's count held to the rule: 28-pixel patches as the engine counts them pass, a
+// rule of 14 (four times the tokens) fails the run, naming both counts.
+func TestTheImageCountIsHeldToTheRule(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ImagePatch: 28})
+	for _, patch := range []int{28, 14} {
+		sc := Scenario{Requests: 2, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1, ImagePatch: patch, WarmupRequests: 0}
+		b := mustRun(t, target(s), sc)
+		var r gate.Result
+		for _, c := range (gate.Spec{}).Checks() {
+			if c.Name == "counts images as the rule says" {
+				r = c.Judge(b)
+			}
+		}
+		want := gate.Pass
+		if patch == 14 {
+			want = gate.RunFailed
+		}
+		if r.Outcome != want || (patch == 14 && !strings.Contains(r.Message, "512x512: 361 tokens, the rule 1369")) {
+			t.Errorf("rule of %d: %s: %s", patch, r.Outcome, r.Message)
+		}
+		t.Logf("rule of %d: %s", patch, r.Message)
+	}
+}
