@@ -94,6 +94,11 @@ type Extension struct {
 	// Images is what a run that sent images sent and what the engine counted for them;
 	// absent without images.
 	Images *Images `json:"images,omitempty"`
+	// Adapters are the LoRA adapters the run spread its requests over, in the order
+	// configured, each with its figures; AdapterMix how they were spread (weighted, zipf).
+	// Absent without adapters.
+	Adapters   []Adapter `json:"adapters,omitempty"`
+	AdapterMix string    `json:"adapter_mix,omitempty"`
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine
@@ -813,6 +818,21 @@ type RequestSpan struct {
 	// Adapter is the LoRA adapter the request named in its model field; absent without
 	// adapters.
 	Adapter string `json:"adapter,omitempty"`
+}
+
+// Adapter is one LoRA adapter of a run: its name, its weight and share of the requests as
+// planned, how many requests named it and what became of them, and the v1 metrics block of
+// its successful requests (the figures a budget or a regression names "tpot_p50_ms[name]";
+// its throughput is the adapter's output over the whole run's wall clock).
+type Adapter struct {
+	Name      string  `json:"name"`
+	Weight    float64 `json:"weight"`
+	Share     Float   `json:"share"`
+	Requests  int     `json:"requests"`
+	Completed int     `json:"completed"`
+	Failed    int     `json:"failed"`
+	Abandoned int     `json:"abandoned"`
+	Metrics   Metrics `json:"metrics"`
 }
 
 // Images is what a run that sent images planned and sent: PerRequest images of Sizes (a

@@ -171,6 +171,17 @@ var identityFields = []identityField{
 		im := a.Extension.Images
 		return text([]any{im.PerRequest, im.Sizes, im.Format, im.Pool}), true
 	}},
+	// Adapters are the models the requests name, and their shares.
+	{"anvilbench.adapters", func(a *Benchmark) (string, bool) {
+		if a.Extension == nil || len(a.Extension.Adapters) == 0 {
+			return "null", true
+		}
+		var plan []any
+		for _, ad := range a.Extension.Adapters {
+			plan = append(plan, ad.Name, ad.Weight)
+		}
+		return text([]any{plan, a.Extension.AdapterMix}), true
+	}},
 	{"anvilbench.structured_output.output", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.StructuredOutput == nil {
 			return text("text"), true

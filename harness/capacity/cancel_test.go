@@ -45,7 +45,7 @@ func TestALeftRequestIsCountedApartAndTheEngineMustStopIt(t *testing.T) {
 		if left != 10 || c.TokensPerLeft == nil || float64(*c.TokensPerLeft) != float64(generated)/10 {
 			t.Errorf("decode on %v: %d spans left; %v tokens per request left against the engine's %d in all", decodeOn, left, c.TokensPerLeft, generated)
 		}
-		r := gate.StoppedWhatWasLeft().Judge(b)
+		r := checkNamed(t, "stops the requests its clients leave").Judge(b)
 		switch {
 		case !decodeOn && (c.EngineStopped == nil || !*c.EngineStopped || r.Outcome != gate.Pass):
 			t.Errorf("an engine that stops: %+v; check %s: %s", c, r.Outcome, r.Message)

@@ -99,12 +99,7 @@ func TestTheImageCountIsHeldToTheRule(t *testing.T) {
 	for _, patch := range []int{28, 14} {
 		sc := Scenario{Requests: 2, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1, ImagePatch: patch, WarmupRequests: 0}
 		b := mustRun(t, target(s), sc)
-		var r gate.Result
-		for _, c := range (gate.Spec{}).Checks() {
-			if c.Name == "counts images as the rule says" {
-				r = c.Judge(b)
-			}
-		}
+		r := checkNamed(t, "counts images as the rule says").Judge(b)
 		want := gate.Pass
 		if patch == 14 {
 			want = gate.RunFailed
@@ -114,4 +109,16 @@ func TestTheImageCountIsHeldToTheRule(t *testing.T) {
 		}
 		t.Logf("rule of %d: %s", patch, r.Message)
 	}
+}
+
+// checkNamed is the check of a default gate.Spec named name.
+func checkNamed(t *testing.T, name string) gate.Check {
+	t.Helper()
+	for _, c := range (gate.Spec{}).Checks() {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q", name)
+	return gate.Check{}
 }

@@ -131,6 +131,9 @@ func (u requestUnits) prepare(i int, began time.Time) (*[]byte, *outcome) {
 		// prompt's buffer goes back.
 		req := r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt)))
 		req.MaxTokens = r.plan[i].maxTokens
+		if a := r.adapter(i); a != "" {
+			req.Model = a
+		}
 		if req.Images, err = r.images(i); err == nil {
 			*body, err = req.AppendBody((*body)[:0])
 		}

@@ -69,6 +69,9 @@ func (r *run) prepare(ctx context.Context) error {
 			r.sc.Engine = v.Engine
 		}
 	}
+	if err := r.checkAdapters(ctx); err != nil {
+		return err
+	}
 	if r.imageRecord, err = r.probeImages(ctx); err != nil {
 		return err
 	}
@@ -88,6 +91,9 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	r.nonce, r.base = r.prompts.Nonce, r.plan
 	r.abandon = abandonPlan(len(r.plan), sc.CancelRate, sc.ContextSeed)
+	if len(sc.Adapters) > 0 {
+		r.adapterOf = sc.Adapters.Assign(len(r.plan), sc.AdapterMix, sc.ContextSeed)
+	}
 	if !sc.SkipEnginePhases {
 		r.traceBase = fmt.Sprintf("%016x", rand.Uint64())
 	}
@@ -196,6 +202,10 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	drain := r.drain(ctx, b, finished)
 	b.Extension.EngineMetrics = w.watch()
 	b.Extension.Cancellation = r.cancellation(b, drain)
+	b.Extension.Adapters = r.adapterRecord(b)
+	if b.Extension.Adapters != nil {
+		b.Extension.AdapterMix = string(r.sc.AdapterMix)
+	}
 	if rec := r.imageRecord; rec != nil {
 		r.imageTally(rec, b.Extension.Timeline)
 		b.Extension.Images = rec
@@ -261,7 +271,10 @@ func discover(ctx context.Context, client *stream.Client, base string, sc *Scena
 		if err != nil {
 			return caps, fmt.Errorf("no model to request: name one in the scenario (GET /models: %v)", err)
 		}
-		m, err := onlyModel(models)
+		// An engine lists the LoRA adapters it serves beside their base model.
+		m, err := onlyModel(slices.DeleteFunc(slices.Clone(models), func(m stream.Model) bool {
+			return slices.ContainsFunc(sc.Adapters, func(a workload.Adapter) bool { return a.Name == m.ID })
+		}))
 		if err != nil {
 			return caps, fmt.Errorf("%w; name one in the scenario", err)
 		}
@@ -387,6 +400,9 @@ type run struct {
 	engine *enginemetrics.Watch
 	// imageRecord is what the image probe found, before the run; nil without images.
 	imageRecord *artifact.Images
+	// adapterOf[i] is the adapter request i of a block names (an index into the scenario's
+	// Adapters); nil without adapters.
+	adapterOf []int
 }
 
 // traceID is request i's W3C trace id: the run's random half, then its index; "" when the

@@ -206,6 +206,16 @@ type Scenario struct {
 	ImagePool        int                  `key:"image_pool" range:"[0,100000]" default:"0"`
 	ImagePatch       int                  `key:"image_patch" range:"[0,4096]" default:"0"`
 
+	// Adapters spreads the requests over LoRA adapters, each request naming its adapter in
+	// the model field: "lora-a:3,lora-b:1" by weight, "lora-a,lora-b" evenly, or by Zipf's
+	// law over the order listed when AdapterMix is zipf. Each adapter gets its share of the
+	// requests exactly (largest remainder), in an order ContextSeed shuffles; a run checks
+	// first that the engine serves each. The artifact holds each adapter's figures
+	// (anvilbench.adapters), and a budget or regression names one adapter's figure as
+	// "tpot_p50_ms[lora-b]".
+	Adapters   workload.Adapters   `key:"adapters"`
+	AdapterMix workload.AdapterMix `key:"adapter_mix" default:"weighted" zero:"default"`
+
 	// SkipEnginePhases stops asking the engine for its own account of each request's time
 	// (vLLM's include_metrics on chat and completions; llama.cpp's timings and Ollama's
 	// durations come unasked, and are read either way) and sending each request a W3C

@@ -91,6 +91,11 @@ func (sc Scenario) combinations(k kind) []error {
 			add("ImagesPerRequest", sc.ImagesPerRequest, "needs independent requests: a trace's lines and a session's turns carry no images")
 		}
 	}
+	if len(sc.Adapters) > 0 {
+		if _, independent := k.(*independent); !independent {
+			add("Adapters", sc.Adapters.String(), "needs independent requests: a trace's lines and a session's turns keep their model")
+		}
+	}
 	if sc.RequestRate > 0 && sc.Burst > 0 {
 		add("RequestRate", sc.RequestRate, "cannot be combined with %s", "Burst")
 	}

@@ -119,12 +119,12 @@ func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
 	return tokens{prompt, generated}, ""
 }
 
-// StoppedWhatWasLeft checks that the engine stopped the requests the client left as
+// stoppedWhatWasLeft checks that the engine stopped the requests the client left as
 // planned (cancel_rate): its running and waiting requests gauges fell to none within a
 // second of the measured phase's end. An engine that went on decoding for them (vLLM
 // #54947, SGLang #36552) fails the run, saying for how long; it is skipped when nothing
 // could tell (no gauge), and for a run that left none.
-func StoppedWhatWasLeft() Check {
+func stoppedWhatWasLeft() Check {
 	return Check{Name: "stops the requests its clients leave", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
 		var c *artifact.Cancellation
 		if a.Extension != nil {

@@ -28,6 +28,8 @@ func OneServedModel() Check {
 		switch {
 		case len(served) == 0:
 			return skipped("no response named the model that served it")
+		case len(a.Extension.Adapters) > 0:
+			return servedAdapters(a, served)
 		case len(served) > 1:
 			return found(RunFailed, fmt.Sprintf("the responses named %d models, %s (requested %q): more than one model served the run, and its figures mix them (a router, or replicas of different models behind one address)",
 				len(served), countsOf(served), a.Model))
@@ -50,4 +52,27 @@ func countsOf(served map[string]int) string {
 		parts[i] = fmt.Sprintf("%d %q", served[m], m)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// servedAdapters judges a run spread over LoRA adapters: every response named one of them
+// or their base model (an engine may name the base for all), none another model.
+func servedAdapters(a *artifact.Benchmark, served map[string]int) Result {
+	known := map[string]bool{a.Model: true}
+	var planned []string
+	for _, ad := range a.Extension.Adapters {
+		known[ad.Name] = true
+		planned = append(planned, fmt.Sprintf("%d %q", ad.Requests, ad.Name))
+	}
+	var foreign []string
+	for name := range served {
+		if !known[name] {
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) > 0 {
+		slices.Sort(foreign)
+		return found(RunFailed, fmt.Sprintf("the responses named %s, and %s is neither an adapter the run planned (%s) nor their base model %q: another model served part of the run",
+			countsOf(served), strings.Join(foreign, ", "), strings.Join(planned, ", "), a.Model))
+	}
+	return held(fmt.Sprintf("the responses named %s, as planned: %s", countsOf(served), strings.Join(planned, ", ")))
 }

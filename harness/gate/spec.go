@@ -262,7 +262,7 @@ func (s Spec) Checks() []Check {
 		}),
 		ClientKeptUp(s.Client),
 		EngineToItself(),
-		StoppedWhatWasLeft(),
+		stoppedWhatWasLeft(),
 		imagesByRule(),
 		StartedWarm(),
 		GPUHeldClocks(s.GPU, s.Baseline),

@@ -203,7 +203,8 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 		return v
 	}
 	v.decide(c)
-	if v.Outcome == Regressed && baseline != nil {
+	// An adapter's figure is not split: the engine's accounts are the whole run's.
+	if v.Outcome == Regressed && baseline != nil && s.fig.Adapter == "" {
 		cv := cmp.Or(opts.RunCV, DefaultRunCV)
 		if v.Design == DesignInterleaved {
 			cv = cmp.Or(opts.RestartCV, DefaultRestartCV)

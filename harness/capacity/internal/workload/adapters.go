@@ -1,0 +1,138 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Adapters are LoRA adapters a run spreads its requests over, each with its weight:
+// written "lora-a:3,lora-b:1", or "lora-a,lora-b" for equal weights.
+type Adapters []Adapter
+
+// Adapter is one adapter's name, as requests name it in their model field, and its weight.
+type Adapter struct {
+	Name   string
+	Weight float64
+}
+
+// String writes the adapters as UnmarshalText reads them.
+func (a Adapters) String() string {
+	parts := make([]string, len(a))
+	for i, x := range a {
+		parts[i] = x.Name + ":" + strconv.FormatFloat(x.Weight, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// MarshalText writes a as String does.
+func (a Adapters) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads "name:weight,..." (a name alone weighs 1); names are distinct, without
+// spaces, commas or colons; weights above 0.
+func (a *Adapters) UnmarshalText(text []byte) error {
+	var out Adapters
+	if strings.TrimSpace(string(text)) == "" {
+		*a = nil
+		return nil
+	}
+	for term := range strings.SplitSeq(string(text), ",") {
+		term = strings.TrimSpace(term)
+		name, weight, weighted := strings.Cut(term, ":")
+		x := Adapter{Name: strings.TrimSpace(name), Weight: 1}
+		if weighted {
+			f, err := strconv.ParseFloat(strings.TrimSpace(weight), 64)
+			if err != nil || !(f > 0) || math.IsInf(f, 0) {
+				return fmt.Errorf("adapter %q: the weight must be a number above 0", term)
+			}
+			x.Weight = f
+		}
+		if x.Name == "" || strings.ContainsAny(x.Name, " \t") {
+			return fmt.Errorf("adapter %q: want name:weight (lora-a:3)", term)
+		}
+		if slices.ContainsFunc(out, func(y Adapter) bool { return y.Name == x.Name }) {
+			return fmt.Errorf("adapter %q is named twice", x.Name)
+		}
+		out = append(out, x)
+	}
+	*a = out
+	return nil
+}
+
+// AdapterMix is how requests are spread over adapters: by their weights, or by Zipf's law
+// over the order they are listed in (the k-th weighs 1/k), as SGLang's benchmark has it.
+type AdapterMix string
+
+// The adapter mixes.
+const (
+	MixWeighted AdapterMix = "weighted"
+	MixZipf     AdapterMix = "zipf"
+)
+
+// Choices lists the mixes.
+func (AdapterMix) Choices() []string { return []string{string(MixWeighted), string(MixZipf)} }
+
+// Valid reports whether m is one of Choices.
+func (m AdapterMix) Valid() bool { return slices.Contains(m.Choices(), string(m)) }
+
+// Shares are each adapter's share of the requests under mix, summing to 1.
+func (a Adapters) Shares(mix AdapterMix) []float64 {
+	out := make([]float64, len(a))
+	total := 0.0
+	for k, x := range a {
+		out[k] = x.Weight
+		if mix == MixZipf {
+			out[k] = 1 / float64(k+1)
+		}
+		total += out[k]
+	}
+	for k := range out {
+		out[k] /= total
+	}
+	return out
+}
+
+// Assign gives each of n requests an adapter (its index in a): each adapter its share of n
+// exactly, rounded by largest remainder, in an order shuffled by seed, so a run of 40 at
+// 3:1 sends 30 and 10, not whatever a draw gives.
+func (a Adapters) Assign(n int, mix AdapterMix, seed int64) []int {
+	shares := a.Shares(mix)
+	counts := make([]int, len(a))
+	type rest struct {
+		k int
+		r float64
+	}
+	var rests []rest
+	given := 0
+	for k, s := range shares {
+		exact := s * float64(n)
+		counts[k] = int(exact)
+		given += counts[k]
+		rests = append(rests, rest{k, exact - float64(counts[k])})
+	}
+	slices.SortStableFunc(rests, func(x, y rest) int {
+		switch {
+		case x.r > y.r:
+			return -1
+		case x.r < y.r:
+			return 1
+		}
+		return 0
+	})
+	for i := 0; given < n; i++ {
+		counts[rests[i%len(rests)].k]++
+		given++
+	}
+	out := make([]int, 0, n)
+	for k, c := range counts {
+		for range c {
+			out = append(out, k)
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xada9))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
