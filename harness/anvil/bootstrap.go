@@ -146,7 +146,9 @@ func runOf() config.Run { return treeConfig().Run() }
 // EmbeddedEngine is the reference engine started when ANVIL_BASE_URL is empty: fast enough
 // that `ginkgo -r ./suites` finishes in well under two minutes on two cores, with the shape
 // of a real one (prefill proportional to prompt tokens, a flat 5 ms decode step, and a
-// prefix cache on, as in vLLM and SGLang).
+// prefix cache on, as in vLLM and SGLang), a vision model (an image is Qwen2.5-VL's 28-pixel
+// patches) serving two LoRA adapters, lora-a at its speed and lora-b 1.5 times slower, so
+// images_per_request and adapters can be tried on a fresh clone.
 func EmbeddedEngine() refengine.Options {
 	return refengine.Options{
 		MaxModelLen:     65536,
@@ -156,6 +158,8 @@ func EmbeddedEngine() refengine.Options {
 		MaxBatch:        64,
 		PrefixCache:     true,
 		Seed:            1,
+		ImagePatch:      28,
+		Adapters:        map[string]float64{"lora-a": 1, "lora-b": 1.5},
 	}
 }
 

@@ -74,7 +74,11 @@ func TestTheConformanceTableSaysWhatTheEngineDid(t *testing.T) {
 		want(t, c, "chat", itemSession, gate.Honoured, "6 of 6 turns completed")
 		want(t, c, "chat", itemToolCall, gate.Honoured, "in 2 of 2 answers")
 		want(t, c, "completions", itemToolCall, gate.NotApplicable, "needs API chat, responses, messages or ollama")
-		want(t, c, "chat", itemAccounted, gate.Honoured, "15 of 15 requests over 5 runs")
+		want(t, c, "chat", itemStopsLeft, gate.Honoured, "2 left after 2 tokens: its ")
+		want(t, c, "chat", itemImages, gate.Honoured, "refused before any request: model \"tiny\" does not take images")
+		want(t, c, "completions", itemImages, gate.NotApplicable, "needs API chat, responses, messages or ollama")
+		want(t, c, "chat", itemAdapters, gate.NotApplicable, "no adapters configured")
+		want(t, c, "chat", itemAccounted, gate.Honoured, "19 of 19 requests over 6 runs")
 	})
 	t.Run("no usage", func(t *testing.T) {
 		c := table(t, noUsage, refengine.DefaultModel)

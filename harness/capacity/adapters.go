@@ -51,9 +51,19 @@ func (r *run) adapterRecord(b *artifact.Benchmark) []artifact.Adapter {
 		return nil
 	}
 	shares := r.sc.Adapters.Shares(r.sc.AdapterMix)
-	out := make([]artifact.Adapter, len(r.sc.Adapters))
+	plan := make([]artifact.Adapter, len(r.sc.Adapters))
 	for k, a := range r.sc.Adapters {
-		out[k] = artifact.Adapter{Name: a.Name, Weight: a.Weight, Share: artifact.Float(shares[k])}
+		plan[k] = artifact.Adapter{Name: a.Name, Weight: a.Weight, Share: artifact.Float(shares[k])}
+	}
+	return adapterFigures(plan, b)
+}
+
+// adapterFigures are the adapters of plan (their names, weights and shares) with what became
+// of their requests in b and the metrics of their successes.
+func adapterFigures(plan []artifact.Adapter, b *artifact.Benchmark) []artifact.Adapter {
+	out := make([]artifact.Adapter, len(plan))
+	for k, a := range plan {
+		out[k] = artifact.Adapter{Name: a.Name, Weight: a.Weight, Share: a.Share}
 	}
 	at := map[string]int{}
 	for k, a := range out {

@@ -98,11 +98,35 @@ func TestARegressionOfOneAdapterIsFoundForThatAdapter(t *testing.T) {
 		return mustRun(t, target(s), sc)
 	}
 	baseline, current := run(1), run(1.5)
-	for name, want := range map[string]gate.Outcome{"lora-a": gate.Pass, "lora-b": gate.Regression} {
+	for name, regressed := range map[string]bool{"lora-a": false, "lora-b": true} {
 		r := gate.NoRegression(gate.Against{Baseline: baseline}, "tpot_p50_ms["+name+"]", gate.Comparison{By: 0.3}).Judge(current)
-		if r.Outcome != want || !strings.Contains(r.Message, "of "+name) {
+		// Beside other work a run's spread can leave lora-a's test inconclusive; it must
+		// never call it regressed.
+		if (r.Outcome == gate.Regression) != regressed || !strings.Contains(r.Message, "of "+name) {
 			t.Errorf("%s: %s: %s", name, r.Outcome, r.Message)
 		}
 		t.Logf("%s: %s: %s", name, r.Outcome, r.Message)
+	}
+}
+
+// Two shards of a run with adapters and images merge into one whose adapters and images
+// count every shard's requests.
+func TestShardsWithAdaptersAndImagesMerge(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ImagePatch: 28, Adapters: map[string]float64{"lora-a": 1, "lora-b": 1}})
+	sc := Scenario{Requests: 12, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 0,
+		ImagesPerRequest: 1}
+	sc.Adapters = workload.Adapters{{Name: "lora-a", Weight: 2}, {Name: "lora-b", Weight: 1}}
+	sc.ClockDomainID, sc.Model = "host-a", refengine.DefaultModel
+	merged, err := Merge(runShards(t, target(s), sc, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ads, im := merged.Extension.Adapters, merged.Extension.Images
+	if len(ads) != 2 || ads[0].Requests != 8 || ads[1].Requests != 4 || ads[0].Completed+ads[1].Completed != 12 || merged.Extension.AdapterMix != "weighted" {
+		t.Errorf("adapters %+v (mix %q)", ads, merged.Extension.AdapterMix)
+	}
+	if im == nil || im.Sent != 12 || im.Distinct != 12 || im.EngineTokens["512x512"] != 361 {
+		t.Errorf("images %+v", im)
 	}
 }

@@ -19,6 +19,16 @@ import (
 // maxProbedSizes bounds the sizes a run asks the engine to count before it starts.
 const maxProbedSizes = 8
 
+// An image of at least visionSide pixels a side costs any vision encoder at least
+// minVisionTokens prompt tokens (Qwen2.5-VL's fewest, 4x4 patches of 28 at 112 pixels; LLaVA
+// spends 576, SmolVLM 64 a tile). An engine that counts fewer took the image and dropped it,
+// or put a placeholder in its place: Ollama 0.17.4 counts a 512x512 image 6 to 8 tokens for
+// a text model, and answers as if no image had come.
+const (
+	visionSide      = 112
+	minVisionTokens = 16
+)
+
 // imageSlot is the size and the source of one image of one request: its seed, or its
 // index in the pool.
 type imageSlot struct {
@@ -117,7 +127,13 @@ func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
 				sc.Model, size, sc.ImageFormat, r.san.clean(err.Error()), sc.ImagesPerRequest, sc.ImagesPerRequest)
 		}
 		if with != nil && plain != nil {
-			rec.EngineTokens[size.String()] = *with - *plain
+			n := *with - *plain
+			if n < minVisionTokens && min(size.W, size.H) >= visionSide {
+				return nil, fmt.Errorf("model %q does not take images: it accepted a %s %s image and counted %d prompt tokens for it, fewer than any vision encoder spends on one of that size (%d at least): "+
+					"it dropped the image or put a placeholder in its place, and images_per_request=%d would measure text alone; point the run at a vision model, or set images_per_request=0",
+					sc.Model, size, sc.ImageFormat, n, minVisionTokens, sc.ImagesPerRequest)
+			}
+			rec.EngineTokens[size.String()] = n
 		}
 		if sc.ImagePatch > 0 {
 			rec.RuleTokens[size.String()] = patchTokens(size, sc.ImagePatch)
@@ -161,7 +177,6 @@ func (r *run) plannedImageTokens(i int) *int {
 // them distinct (a pool's draws repeat; requests' own images do not).
 func (r *run) imageTally(rec *artifact.Images, spans []artifact.RequestSpan) {
 	seen := map[imageSlot]bool{}
-	var counted, planned []float64
 	for _, s := range spans {
 		if s.StartOffsetMs == nil {
 			continue
@@ -170,6 +185,15 @@ func (r *run) imageTally(rec *artifact.Images, spans []artifact.RequestSpan) {
 			rec.Sent++
 			seen[slot] = true
 		}
+	}
+	rec.Distinct = len(seen)
+	imageMeans(rec, spans)
+}
+
+// imageMeans sets the record's means per request of the image tokens counted and planned.
+func imageMeans(rec *artifact.Images, spans []artifact.RequestSpan) {
+	var counted, planned []float64
+	for _, s := range spans {
 		if s.ImageTokens != nil {
 			counted = append(counted, float64(*s.ImageTokens))
 		}
@@ -177,7 +201,5 @@ func (r *run) imageTally(rec *artifact.Images, spans []artifact.RequestSpan) {
 			planned = append(planned, float64(*s.PlannedImageTokens))
 		}
 	}
-	rec.Distinct = len(seen)
-	rec.CountedPerRequestMean = meanOf(counted)
-	rec.PlannedPerRequestMean = meanOf(planned)
+	rec.CountedPerRequestMean, rec.PlannedPerRequestMean = meanOf(counted), meanOf(planned)
 }

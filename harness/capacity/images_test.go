@@ -122,3 +122,18 @@ func checkNamed(t *testing.T, name string) gate.Check {
 	t.Fatalf("no check %q", name)
 	return gate.Check{}
 }
+
+// A text model that takes an image and counts a placeholder for it (Ollama counts a 512x512
+// image 6 to 8 tokens for one) is refused too, saying what it counted.
+func TestAModelThatDropsImagesIsRefused(t *testing.T) {
+	t.Parallel()
+	s := fastEngine(t, refengine.Options{ImagePatch: 512}) // one token an image
+	sc := Scenario{Requests: 4, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1}
+	_, err := Run(context.Background(), target(s), sc)
+	if err == nil || !strings.Contains(err.Error(), "does not take images: it accepted a 512x512 png image and counted 1 prompt tokens") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(measuredTraces(s)); n != 0 {
+		t.Errorf("%d measured requests sent", n)
+	}
+}

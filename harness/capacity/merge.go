@@ -54,6 +54,9 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
 	mergeKinds(ext, shards, spans)
 	b.Extension = ext
+	if plan := first.Extension.Adapters; len(plan) > 0 {
+		ext.Adapters, ext.AdapterMix = adapterFigures(plan, &b), first.Extension.AdapterMix
+	}
 	return &b, nil
 }
 
@@ -149,6 +152,7 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	ext.Reasoning = reasoningSummary(spans)
 	ext.Phases = phasesSummary(spans)
 	ext.Cancellation = mergedCancellation(shards)
+	ext.Images = mergedImages(shards, spans)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)
@@ -475,4 +479,30 @@ func stopRank(stopped *bool) int {
 		return 2
 	}
 	return 0
+}
+
+// mergedImages adds the shards' images: their plan and the engine's counts are the same in
+// every shard; the images sent add up, and so do the distinct ones where each request made
+// its own (a pool's draws can repeat across shards: the most any shard saw is a floor).
+func mergedImages(shards []NamedArtifact, spans []artifact.RequestSpan) *artifact.Images {
+	first := shards[0].Extension.Images
+	if first == nil {
+		return nil
+	}
+	out := *first
+	out.Sent, out.Distinct = 0, 0
+	for _, sh := range shards {
+		im := sh.Extension.Images
+		if im == nil {
+			continue
+		}
+		out.Sent += im.Sent
+		if out.Pool > 0 {
+			out.Distinct = max(out.Distinct, im.Distinct)
+		} else {
+			out.Distinct += im.Distinct
+		}
+	}
+	imageMeans(&out, spans)
+	return &out
 }

@@ -198,7 +198,9 @@ func listOf(ids []string) string {
 func onlyModel(models []stream.Model) (string, error) {
 	var ids []string
 	for _, m := range models {
-		if m.ID != "" && !slices.Contains(ids, m.ID) {
+		// A LoRA adapter is listed with its base model as its parent: not a model to
+		// measure alone.
+		if m.ID != "" && m.Parent == "" && !slices.Contains(ids, m.ID) {
 			ids = append(ids, m.ID)
 		}
 	}

@@ -435,6 +435,7 @@ func (v *runView) Details() []fieldView {
 			items = append(items, fieldView{"requests left", fmt.Sprintf("%s of %s planned (%s of the requests) left after %s tokens, in no latency figure; %s",
 				fmtInt(c.Abandoned), fmtInt(c.Planned), fmtNumber(100*c.Rate, 0)+"%", fmtInt(c.AfterTokens), stopped)})
 		}
+		items = append(items, trafficFields(x)...)
 	}
 	if v.Interrupted {
 		items = append(items, fieldView{"complete", "false: the run was interrupted" + cutInFlight(b)})
@@ -758,4 +759,38 @@ func bucketRange(t *artifact.ServerLatency) string {
 		return ""
 	}
 	return fmtMs(float64(t.P50BucketMs[0])) + " to " + fmtMs(float64(t.P50BucketMs[1]))
+}
+
+// trafficFields say what the run sent beside text: its images and what the engine counted
+// for them, and each LoRA adapter's share and headline figures.
+func trafficFields(x *artifact.Extension) []fieldView {
+	var out []fieldView
+	if im := x.Images; im != nil {
+		text := fmt.Sprintf("%d per request of %s (%s), %s sent, %s distinct", im.PerRequest, im.Sizes, im.Format, fmtInt(im.Sent), fmtInt(im.Distinct))
+		if im.Pool > 0 {
+			text += fmt.Sprintf(" (drawn from a pool of %s)", fmtInt(im.Pool))
+		}
+		for _, size := range slices.Sorted(maps.Keys(im.EngineTokens)) {
+			text += fmt.Sprintf("; the engine counts a %s image %s tokens", size, fmtInt(im.EngineTokens[size]))
+			if rule, ok := im.RuleTokens[size]; ok {
+				text += fmt.Sprintf(" (the rule of %d-pixel patches: %s)", im.Patch, fmtInt(rule))
+			}
+		}
+		out = append(out, fieldView{"images", text})
+	}
+	for _, ad := range x.Adapters {
+		text := fmt.Sprintf("%s requests (%s of them planned), %s completed, %s failed", fmtInt(ad.Requests), fmtNumber(100*float64(ad.Share), 0)+"%",
+			fmtInt(ad.Completed), fmtInt(ad.Failed))
+		if ad.Abandoned > 0 {
+			text += fmt.Sprintf(", %s left", fmtInt(ad.Abandoned))
+		}
+		for _, key := range []string{"ttft_p50_ms", "tpot_p50_ms", "tpot_p95_ms"} {
+			f, _ := artifact.LookupFigure(key)
+			if v, _ := f.Of(&artifact.Benchmark{Metrics: ad.Metrics}); v != nil {
+				text += fmt.Sprintf("; %s %s", f.Label(), fmtMs(*v))
+			}
+		}
+		out = append(out, fieldView{"adapter " + ad.Name, text})
+	}
+	return out
 }

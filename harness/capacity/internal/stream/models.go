@@ -14,6 +14,8 @@ type Model struct {
 	// MaxContextTokens is the first positive of max_model_len (vLLM), max_context_length
 	// and context_length (others); 0 when the server states none.
 	MaxContextTokens int
+	// Parent is the base model of a LoRA adapter, as vLLM lists one; "" for a model.
+	Parent string
 }
 
 // ModelsTimeout bounds the GET /v1/models probe.
@@ -36,6 +38,7 @@ func (c *Client) models(ctx context.Context) ([]Model, error) {
 			MaxModelLen      int    `json:"max_model_len"`
 			MaxContextLength int    `json:"max_context_length"`
 			ContextLength    int    `json:"context_length"`
+			Parent           string `json:"parent"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -50,7 +53,7 @@ func (c *Client) models(ctx context.Context) ([]Model, error) {
 				break
 			}
 		}
-		out = append(out, Model{ID: m.ID, MaxContextTokens: ctxLen})
+		out = append(out, Model{ID: m.ID, MaxContextTokens: ctxLen, Parent: m.Parent})
 	}
 	return out, nil
 }
