@@ -835,6 +835,19 @@ type Adapter struct {
 	Metrics   Metrics `json:"metrics"`
 }
 
+// TextTokens are the prompt tokens the engine counted for the request's text: all of them,
+// less what its images cost by the engine's own count of one (PlannedImageTokens); false
+// when it reported none.
+func (s RequestSpan) TextTokens() (int, bool) {
+	if s.PromptTokens == nil {
+		return 0, false
+	}
+	if s.PlannedImageTokens != nil {
+		return *s.PromptTokens - *s.PlannedImageTokens, true
+	}
+	return *s.PromptTokens, true
+}
+
 // Images is what a run that sent images planned and sent: PerRequest images of Sizes (a
 // size or a weighted set) in Format, each request's own or drawn from a pool of Pool; how
 // many the measured requests sent and how many of those were distinct; and, by size

@@ -261,13 +261,11 @@ func contextAccuracy(spans []artifact.RequestSpan, calibrated bool) artifact.Con
 	return acc
 }
 
-// textTokens are the prompt tokens the engine counted for a request's text: all of them,
-// less what its images cost by the image probe.
+// textTokens are the prompt tokens the engine counted for a request's text (its spans in
+// contextAccuracy all report them).
 func textTokens(s artifact.RequestSpan) int {
-	if s.PlannedImageTokens != nil {
-		return *s.PromptTokens - *s.PlannedImageTokens
-	}
-	return *s.PromptTokens
+	n, _ := s.TextTokens()
+	return n
 }
 
 func maxPlanned(spans []artifact.RequestSpan) int {

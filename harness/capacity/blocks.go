@@ -59,6 +59,7 @@ func (r *run) prepareBlock(ctx context.Context, j int) error {
 
 // runBlock runs the prepared block and keeps what it left.
 func (r *run) runBlock(ctx context.Context) {
+	defer r.startImagesAhead(ctx)()
 	r.engine.Mark(ctx)
 	started, finished := r.pacer.execute(ctx)
 	r.engine.Mark(ctx)
@@ -259,7 +260,9 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 		}
 		return end
 	}
+	stopImages := r.startImagesAhead(ctx)
 	started, finished := closedLoop{units: n, concurrency: inFlight, start: start}.execute(ctx)
+	stopImages()
 	record := warmupRecord(r.outcomes, finished.Sub(started))
 	if cause := context.Cause(ctx); errors.Is(cause, errWarmupStopped) {
 		return record, cause

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
+	"sync"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
@@ -59,9 +61,21 @@ func (r *run) imageSlots(i int, nonce string) []imageSlot {
 	return out
 }
 
-// images encodes request i's images (see imageSlots).
+// images are request i's images (see imageSlots): made ahead of its turn when the run's
+// producer got to it, else here.
 func (r *run) images(i int) ([]stream.Image, error) {
-	slots := r.imageSlots(i, r.prompts.Nonce)
+	if r.sc.ImagesPerRequest == 0 {
+		return nil, nil
+	}
+	if imgs, ok := r.ahead.take(i, r.prompts.Nonce); ok {
+		return imgs, nil
+	}
+	return r.encodeImages(i, r.prompts.Nonce)
+}
+
+// encodeImages encodes request i's images under a block's prompt nonce.
+func (r *run) encodeImages(i int, nonce string) ([]stream.Image, error) {
+	slots := r.imageSlots(i, nonce)
 	out := make([]stream.Image, len(slots))
 	for k, s := range slots {
 		seed := s.key
@@ -202,4 +216,88 @@ func imageMeans(rec *artifact.Images, spans []artifact.RequestSpan) {
 		}
 	}
 	rec.CountedPerRequestMean, rec.PlannedPerRequestMean = meanOf(counted), meanOf(planned)
+}
+
+// imageAhead makes the images of a block's requests ahead of their turn, in the order they
+// are sent, at most depth requests ahead: a 512x512 image takes some 10 ms to encode on a
+// busy core, which made inline would hold each request back from its start.
+type imageAhead struct {
+	nonce string
+	slots chan struct{}
+	mu    sync.Mutex
+	ready map[int][]stream.Image
+	taken map[int]bool
+}
+
+// startImagesAhead starts making the images of the current requests (r.indices under the
+// current nonce) and returns once the first wave's are made, so the requests in flight at
+// the start do not make their own; the returned func stops it. Nothing without images.
+func (r *run) startImagesAhead(ctx context.Context) (stop func()) {
+	if r.sc.ImagesPerRequest == 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	a := &imageAhead{nonce: r.prompts.Nonce, slots: make(chan struct{}, 2*max(r.concurrency, 1)+2),
+		ready: map[int][]stream.Image{}, taken: map[int]bool{}}
+	indices := slices.Clone(r.indices)
+	done, primed := make(chan struct{}), make(chan struct{})
+	first := min(max(r.concurrency, 1), len(indices))
+	go func() {
+		defer close(done)
+		for k, i := range indices {
+			if k == first {
+				close(primed)
+			}
+			select {
+			case a.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			a.mu.Lock()
+			skip := a.taken[i]
+			a.mu.Unlock()
+			var imgs []stream.Image
+			var err error
+			if !skip {
+				imgs, err = r.encodeImages(i, a.nonce)
+			}
+			a.mu.Lock()
+			if skip || err != nil || a.taken[i] {
+				<-a.slots // its request made its own, or will
+			} else {
+				a.ready[i] = imgs
+			}
+			a.mu.Unlock()
+		}
+		if first == len(indices) {
+			close(primed)
+		}
+	}()
+	select {
+	case <-primed:
+	case <-done:
+	}
+	r.ahead = a
+	return func() {
+		cancel()
+		<-done
+		r.ahead = nil
+	}
+}
+
+// take is request i's images if they are made (under nonce), and marks them taken either
+// way, so the producer makes no more of them.
+func (a *imageAhead) take(i int, nonce string) ([]stream.Image, bool) {
+	if a == nil || a.nonce != nonce {
+		return nil, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.taken[i] = true
+	imgs, ok := a.ready[i]
+	if ok {
+		delete(a.ready, i)
+		<-a.slots
+	}
+	return imgs, ok
 }

@@ -137,3 +137,43 @@ func TestAModelThatDropsImagesIsRefused(t *testing.T) {
 		t.Errorf("%d measured requests sent", n)
 	}
 }
+
+// The images of the requests in flight at the start are made before it, the rest ahead of
+// their turn, each exactly the request's own; a request of another nonce (the warm-up's)
+// makes its own.
+func TestImagesAreMadeAheadOfTheirRequests(t *testing.T) {
+	t.Parallel()
+	sc := Scenario{ImagesPerRequest: 1}.withDefaults()
+	sc.ImageSize.UnmarshalText([]byte("64x64"))
+	r := &run{sc: sc, base: make([]planned, 8), indices: []int{0, 1, 2, 3, 4, 5, 6, 7}, concurrency: 2}
+	r.prompts.Nonce = "abc"
+	stop := r.startImagesAhead(context.Background())
+	defer stop()
+	for i := range 2 {
+		if _, ok := r.ahead.take(i, "abc"); !ok {
+			t.Fatalf("request %d of the first wave: its images were not made before the start", i)
+		}
+	}
+	if _, ok := r.ahead.take(2, "warmupabc"); ok {
+		t.Fatal("a request of another nonce took this block's images")
+	}
+	for i := 2; i < 8; i++ {
+		// Wait for the producer (without taking, which would tell it to skip), then take.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			r.ahead.mu.Lock()
+			_, made := r.ahead.ready[i]
+			r.ahead.mu.Unlock()
+			if made {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("request %d: its images were never made", i)
+			}
+		}
+		imgs, ok := r.ahead.take(i, "abc")
+		want, _ := r.encodeImages(i, "abc")
+		if !ok || len(imgs) != 1 || string(imgs[0].Data) != string(want[0].Data) {
+			t.Fatalf("request %d took images not its own", i)
+		}
+	}
+}

@@ -400,6 +400,8 @@ type run struct {
 	engine *enginemetrics.Watch
 	// imageRecord is what the image probe found, before the run; nil without images.
 	imageRecord *artifact.Images
+	// ahead makes the current requests' images ahead of their turn; nil when none is made.
+	ahead *imageAhead
 	// adapterOf[i] is the adapter request i of a block names (an index into the scenario's
 	// Adapters); nil without adapters.
 	adapterOf []int

@@ -177,8 +177,8 @@ func contextSamples(a *artifact.Benchmark) []contextSample {
 	var out []contextSample
 	if a.Extension != nil && len(a.Extension.Timeline) > 0 {
 		for _, s := range a.Extension.Timeline {
-			if s.PromptTokens != nil && s.PlannedContextTokens > 0 {
-				out = append(out, contextSample{s.RequestIndex, s.PlannedContextTokens, *s.PromptTokens})
+			if text, ok := s.TextTokens(); ok && s.PlannedContextTokens > 0 {
+				out = append(out, contextSample{s.RequestIndex, s.PlannedContextTokens, text})
 			}
 		}
 		return out

@@ -10,7 +10,8 @@ import "strings"
 // boundary (ANVIL_TRACE for ANVIL_TRACE_FILE, trace_file for trace) is nearer than any,
 // the shortest such one; unless word's part more ends a close candidate as well
 // (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT), or a candidate of as many parts
-// is within two edits of it (ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL).
+// is within two edits of it (ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL), or one edit when
+// word is the shorter (ANVIL_ADAPTER is ANVIL_ADAPTERS, not ANVIL_ADAPTER_MIX).
 func Nearest(word string, candidates []string, maxDistance int) string {
 	best, bestDistance := "", maxDistance+1
 	part, more := "", ""
@@ -38,6 +39,8 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 		return sameEnd
 	case part != "" && more != "" && typo(word, best, bestDistance):
 		return best // ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL, not ANVIL_BASELINE
+	case part != "" && bestDistance == 1 && typo(word, best, bestDistance):
+		return best // ANVIL_ADAPTER is ANVIL_ADAPTERS, not ANVIL_ADAPTER_MIX
 	case part != "":
 		return part
 	}
