@@ -209,6 +209,22 @@ func (c *conformer) run(ctx context.Context, name string, sc capacity.Scenario) 
 	return b, nil
 }
 
+// runFor runs sc for item and returns its artifact; nil once the item says why there is
+// none: n/a for a scenario the API cannot carry, no for one that did not start.
+func (c *conformer) runFor(ctx context.Context, item, name string, sc capacity.Scenario) *artifact.Benchmark {
+	GinkgoHelper()
+	if err := sc.Validate(); err != nil {
+		c.set(item, gate.NotApplicable, err.Error())
+		return nil
+	}
+	b, err := c.run(ctx, name, sc)
+	if err != nil {
+		c.set(item, gate.NotHonoured, "did not start: "+err.Error())
+		return nil
+	}
+	return b
+}
+
 func (c *conformer) configured(ctx context.Context) {
 	items := []string{itemStreams, itemUsage, itemPlannedContext, itemExactWords, itemAdapters}
 	if c.base.Model == "" {
@@ -279,13 +295,8 @@ func (c *conformer) leaves(ctx context.Context) {
 	sc.ImagesPerRequest, sc.Adapters = 0, nil
 	sc.ContextTokens, sc.ResponseWords = min(cmp.Or(sc.ContextTokens, 400), 400), 64
 	sc.MaxTokens = max(sc.MaxTokens, 2*sc.ResponseWords)
-	if err := sc.Validate(); err != nil {
-		c.set(itemStopsLeft, gate.NotApplicable, err.Error())
-		return
-	}
-	b, err := c.run(ctx, "left", sc)
-	if err != nil {
-		c.set(itemStopsLeft, gate.NotHonoured, "did not start: "+err.Error())
+	b := c.runFor(ctx, itemStopsLeft, "left", sc)
+	if b == nil {
 		return
 	}
 	cn := b.Extension.Cancellation
@@ -361,13 +372,8 @@ func (c *conformer) session(ctx context.Context) {
 	sc.ImagesPerRequest, sc.Adapters, sc.CancelRate = 0, nil, 0
 	sc.Sessions = capacity.Sessions{Count: 2, Turns: 3, TurnTokens: 200}
 	sc.ContextTokens = min(cmp.Or(sc.ContextTokens, 1000), 1000)
-	if err := sc.Validate(); err != nil {
-		c.set(itemSession, gate.NotApplicable, err.Error())
-		return
-	}
-	b, err := c.run(ctx, "session", sc)
-	if err != nil {
-		c.set(itemSession, gate.NotHonoured, "did not start: "+err.Error())
+	b := c.runFor(ctx, itemSession, "session", sc)
+	if b == nil {
 		return
 	}
 	var turns []string
