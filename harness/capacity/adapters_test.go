@@ -18,7 +18,6 @@ import (
 // and 10 by its own record, the artifact holds each adapter's figures, lora-b's TPOT the
 // higher by about its slowdown, and a budget on one adapter's figure judges that adapter's.
 func TestRequestsAreSpreadOverAdaptersAndEachHasItsFigures(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond, Adapters: map[string]float64{"lora-a": 1, "lora-b": 1.5}})
 	sc := Scenario{Requests: 40, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 4}
 	if err := sc.Adapters.UnmarshalText([]byte("lora-a:3,lora-b:1")); err != nil {
@@ -70,7 +69,6 @@ func TestRequestsAreSpreadOverAdaptersAndEachHasItsFigures(t *testing.T) {
 // An adapter the engine does not serve stops the run before any request, naming it and the
 // nearest served name.
 func TestAnAdapterNotServedIsRefused(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{Adapters: map[string]float64{"lora-a": 1}})
 	sc := Scenario{Requests: 4, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16}
 	sc.Adapters = workload.Adapters{{Name: "lora-a", Weight: 1}, {Name: "lora-aa", Weight: 1}}
@@ -90,7 +88,6 @@ func TestAnAdapterNotServedIsRefused(t *testing.T) {
 // lora-b 1.5 times slower. Against a 30% gate (what one stored run resolves) the regression
 // test of lora-b's TPOT finds it, naming the adapter; lora-a's finds none.
 func TestARegressionOfOneAdapterIsFoundForThatAdapter(t *testing.T) {
-	t.Parallel()
 	sc := Scenario{Requests: 40, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 4}
 	sc.Adapters = workload.Adapters{{Name: "lora-a", Weight: 1}, {Name: "lora-b", Weight: 1}}
 	run := func(slow float64) *artifact.Benchmark {
@@ -112,7 +109,6 @@ func TestARegressionOfOneAdapterIsFoundForThatAdapter(t *testing.T) {
 // Two shards of a run with adapters and images merge into one whose adapters and images
 // count every shard's requests.
 func TestShardsWithAdaptersAndImagesMerge(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{ImagePatch: 28, Adapters: map[string]float64{"lora-a": 1, "lora-b": 1}})
 	sc := Scenario{Requests: 12, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 0,
 		ImagesPerRequest: 1}

@@ -11,11 +11,13 @@ import (
 	"github.com/anvilbench/anvilbench/harness/refengine"
 )
 
+// The image and adapter tests run before the package's parallel tests, not beside them:
+// making and reading images costs CPU that timing tests beside two hogs do not have.
+
 // Two 512x512 images on each of 8 requests, on every API that carries images: the engine
 // receives 16 images, distinct byte for byte, each 512x512 in the planned format, and the
 // artifact counts what it counted (the patch rule's 19·19 tokens an image) beside the plan.
 func TestEveryRequestSendsImagesOfItsOwn(t *testing.T) {
-	t.Parallel()
 	for _, api := range []API{APIChat, API("responses"), API("messages"), API("ollama")} {
 		for _, format := range []workload.ImageFormat{workload.PNG, workload.JPEG} {
 			if format == workload.JPEG && api != APIChat {
@@ -54,7 +56,6 @@ func TestEveryRequestSendsImagesOfItsOwn(t *testing.T) {
 
 // From a pool of 3, 8 requests of 2 images send at most 3 distinct images, and say so.
 func TestImagesFromAPoolRepeat(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{ImagePatch: 28})
 	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict,
 		ImagesPerRequest: 2, ImagePool: 3, WarmupRequests: 0}
@@ -74,7 +75,6 @@ func TestImagesFromAPoolRepeat(t *testing.T) {
 // A text model refuses the image probe: the run stops before any measured request, naming
 // images and what to do, and at once.
 func TestATextModelIsRefusedNamingImages(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{})
 	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 2}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -94,7 +94,6 @@ func TestATextModelIsRefusedNamingImages(t *testing.T) {
 // The engine's count held to the rule: 28-pixel patches as the engine counts them pass, a
 // rule of 14 (four times the tokens) fails the run, naming both counts.
 func TestTheImageCountIsHeldToTheRule(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{ImagePatch: 28})
 	for _, patch := range []int{28, 14} {
 		sc := Scenario{Requests: 2, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1, ImagePatch: patch, WarmupRequests: 0}
@@ -126,7 +125,6 @@ func checkNamed(t *testing.T, name string) gate.Check {
 // A text model that takes an image and counts a placeholder for it (Ollama counts a 512x512
 // image 6 to 8 tokens for one) is refused too, saying what it counted.
 func TestAModelThatDropsImagesIsRefused(t *testing.T) {
-	t.Parallel()
 	s := fastEngine(t, refengine.Options{ImagePatch: 512}) // one token an image
 	sc := Scenario{Requests: 4, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1}
 	_, err := Run(context.Background(), target(s), sc)
@@ -142,7 +140,6 @@ func TestAModelThatDropsImagesIsRefused(t *testing.T) {
 // their turn, each exactly the request's own; a request of another nonce (the warm-up's)
 // makes its own.
 func TestImagesAreMadeAheadOfTheirRequests(t *testing.T) {
-	t.Parallel()
 	sc := Scenario{ImagesPerRequest: 1}.withDefaults()
 	sc.ImageSize.UnmarshalText([]byte("64x64"))
 	r := &run{sc: sc, base: make([]planned, 8), indices: []int{0, 1, 2, 3, 4, 5, 6, 7}, concurrency: 2}
