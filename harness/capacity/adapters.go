@@ -2,7 +2,7 @@ package capacity
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
@@ -33,12 +33,8 @@ func (r *run) checkAdapters(ctx context.Context) error {
 			continue
 		}
 		if _, err := probe(ctx, r.client, a.Name, r.sc.API); err != nil {
-			listed := "GET /models lists " + listOf(served)
-			if listErr != nil {
-				listed = fmt.Sprintf("GET /models failed (%v)", listErr)
-			}
-			return fmt.Errorf("adapter %q is not served: %s, and a one-token request naming it was refused: %v%s (ANVIL_ADAPTERS; an engine loads LoRA adapters at its start, vLLM with --lora-modules)",
-				a.Name, listed, r.san.clean(err.Error()), didYouMean(a.Name, served))
+			err = notServed("adapter", a.Name, served, listErr, err, " (ANVIL_ADAPTERS: an engine loads LoRA adapters at its start, vLLM with --lora-modules)")
+			return errors.New(r.san.clean(err.Error()))
 		}
 	}
 	return nil

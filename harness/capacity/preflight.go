@@ -78,11 +78,7 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 		ep.Model = opts.Model
 	default:
 		if _, err := probe(ctx, client, opts.Model, opts.API); err != nil {
-			listed := "GET /models lists " + listOf(ep.Served)
-			if listErr != nil {
-				listed = fmt.Sprintf("GET /models failed (%v)", listErr)
-			}
-			return fail(fmt.Errorf("model %q is not served: %s, and a one-token request for it was refused: %v%s%s", opts.Model, listed, err, hint, didYouMean(opts.Model, ep.Served)))
+			return fail(notServed("model", opts.Model, ep.Served, listErr, err, hint))
 		}
 		ep.Model, ep.Alias = opts.Model, true
 	}
@@ -100,6 +96,17 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 		}
 	}
 	return ep, nil
+}
+
+// notServed says that the engine does not serve name (a model, an adapter): what GET /models
+// listed (or why it could not), the one-token request's refusal, hint, and the served id
+// name was probably meant to be.
+func notServed(what, name string, served []string, listErr, refusal error, hint string) error {
+	listed := "GET /models lists " + listOf(served)
+	if listErr != nil {
+		listed = fmt.Sprintf("GET /models failed (%v)", listErr)
+	}
+	return fmt.Errorf("%s %q is not served: %s, and a one-token request for it was refused: %v%s%s", what, name, listed, refusal, hint, didYouMean(name, served))
 }
 
 // noV1 is a hint for a GET /models that found nothing (404) at a base URL not ending in
