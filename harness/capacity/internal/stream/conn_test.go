@@ -44,6 +44,7 @@ func TestFirstEventReadWithTheHeadersIsStampedOnArrival(t *testing.T) {
 		"messages": []map[string]string{{"role": "user", "content": "Reply with exactly 4 words, each the lowercase word \"code\", separated by single spaces, and nothing else."}},
 	})
 	var errs []time.Duration
+	unstamped := 0
 	for range 9 {
 		res, err := c.Stream(context.Background(), APIChat, body, 8)
 		if err != nil || !res.HasFirstContent {
@@ -52,11 +53,20 @@ func TestFirstEventReadWithTheHeadersIsStampedOnArrival(t *testing.T) {
 		traces := engine.Traces()
 		flushed := traces[len(traces)-1].ChunkTimes[0]
 		stamped := res.Start.Add(res.FirstContent)
+		if res.UserStampedReads > 0 {
+			// The kernel gave some read no stamp (beside two CPU hogs, about 1 read in 600):
+			// the stream says so, and its stamps are the reads' return, not the arrival.
+			unstamped++
+			continue
+		}
 		if d := stamped.Sub(flushed); d < -time.Millisecond || d > busy/2 {
 			t.Errorf("first content stamped %v after the engine's flush: the body read, not the arrival", d)
 		} else {
 			errs = append(errs, d)
 		}
+	}
+	if unstamped > 3 {
+		t.Errorf("%d of 9 streams had a read the kernel did not stamp", unstamped)
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i] < errs[j] })
 	if len(errs) > 0 && errs[len(errs)/2] > time.Millisecond {
