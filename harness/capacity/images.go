@@ -96,8 +96,8 @@ func (r *run) encodeImages(i int, nonce string) ([]stream.Image, error) {
 }
 
 // probeImages asks the engine, before any measured request, how many prompt tokens it
-// counts for one image of each planned size: a short prompt with the image and without it,
-// a token each, the difference of their usage. A model that refuses the image stops the run
+// counts for one image of each planned size: the preflight's probe with the image and
+// without it, the difference of their usage. A model that refuses the image stops the run
 // here, naming images. The record is nil when the scenario sends none.
 func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
 	sc := r.sc
@@ -106,25 +106,11 @@ func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
 	}
 	rec := &artifact.Images{PerRequest: sc.ImagesPerRequest, Sizes: sc.ImageSize.String(), Format: string(sc.ImageFormat),
 		Pool: sc.ImagePool, Patch: sc.ImagePatch, EngineTokens: map[string]int{}, RuleTokens: map[string]int{}}
-	const text = "Name the main colour of the image in one word."
-	count := func(images []stream.Image) (*int, error) {
-		req := sc.request(text)
-		req.Images, req.MaxTokens = images, sc.API.supports().ProbeTokens
-		body, err := req.AppendBody(nil)
-		if err != nil {
-			return nil, err
-		}
-		res, err := r.client.Stream(ctx, req.API, body, req.MaxTokens)
-		if err != nil {
-			return nil, err
-		}
-		defer res.Release()
-		if res.Usage == nil {
-			return nil, nil
-		}
-		return res.Usage.PromptTokens, nil
+	count := func(images ...stream.Image) (*int, error) {
+		p, err := probe(ctx, r.client, sc.Model, sc.API, images...)
+		return p.promptTokens, err
 	}
-	plain, err := count(nil)
+	plain, err := count()
 	if err != nil {
 		return nil, fmt.Errorf("the image probe's request without an image failed: %w", err)
 	}
@@ -134,7 +120,7 @@ func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
 		if err != nil {
 			return nil, err
 		}
-		with, err := count([]stream.Image{{MediaType: sc.ImageFormat.MediaType(), Data: data}})
+		with, err := count(stream.Image{MediaType: sc.ImageFormat.MediaType(), Data: data})
 		if err != nil {
 			return nil, fmt.Errorf("model %q does not take images: a request with one %s %s image was refused (%v), "+
 				"and images_per_request=%d sends %d with every request; point the run at a vision model, or set images_per_request=0",

@@ -170,21 +170,32 @@ func refused(err error, base string) error {
 	return nil
 }
 
-// probe sends one request of the least tokens api takes for model and returns its time to
-// first output (zero when it held none), or why it was not served.
-func probe(ctx context.Context, client *stream.Client, model string, api API) (time.Duration, error) {
+// probed is what a probe's answer held: its time to first output (zero when it held none)
+// and the prompt tokens the engine counted (nil when it reported none).
+type probed struct {
+	ttft         time.Duration
+	promptTokens *int
+}
+
+// probe sends one request of the least tokens api takes for model, with images when given,
+// and returns what its answer held, or why it was not served.
+func probe(ctx context.Context, client *stream.Client, model string, api API, images ...stream.Image) (probed, error) {
 	zero := 0.0
-	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.supports().ProbeTokens, Temperature: &zero, API: api.wire()}
+	req := stream.ChatRequest{Model: model, Prompt: "Reply with the word ok.", MaxTokens: api.supports().ProbeTokens, Temperature: &zero, API: api.wire(), Images: images}
 	body, err := req.AppendBody(nil)
 	if err != nil {
-		return 0, err
+		return probed{}, err
 	}
 	res, err := client.Stream(ctx, req.API, body, req.MaxTokens)
 	if err != nil {
-		return 0, err
+		return probed{}, err
 	}
 	defer res.Release()
-	return res.FirstOutput, nil
+	p := probed{ttft: res.FirstOutput}
+	if res.Usage != nil {
+		p.promptTokens = res.Usage.PromptTokens
+	}
+	return p, nil
 }
 
 // listOf names ids for a message, the first few of many.

@@ -581,11 +581,11 @@ func (r *run) leaveProbe(ctx context.Context, b *artifact.Benchmark) *leftProbe 
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	one := func() (time.Duration, error) {
-		ttft, err := probe(ctx, r.client, r.sc.Model, r.sc.API)
-		if err == nil && ttft == 0 {
+		p, err := probe(ctx, r.client, r.sc.Model, r.sc.API)
+		if err == nil && p.ttft == 0 {
 			err = errors.New("the probe's answer held no output")
 		}
-		return ttft, err
+		return p.ttft, err
 	}
 	// Twice: an engine that decodes on may still hold the run's last request left, which
 	// the first waits for; the second finds it idle.
