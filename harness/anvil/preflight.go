@@ -41,6 +41,9 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message
 			refusals = append(refusals, res)
 		}
+		if reach := reg.g.Spec.HistoryReach(); reach != "" {
+			fmt.Fprintf(os.Stdout, "\nanvilbench preflight: scenario %s: %s\n", reg.g.Name, reach)
+		}
 		if sc := reg.g.Scenario; found.Window > 0 && sc.MaxContextTokens == 0 {
 			if err := sc.FitsWindow(found.Window, "from "+found.WindowSource); err != nil {
 				refusals = append(refusals, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,

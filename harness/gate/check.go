@@ -37,6 +37,13 @@ const (
 	// notedNoBaseline: a scenario its history holds no earlier run of ran unjudged, the
 	// first run of its history.
 	notedNoBaseline = "without a baseline yet"
+	// notedShortHistory: a history of fewer runs than a spread needs; the run is judged on
+	// the rest.
+	notedShortHistory = "against a history too short yet"
+	// notedMainStepped, notedMainInconclusive: a run of main's own history (gate_on_main)
+	// moved against it, or could not be resolved against it; reported, not failed.
+	notedMainStepped      = "main's own step, reported on main"
+	notedMainInconclusive = "inconclusive, passed on main"
 )
 
 // resolution is what a comparison could resolve.

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +100,54 @@ func TestRegressionOutcomes(t *testing.T) {
 	}
 	if r := NoRegression(Against{Baseline: synthetic(4, 5, 0.05, 7)}, "tpot_p50_ms", Comparison{}).Judge(base); r.Outcome != NotComparable {
 		t.Errorf("a 4-request baseline: %+v", r)
+	}
+}
+
+// Against main's history, a run of main's own (gate_on_main) reports a step and an
+// inconclusive comparison without failing; a pull request's run fails on both. A history
+// too short to measure a spread is noted, for either.
+func TestARunOfMainsOwnHistoryReportsItsStep(t *testing.T) {
+	t.Parallel()
+	history := func(factors ...float64) []*artifact.Benchmark {
+		var runs []*artifact.Benchmark
+		for k, f := range factors {
+			a := synthetic(60, 5*f, 0.05, uint64(10+k))
+			a.StartedAtUnixNs = int64(k+1) * 1e9
+			runs = append(runs, a)
+		}
+		return runs
+	}
+	steady := history(1, 1.01, 0.99, 1.005, 0.995, 1)
+	slower := synthetic(60, 6.5, 0.05, 40) // 30% slower
+	for _, onMain := range []bool{false, true} {
+		how := Comparison{By: 0.05, OnMain: onMain}
+		r := NoRegression(Against{History: steady, Metrics: 1}, "tpot_p50_ms", how).Judge(slower)
+		switch {
+		case !onMain && r.Outcome != Regression:
+			t.Errorf("a pull request 30%% slower than main's history: %+v", r)
+		case onMain && (r.Outcome != Pass || r.Noted != notedMainStepped || !strings.Contains(r.Message, "regressed")):
+			t.Errorf("main 30%% slower than its own history: %+v", r)
+		}
+		wide := history(0.9, 1, 1.1)
+		r = NoRegression(Against{History: wide, Metrics: 1}, "tpot_p50_ms", how).Judge(synthetic(60, 5, 0.05, 41))
+		switch {
+		case !onMain && r.Outcome != Inconclusive:
+			t.Errorf("a pull request against 3 runs 10%% apart: %+v", r)
+		case onMain && (r.Outcome != Pass || r.Noted != notedMainInconclusive || !strings.Contains(r.Message, "inconclusive")):
+			t.Errorf("main against 3 runs of its own 10%% apart: %+v", r)
+		}
+		// What a history resolves is known before the run: said to a pull request, not on main.
+		spec := Spec{BaselinePath: "main-runs", History: wide, Metrics: metricList{"tpot_p50_ms"}, Comparison: how}
+		if reach := spec.HistoryReach(); onMain != (reach == "") || !onMain && !regexp.MustCompile(`^its history of 3 runs resolves tpot p50 to [0-9.]+% at best, not the 5.0% gate: (a history of [0-9]+ runs would|no history can)`).MatchString(reach) {
+			t.Errorf("on main %v, told before the run: %q", onMain, reach)
+		}
+		if spec.History = steady; spec.HistoryReach() != "" {
+			t.Errorf("a history that resolves the gate: %q", spec.HistoryReach())
+		}
+		r = NoRegression(Against{History: steady[:2], Metrics: 1}, "tpot_p50_ms", how).Judge(slower)
+		if r.Outcome != Pass || r.Noted != notedShortHistory || !strings.Contains(r.Skipped, "holds 2 comparable runs") {
+			t.Errorf("on main %v, a history of 2: %+v", onMain, r)
+		}
 	}
 }
 

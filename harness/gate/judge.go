@@ -248,6 +248,11 @@ type Comparison struct {
 	// assumed away (compare.DefaultRunCV, compare.DefaultRestartCV).
 	RunCV     float64 `key:"gate_run_cv" range:"(0,1)" default:"0.05" zero:"default"`
 	RestartCV float64 `key:"gate_restart_cv" range:"(0,1)" default:"0.005" zero:"default"`
+	// OnMain says the run is one of the history's own (main's, recorded into it after):
+	// against that history a step is main's own change, reported and not failed, and a
+	// comparison the history cannot resolve yet passes, noted. Budgets, failed and
+	// invalid runs fail as anywhere.
+	OnMain bool `key:"gate_on_main" default:"false"`
 }
 
 // Against is what a run is compared with: a stored run (an interleaved run's baseline
@@ -281,6 +286,12 @@ func NoRegression(against Against, metric string, how Comparison) Check {
 		v := compare.Regression(against.Baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch,
 			Metrics: against.Metrics, RunCV: how.RunCV, RestartCV: how.RestartCV, History: against.History})
 		r := regressionResult(v, how)
+		if v.Design == compare.DesignHistory && v.Outcome == compare.Insufficient && v.HistoryLength > 0 && v.HistoryLength < compare.MinHistory {
+			// A history too short to measure a spread yet: judged on the rest, and said.
+			r = skipped(fmt.Sprintf("the history holds %d comparable runs of this scenario; a spread is measured from %d (anvilbench baseline records each run of main's)",
+				v.HistoryLength, compare.MinHistory))
+			r.Noted = notedShortHistory
+		}
 		if v.Outcome == compare.Inconclusive || v.Outcome == compare.Pass || v.Outcome == compare.Regressed {
 			r.Resolution = &resolution{Design: string(v.Design), Detectable: v.Detectable, PairsNeeded: v.PairsNeeded, HistoryRunsNeeded: v.HistoryRunsNeeded}
 		}
@@ -290,12 +301,23 @@ func NoRegression(against Against, metric string, how Comparison) Check {
 
 // regressionResult is a regression verdict as a check's result.
 func regressionResult(v compare.Verdict, how Comparison) Result {
+	onMain := how.OnMain && v.Design == compare.DesignHistory
 	switch v.Outcome {
 	case compare.Pass:
 		return held(v.Message())
 	case compare.Regressed:
+		if onMain {
+			r := held(v.Message() + " (a run of main's own history: its step is reported, not failed, gate_on_main)")
+			r.Noted = notedMainStepped
+			return r
+		}
 		return found(Regression, v.Message())
 	case compare.Inconclusive:
+		if onMain {
+			r := held(v.Message() + " (a run of main's own history: a comparison it cannot resolve yet does not fail it, gate_on_main)")
+			r.Noted = notedMainInconclusive
+			return r
+		}
 		if how.OnInconclusive == InconclusivePass {
 			r := held(v.Message() + " (inconclusive passes: gate_inconclusive=pass)")
 			r.Noted = notedInconclusive

@@ -25,15 +25,21 @@ Records the run in OUT_DIR as one more run of a history of baselines: each scena
 artifact of the endpoint under test (not a self-test's, a shard's or an interleaved
 baseline build's) is copied to HISTORY_DIR/<run id>/ at its path in OUT_DIR.
 ANVIL_BASELINE=HISTORY_DIR, or a scenario's "baseline", then judges a run against the
-runs of its scenario there; a history compares from 3 runs. A run whose verdict failed
-is refused unless -force: a baseline that broke its budgets would excuse the next.
+runs of its scenario there; a history compares from 3 runs.
+
+Every valid run is recorded, whatever its comparison with the history said (inconclusive,
+or a step of main's own: the history must see main as it is) and a run that broke its
+budgets too (leaving out the slow runs would make the history faster than main). A run
+that failed or was invalid measured nothing to keep: it is not recorded, which is said
+and is not an error (run it after every run of main's, whatever the verdict); -force
+records it anyway.
 `
 
 // runBaseline copies the run's artifacts into a history directory.
 func runBaseline(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	force := fs.Bool("force", false, "record a run whose verdict failed")
+	force := fs.Bool("force", false, "record a run that failed or was invalid")
 	fs.Usage = func() { fmt.Fprint(stderr, baselineUsage+"\nFlags:\n"); fs.PrintDefaults() }
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -52,8 +58,9 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%s holds no verdict of a run: %v", out, err)
 	}
-	if s.ExitCode != exitOK && !*force {
-		return fail("run %s failed (%s: %s): not recorded as a baseline (-force records it anyway)", s.RunID, s.Outcome.Text(), s.Reason)
+	if !valid(s.Outcome) && !*force {
+		fmt.Fprintf(stdout, "run %s not recorded: a %s measured nothing a history keeps (%s); -force records it anyway\n", s.RunID, s.Outcome.Text(), s.Reason)
+		return exitOK
 	}
 	into := filepath.Join(history, s.RunID)
 	if _, err := os.Stat(into); err == nil {
@@ -86,6 +93,10 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "recorded run %s into %s: %s\n", s.RunID, into, strings.Join(held, "; "))
 	return exitOK
 }
+
+// valid reports whether a run of this outcome measured its engine: every outcome but a
+// failed run and an invalid one (a running suite's verdict is a failed run).
+func valid(o gate.Outcome) bool { return o != gate.RunFailed && o != gate.InvalidRun }
 
 // recordRun copies every artifact of run id's scenarios under out to the same path under
 // into, each written atomically, and returns the scenarios recorded.

@@ -13,12 +13,12 @@ import (
 // outDir writes a run's output directory as the suites leave it: a verdict and the
 // artifacts of two scenarios, a self-test's, an interleaved baseline build's and an
 // earlier run's leftover.
-func outDir(t *testing.T, id string, failed bool) string {
+func outDir(t *testing.T, id string, outcome gate.Outcome) string {
 	t.Helper()
 	out := t.TempDir()
 	var failures []gate.Failure
-	if failed {
-		failures = []gate.Failure{{Suite: "engine", Check: "a budget", Outcome: gate.BudgetBroken, Message: "tpot p50 9ms exceeds 6ms"}}
+	if outcome != gate.Pass {
+		failures = []gate.Failure{{Suite: "engine", Check: "a check", Outcome: outcome, Message: "it failed: " + string(outcome)}}
 	}
 	if _, err := gate.UpdateSummary(out, id, func(s *gate.Summary) { s.FinishSuite("engine", 4, failures, nil) }); err != nil {
 		t.Fatal(err)
@@ -44,12 +44,13 @@ func outDir(t *testing.T, id string, failed bool) string {
 	return out
 }
 
-// A passing run is recorded into the history, its scenarios' artifacts only; a failed
-// one, or one recorded already, is refused.
+// A valid run is recorded into the history, its scenarios' artifacts only, whatever its
+// comparison or budgets said; a failed or an invalid one is not (said, and no error), and
+// one recorded already is refused.
 func TestBaselineRecordsARunIntoAHistory(t *testing.T) {
 	t.Parallel()
 	history := filepath.Join(t.TempDir(), "main-runs")
-	code, stdout, stderr := invoke("", "baseline", outDir(t, "run-1", false), history)
+	code, stdout, stderr := invoke("", "baseline", outDir(t, "run-1", gate.Pass), history)
 	if code != exitOK || !strings.Contains(stdout, "recorded run run-1 into "+filepath.Join(history, "run-1")+": agent 1 run, compares from 3; short-chat 1 run, compares from 3") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
@@ -59,19 +60,27 @@ func TestBaselineRecordsARunIntoAHistory(t *testing.T) {
 			t.Errorf("%s recorded: %v, want %v", path, err == nil, want)
 		}
 	}
-	invoke("", "baseline", outDir(t, "run-2", false), history)
-	if _, stdout, _ := invoke("", "baseline", outDir(t, "run-3", false), history); !strings.Contains(stdout, "short-chat 3 runs\n") {
-		t.Errorf("the third run: %s", stdout)
+	invoke("", "baseline", outDir(t, "run-2", gate.Inconclusive), history)
+	if _, stdout, _ := invoke("", "baseline", outDir(t, "run-3", gate.Regression), history); !strings.Contains(stdout, "short-chat 3 runs\n") {
+		t.Errorf("the third run, after an inconclusive one: %s", stdout)
 	}
-	if code, _, stderr := invoke("", "baseline", outDir(t, "run-3", false), history); code != exitUnjudged || !strings.Contains(stderr, "run run-3 is already recorded") {
+	if code, _, stderr := invoke("", "baseline", outDir(t, "run-3", gate.Pass), history); code != exitUnjudged || !strings.Contains(stderr, "run run-3 is already recorded") {
 		t.Errorf("recorded twice: exit %d, %s", code, stderr)
 	}
-	failed := outDir(t, "run-4", true)
-	if code, _, stderr := invoke("", "baseline", failed, history); code != exitUnjudged || !strings.Contains(stderr, "run run-4 failed (budget broken: ") {
-		t.Errorf("a failed run: exit %d, %s", code, stderr)
+	if code, stdout, _ := invoke("", "baseline", outDir(t, "run-4", gate.BudgetBroken), history); code != exitOK || !strings.Contains(stdout, "short-chat 4 runs") {
+		t.Errorf("a run that broke a budget is a valid measurement: exit %d, %s", code, stdout)
 	}
-	if code, _, stderr := invoke("", "baseline", "-force", failed, history); code != exitOK {
-		t.Errorf("a failed run, forced: exit %d, %s", code, stderr)
+	for _, o := range []gate.Outcome{gate.RunFailed, gate.InvalidRun} {
+		out := outDir(t, "run-"+string(o), o)
+		if code, stdout, stderr := invoke("", "baseline", out, history); code != exitOK || !strings.Contains(stdout, "not recorded: a "+o.Text()) {
+			t.Errorf("a %s: exit %d, %s%s", o, code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(history, "run-"+string(o))); err == nil {
+			t.Errorf("a %s was recorded", o)
+		}
+		if code, stdout, stderr := invoke("", "baseline", "-force", out, history); code != exitOK || !strings.Contains(stdout, "recorded run ") {
+			t.Errorf("a %s, forced: exit %d, %s%s", o, code, stdout, stderr)
+		}
 	}
 	if code, _, stderr := invoke("", "baseline", t.TempDir(), history); code != exitUnjudged || !strings.Contains(stderr, "holds no verdict of a run") {
 		t.Errorf("no run: exit %d, %s", code, stderr)

@@ -56,7 +56,8 @@ func readmeBlock(t *testing.T, readme, after, lang string) string {
 // The README's example is a test: its Go spec, its scenarios file and its commands, taken
 // from README.md, run as written against the embedded engine (its one edit: no
 // ANVIL_BASE_URL). Three runs on main are recorded as baselines, as the README says a
-// history starts; a fourth, judged against them, compares every scenario and is passed or
+// history starts (each judged against main's runs as one of its own); a pull request's,
+// judged against them, is told before any request what they resolve, compares every scenario and is passed or
 // inconclusive (three runs may not resolve 5%: the verdict says what they resolve and what would),
 // never called slower: the engine did not change. A run the harness's own checks call
 // invalid (its client could not keep up on a busy machine) is run again, up to three
@@ -68,7 +69,7 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	root, readme := readReadme(t)
 	spec := readmeBlock(t, readme, "One test file, `bench/engine_suite_test.go`", "go")
 	scenarios := readmeBlock(t, readme, "the scenarios beside it, `bench/scenarios.json`", "json")
-	commands := readmeBlock(t, readme, "Run it with the built command", "sh")
+	commands := readmeBlock(t, readme, "Run it built, which exits", "sh")
 	if formatted, err := format.Source([]byte(spec)); err != nil || string(formatted) != spec {
 		t.Errorf("the README's Go spec is not gofmt'd (%v):\n%s", err, formatted)
 	}
@@ -77,6 +78,16 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 		t.Fatalf("the README's commands no longer name the endpoint as %q:\n%s", endpoint, commands)
 	}
 	onMain := strings.ReplaceAll(commands, endpoint, "")
+	// The pull request's run is main's command without ANVIL_GATE_ON_MAIN, recording nothing.
+	var pullRequest []string
+	for _, line := range strings.Split(onMain, "\n") {
+		if !strings.Contains(line, "anvilbench baseline ") {
+			pullRequest = append(pullRequest, strings.ReplaceAll(line, "ANVIL_GATE_ON_MAIN=true ", ""))
+		}
+	}
+	if !strings.Contains(onMain, "ANVIL_GATE_ON_MAIN=true bin/anvilbench run ") || strings.Contains(strings.Join(pullRequest, "\n"), "GATE_ON_MAIN") {
+		t.Fatalf("the README's commands no longer run main's run with ANVIL_GATE_ON_MAIN=true:\n%s", commands)
+	}
 
 	mod := t.TempDir()
 	for _, f := range []string{"go.mod", "go.sum"} {
@@ -126,7 +137,7 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 		}
 	}
 	// The pull request's run, judged against main's three.
-	code, out := valid("the pull request's run", "bin/anvilbench run -r --keep-going ./bench", "ANVIL_SCENARIOS_FILE=bench/scenarios.json", "ANVIL_BASELINE=bench/main-runs")
+	code, out := valid("the pull request's run", strings.Join(pullRequest, "\n"))
 	if code != 0 && code != 5 {
 		t.Fatalf("the pull request's run against main's history: exit %d, want 0 (held) or 5 (inconclusive)\n%s", code, out)
 	}
@@ -136,6 +147,9 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	}
 	if v := verdictLine(out); code == 5 && !(strings.Contains(v, " resolves ") && (strings.Contains(v, " would") || strings.Contains(v, "no history can"))) {
 		t.Errorf("an inconclusive verdict that does not name the history that would resolve it:\n%s", verdictLine(out))
+	}
+	if code == 5 && !strings.Contains(out, "anvilbench preflight: scenario short-chat: its history of 3 runs resolves ") && !strings.Contains(out, "anvilbench preflight: scenario agent-32k: its history of 3 runs resolves ") {
+		t.Errorf("the pull request was not told before any request what main's 3 runs resolve:\n%s", out)
 	}
 	t.Logf("the pull request's run against main's three: %s", verdictLine(out))
 	junit, err := os.ReadFile(filepath.Join(mod, "artifacts", "junit.xml"))

@@ -104,6 +104,16 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 	if v.Current = cur.figure; !(v.Current > 0) || !positive(cur.rows) {
 		return comparison{}, fmt.Errorf("%s: a ratio needs positive figures and rows (current %v)", s.name, v.Current)
 	}
+	c, latest := v.historyLevel(levels, opts)
+	c.d = math.Log(v.Current) - latest
+	return c, nil
+}
+
+// historyLevel is what a history of levels (its runs' log figures, oldest first) measures
+// for a prediction of its next run: the mean of its latest level (returned apart), and the
+// spread, pooled within the levels its change points leave, which is all the comparison's
+// variance: it is known before the run is.
+func (v *Verdict) historyLevel(levels []float64, opts Options) (c comparison, latestMean float64) {
 	cps := changePoints(levels, opts.Seed)
 	segments := split(levels, cps)
 	latest := segments[len(segments)-1]
@@ -115,10 +125,40 @@ func (v *Verdict) history(s series, current *artifact.Benchmark, opts Options) (
 	v.Baseline = math.Exp(mean(latest))
 	v.Units = fmt.Sprintf("one run against a history of %d runs (%d at its latest level)", len(levels), len(latest))
 	v.Rule = v.rule("the run against a prediction interval of the history's latest level, the spread measured within the levels its change points (E-divisive means) leave")
-	return comparison{d: math.Log(v.Current) - mean(latest), variance: spread * (1 + 1/float64(len(latest))), df: df,
+	return comparison{variance: spread * (1 + 1/float64(len(latest))), df: df,
 		needs: func(target float64) (int, int) {
 			return 0, runsFor(target, upper(spread, df), v.Alpha)
-		}}, nil
+		}}, mean(latest)
+}
+
+// HistoryReach is what judging a run of the workload of history's latest run against
+// history would resolve on metric at a gate of by, said before the run: a prediction
+// interval's width is the history's alone. Its Outcome is Pass when the history resolves
+// the gate, Inconclusive (with the runs that would) when it cannot, Insufficient when it
+// holds fewer than MinHistory runs of that workload with the figure.
+func HistoryReach(history []*artifact.Benchmark, metric string, by float64, opts Options) Verdict {
+	v := Verdict{Metric: metric, By: by, Alpha: alpha / float64(max(opts.Metrics, 1)), Design: DesignHistory}
+	s, err := seriesOf(metric)
+	if err != nil || len(history) == 0 {
+		v.Outcome, v.Err = Invalid, err
+		return v
+	}
+	v.HigherIsWorse = s.fig.HigherIsWorse
+	latest := slices.MaxFunc(history, func(a, b *artifact.Benchmark) int { return cmp.Compare(a.StartedAtUnixNs, b.StartedAtUnixNs) })
+	var runs []*artifact.Benchmark
+	for _, h := range history {
+		if len(artifact.Differences(h, latest)) == 0 {
+			runs = append(runs, h)
+		}
+	}
+	levels, _ := s.runFigures(runs)
+	if v.HistoryLength = len(levels); len(levels) < MinHistory {
+		v.Outcome = Insufficient
+		return v
+	}
+	c, _ := v.historyLevel(levels, opts)
+	v.decide(c)
+	return v
 }
 
 // runFigures are the logs of the metric's figure in each run with one, oldest first, and

@@ -172,6 +172,32 @@ func TestScenariosNameTheirBaselines(t *testing.T) {
 	}
 }
 
+// On main (ANVIL_GATE_ON_MAIN) a history that does not exist yet, or holds nothing, is its
+// first run: each scenario runs unjudged, noted; a pull request's run is refused for it.
+func TestMainsFirstRunStartsItsHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	for _, history := range []string{filepath.Join(dir, "none-yet"), filepath.Join(dir, "empty")} {
+		cfg, err := Load(map[string]string{"ANVIL_BASELINE": history, "ANVIL_GATE_ON_MAIN": "true"})
+		if err != nil {
+			t.Fatalf("main's first run, %s: %v", history, err)
+		}
+		noted := 0
+		for _, c := range cfg.Configured().Spec.Checks() {
+			if r := c.Judge(&artifact.Benchmark{}); r.Noted == "without a baseline yet" {
+				noted++
+			}
+		}
+		if noted == 0 {
+			t.Errorf("%s: no comparison is noted without a baseline yet", history)
+		}
+		if _, err := Load(map[string]string{"ANVIL_BASELINE": history}); err == nil {
+			t.Errorf("a pull request's run against %s was not refused", history)
+		}
+	}
+}
+
 // ANVIL_BASELINE as a history serves every gated scenario its own runs; one that has none
 // there runs unjudged, its comparisons noted without a baseline yet. One artifact is the configured scenario's, and the
 // file scenario's that wrote it.

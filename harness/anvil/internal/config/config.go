@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -484,9 +485,15 @@ func (c *Config) complete(environ map[string]string) error {
 		}
 	}
 	if c.Baseline != "" {
-		if c.baselines, err = readBaselines(c.Baseline); err != nil {
+		c.baselines, err = readBaselines(c.Baseline)
+		switch {
+		case c.Gate.OnMain && (errors.Is(err, fs.ErrNotExist) || err == nil && c.baselines.history()):
+			// Main's first run starts its history: an empty or missing directory is a
+			// history of no runs yet, each scenario run unjudged and noted.
+			c.baselines, err = baselines{runs: c.baselines.runs}, nil
+		case err != nil:
 			p = append(p, fmt.Sprintf("%sBASELINE=%q: %v", Prefix, c.Baseline, err))
-		} else if c.baselines.history() && len(c.baselines.runs) == 0 {
+		case c.baselines.history() && len(c.baselines.runs) == 0:
 			p = append(p, fmt.Sprintf("%sBASELINE=%q: no artifact there (a history is the artifacts earlier runs wrote)", Prefix, c.Baseline))
 		}
 		if c.BaselineURL != "" {
