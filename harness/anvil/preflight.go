@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -31,7 +32,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		found = checkEndpoint(ctx, cfg, baseURL)
 	}
 
-	refusals := checkBaselineBuilds(ctx)
+	refusals := checkBaselineBuilds(ctx, cfg.ProbeTimeout)
 	for _, reg := range registry {
 		if !reg.selected() {
 			continue
@@ -70,7 +71,7 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 // checkBaselineBuilds runs the preflight of every baseline build the selected scenarios
 // interleave with, once each: an engine that is down, refuses the key or does not serve
 // the model is refused before any request, not found half-way through a run.
-func checkBaselineBuilds(ctx SpecContext) []gate.Result {
+func checkBaselineBuilds(ctx SpecContext, within time.Duration) []gate.Result {
 	var out []gate.Result
 	checked := map[string]bool{}
 	for _, reg := range registry {
@@ -85,7 +86,7 @@ func checkBaselineBuilds(ctx SpecContext) []gate.Result {
 			checked[key] = true
 		}
 		ep, err := capacity.Preflight(ctx, in.Baseline, capacity.PreflightOptions{Model: model, Window: reg.g.Scenario.MaxContextTokens,
-			API: reg.g.Scenario.API})
+			API: reg.g.Scenario.API, ProbeTimeout: within})
 		if err != nil {
 			out = append(out, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed,
 				Message: fmt.Sprintf("scenario %s: the baseline build at %s (ANVIL_BASELINE_URL, baseline_url): %v", reg.g.Name, in.Baseline.BaseURL, err)})
@@ -101,7 +102,7 @@ func checkBaselineBuilds(ctx SpecContext) []gate.Result {
 func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Preflight {
 	r := runOf()
 	ep, err := capacity.Preflight(ctx, cfg.Target(baseURL), capacity.PreflightOptions{
-		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, API: cfg.Scenario.API})
+		Model: cfg.Model, Window: cfg.Scenario.MaxContextTokens, API: cfg.Scenario.API, ProbeTimeout: cfg.ProbeTimeout})
 	err = onEmbeddedEngine(err, cfg.UsesEmbeddedEngine())
 	found := &gate.Preflight{OK: err == nil, Suite: suiteName, Model: ep.Model, Served: ep.Served, Window: ep.Window, WindowSource: ep.WindowSource}
 	if err != nil {
@@ -114,6 +115,7 @@ func checkEndpoint(ctx SpecContext, cfg config.Config, baseURL string) *gate.Pre
 		if ep.Window > 0 {
 			found.Message += fmt.Sprintf("; window %d tokens (%s)", ep.Window, ep.WindowSource)
 		}
+		found.Message += fmt.Sprintf("; a one-token request answered in %.0f ms", ep.FirstToken.Seconds()*1000)
 	}
 	if !cfg.UsesEmbeddedEngine() {
 		if _, werr := gate.UpdateSummary(r.OutDir, r.ID, func(s *gate.Summary) { s.Preflight = found }); werr != nil {

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,8 @@ type Endpoint struct {
 	// (WindowConfigured, "/v1/models", an engine's own endpoint).
 	Window       int
 	WindowSource string
+	// FirstToken is how long the preflight's one-token request waited for its answer.
+	FirstToken time.Duration
 }
 
 // PreflightOptions say what a preflight checks for.
@@ -37,14 +40,27 @@ type PreflightOptions struct {
 	Window int
 	// API is the API a one-token probe goes to (chat when empty).
 	API API
+	// ProbeTimeout bounds each step of the preflight, listing the models and the one-token
+	// probe's first token; 0 is defaultProbeTimeout. An engine that accepts connections
+	// and never answers fails the run within it, not after a request's whole timeout.
+	ProbeTimeout time.Duration
 }
+
+// defaultProbeTimeout is how long the preflight waits for an answer at each step: a loaded
+// engine answers one token within a second; half a minute leaves a cold start's compile or
+// a tiny model's load room, and keeps a wedged engine's cost under a minute.
+const defaultProbeTimeout = 30 * time.Second
+
+// errProbeDeadline is the preflight's own deadline, told apart from a request's.
+var errProbeDeadline = errors.New("the preflight's deadline passed")
 
 // Preflight checks, before any scenario, that the endpoint can run one, and returns what
 // it found: it answers (GET /models), it accepts the key, it serves the model (listed by
-// GET /models, or a one-token request for it is answered: at most one probe request), and
-// its context window (GET /models, else the engine's own endpoints). A failure is one
-// error naming what failed: an unreachable endpoint, refused credentials, or a model the
-// engine does not serve with the ids it does.
+// GET /models, or answered when not listed: an alias), it streams a token of it (one
+// one-token request), and its context window (GET /models, else the engine's own
+// endpoints). Each step has ProbeTimeout. A failure is one error naming what failed: an
+// unreachable endpoint, refused credentials, a model the engine does not serve with the
+// ids it does, or the step an engine that never answers did not pass.
 func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpoint, error) {
 	var ep Endpoint
 	if err := target.Validate(); err != nil {
@@ -57,7 +73,13 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	san := newSanitizer(target)
 	fail := func(err error) (Endpoint, error) { return ep, errors.New(san.clean(err.Error())) }
 
-	models, listErr := client.Models(ctx)
+	within := cmp.Or(opts.ProbeTimeout, defaultProbeTimeout)
+	listCtx, cancel := context.WithTimeoutCause(ctx, within, errProbeDeadline)
+	models, listErr := client.Models(listCtx)
+	cancel()
+	if errors.Is(context.Cause(listCtx), errProbeDeadline) && ctx.Err() == nil {
+		return fail(fmt.Errorf("the endpoint at %s took the connection but did not answer GET /models within %v (ANVIL_PROBE_TIMEOUT): is the engine still starting, or wedged?", target.BaseURL, within))
+	}
 	if err := refused(listErr, target.BaseURL); err != nil {
 		return fail(err)
 	}
@@ -77,10 +99,25 @@ func Preflight(ctx context.Context, target Target, opts PreflightOptions) (Endpo
 	case slices.Contains(ep.Served, opts.Model):
 		ep.Model = opts.Model
 	default:
-		if _, err := probe(ctx, client, opts.Model, opts.API); err != nil {
+		p, err := probeWithin(ctx, client, opts.Model, opts.API, within)
+		if errors.Is(err, errNoAnswer) {
+			return fail(fmt.Errorf("model %q is not listed, and %w", opts.Model, err))
+		}
+		if err != nil {
 			return fail(notServed("model", opts.Model, ep.Served, listErr, err, hint))
 		}
-		ep.Model, ep.Alias = opts.Model, true
+		ep.Model, ep.Alias, ep.FirstToken = opts.Model, true, p.ttft
+	}
+	if !ep.Alias {
+		// Listed is not served: an engine can list a model it never answers.
+		p, err := probeWithin(ctx, client, ep.Model, opts.API, within)
+		switch {
+		case errors.Is(err, errNoAnswer):
+			return fail(fmt.Errorf("model %q is listed, but %w", ep.Model, err))
+		case err != nil:
+			return fail(fmt.Errorf("model %q is listed, but a one-token request for it failed: %w", ep.Model, err))
+		}
+		ep.FirstToken = p.ttft
 	}
 	switch {
 	case opts.Window > 0:
@@ -175,6 +212,9 @@ func refused(err error, base string) error {
 type probed struct {
 	ttft         time.Duration
 	promptTokens *int
+	// How far the request got: a response (its status) and the events it streamed.
+	answered       bool
+	status, events int
 }
 
 // probe sends one request of the least tokens api takes for model, with images when given,
@@ -187,15 +227,47 @@ func probe(ctx context.Context, client *stream.Client, model string, api API, im
 		return probed{}, err
 	}
 	res, err := client.Stream(ctx, req.API, body, req.MaxTokens)
-	if err != nil {
-		return probed{}, err
+	if res != nil {
+		defer res.Release()
 	}
-	defer res.Release()
-	p := probed{ttft: res.FirstOutput}
+	if err != nil {
+		if res == nil {
+			return probed{}, err
+		}
+		return probed{answered: res.Streamed, status: res.StatusCode, events: res.Events}, err
+	}
+	p := probed{ttft: res.FirstOutput, answered: true, status: res.StatusCode, events: res.Events}
 	if res.Usage != nil {
 		p.promptTokens = res.Usage.PromptTokens
 	}
 	return p, nil
+}
+
+// errNoAnswer is a probe the engine took and never answered within the preflight's
+// deadline; its message says which step it never passed.
+var errNoAnswer = errors.New("did not answer")
+
+// probeWithin is probe with the preflight's deadline: an engine that takes the request and
+// never streams its token is an error saying how far it got (no response, a response and
+// no event, events and no token), wrapping errNoAnswer.
+func probeWithin(ctx context.Context, client *stream.Client, model string, api API, within time.Duration) (probed, error) {
+	pctx, cancel := context.WithTimeoutCause(ctx, within, errProbeDeadline)
+	defer cancel()
+	p, err := probe(pctx, client, model, api)
+	if err == nil && p.ttft == 0 {
+		err = errors.New("its answer held no token")
+	}
+	if err == nil || !errors.Is(context.Cause(pctx), errProbeDeadline) || ctx.Err() != nil {
+		return p, err
+	}
+	step := "the connection and the request were taken, but no response came (no HTTP status)"
+	switch {
+	case p.events > 0:
+		step = fmt.Sprintf("a response came (HTTP %d) and %d events, but no token", p.status, p.events)
+	case p.answered:
+		step = fmt.Sprintf("a response came (HTTP %d, a stream), but no event", p.status)
+	}
+	return p, fmt.Errorf("%w a one-token request within %v (ANVIL_PROBE_TIMEOUT): %s; is the engine loading the model, wedged, or busy with another client?", errNoAnswer, within, step)
 }
 
 // listOf names ids for a message, the first few of many.

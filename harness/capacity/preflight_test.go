@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -117,5 +118,56 @@ func TestSeveralModelsAndNoneNamed(t *testing.T) {
 	sc.Requests, sc.ContextTokens = 1, 500
 	if _, err := Run(context.Background(), target, sc); err == nil || !strings.Contains(err.Error(), want+"; name one in the scenario") {
 		t.Errorf("run: %v", err)
+	}
+}
+
+// An engine that lists its model and never answers a completion fails the preflight within
+// its deadline, naming the step it never passed: no response, a response and no event, an
+// event and no token. One that never answers GET /models is named too.
+func TestAnEngineThatNeverAnswersFailsThePreflightFast(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		how  string
+		want string
+	}{
+		{"silent", "model \"m\" is listed, but did not answer a one-token request within 300ms (ANVIL_PROBE_TIMEOUT): the connection and the request were taken, but no response came (no HTTP status)"},
+		{"headers", "a response came (HTTP 200, a stream), but no event"},
+		{"role", "a response came (HTTP 200) and 1 events, but no token"},
+		{"models", "took the connection but did not answer GET /models within 300ms (ANVIL_PROBE_TIMEOUT)"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) // so that the server notices the client leave
+			hang := func() {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+			}
+			if strings.HasSuffix(r.URL.Path, "/models") {
+				if c.how == "models" {
+					hang()
+					return
+				}
+				w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model"}]}`))
+				return
+			}
+			if c.how != "silent" {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+				if c.how == "role" {
+					w.Write([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n"))
+				}
+				w.(http.Flusher).Flush()
+			}
+			hang()
+		}))
+		began := time.Now()
+		_, err := Preflight(context.Background(), Target{BaseURL: srv.URL + "/v1", Timeout: time.Minute}, PreflightOptions{Model: "m", ProbeTimeout: 300 * time.Millisecond})
+		took := time.Since(began)
+		srv.CloseClientConnections()
+		srv.Close()
+		if err == nil || !strings.Contains(err.Error(), c.want) || took > 5*time.Second {
+			t.Errorf("%s: after %v: %v\nwant %s", c.how, took, err, c.want)
+		}
 	}
 }

@@ -83,6 +83,10 @@ type Config struct {
 	// streamed event has arrived, (0, Timeout]. Waiting for the first event (queueing and
 	// prefill, possibly without response headers) is bounded by Timeout only.
 	StallTimeout time.Duration `env:"STALL_TIMEOUT" envDefault:"60s"`
+	// ProbeTimeout (ANVIL_PROBE_TIMEOUT) bounds each step of the run's preflight, once per
+	// run: GET /models answered, and a one-token request's token; (0, 1h]. An engine that
+	// takes connections and never answers fails the run within it.
+	ProbeTimeout time.Duration `env:"PROBE_TIMEOUT" envDefault:"30s"`
 
 	// Budgets (ANVIL_BUDGETS) are the gates of the configured scenario, e.g.
 	// "tpot_p50_ms<=6, ttft_p95_ms<=12500, decode_tok_s_p50>=150"; see package budget.

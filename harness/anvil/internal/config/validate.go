@@ -1,6 +1,7 @@
 package config
 
 import (
+	"time"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,9 @@ func (c Config) Validate() error {
 	}
 	if c.StallTimeout == 0 {
 		add("%sSTALL_TIMEOUT=0s: out of range (want a duration in (0, %sTIMEOUT])", Prefix, Prefix)
+	}
+	if c.ProbeTimeout <= 0 || c.ProbeTimeout > time.Hour {
+		add("%sPROBE_TIMEOUT=%s: out of range (want a duration in (0, 1h])", Prefix, c.ProbeTimeout)
 	}
 	if c.ProgressInterval <= 0 {
 		add("%sPROGRESS_INTERVAL=%s: want a positive duration", Prefix, c.ProgressInterval)
