@@ -1,9 +1,9 @@
 package config
 
 import (
-	"time"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
