@@ -170,6 +170,9 @@ type Warmup struct {
 	LastRequests  int    `json:"last_requests"`
 	LastTTFTP50Ms *Float `json:"last_ttft_p50_ms"`
 	LastTPOTP50Ms *Float `json:"last_tpot_p50_ms"`
+	// LastTPOTMs are those requests' TPOTs, in start order, which the check tests against
+	// the measured phase's (null when none decoded).
+	LastTPOTMs []Float `json:"last_tpot_ms"`
 	// PromptTokens and CompletionTokens are the usage its responses reported, which the
 	// engine's counters include; UsageReported counts the requests that reported both.
 	PromptTokens     int `json:"prompt_tokens"`

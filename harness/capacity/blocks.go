@@ -279,7 +279,8 @@ func firstLine(s string) string {
 	return line
 }
 
-// lastWarmup is how many of the warm-up's last successes the cold-start check compares.
+// lastWarmup is how many of the warm-up's last successes the cold-start check compares: 8,
+// and at most its later half, whose requests are the ones that must find the engine warm.
 const lastWarmup = 8
 
 // warmupRecord summarizes the warm-up's outcomes.
@@ -300,9 +301,12 @@ func warmupRecord(outcomes []outcome, took time.Duration) *artifact.Warmup {
 	slices.SortFunc(ok, func(a, b outcome) int { return a.sent.Compare(b.sent) })
 	ttft, tpot := rowFigures(ok)
 	w.TTFTMs, w.TPOTMs = percentiles(ttft), percentiles(tpot)
-	last := ok[max(0, len(ok)-lastWarmup):]
+	last := ok[len(ok)-min(lastWarmup, (len(ok)+1)/2):]
 	w.LastRequests = len(last)
 	lastTTFT, lastTPOT := rowFigures(last)
+	for _, v := range lastTPOT {
+		w.LastTPOTMs = append(w.LastTPOTMs, artifact.Float(v))
+	}
 	if p := percentiles(lastTTFT); p != nil {
 		w.LastTTFTP50Ms = artifact.F(float64(p.P50))
 	}
