@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -38,17 +40,53 @@ const (
 // bisector finds the first commit slower than GOOD by interleaved A/B runs against GOOD's
 // build, started once and kept for every step.
 type bisector struct {
-	repo, work string
-	start      []string
-	cfg        config.Config
-	scenario   capacity.Scenario
-	spec       gate.Spec
+	repo, work, goodSHA string
+	start               []string
+	cfg                 config.Config
+	scenario            capacity.Scenario
+	spec                gate.Spec
 	// tries bounds how many interleaved runs one commit gets while its verdict stays
 	// inconclusive, each with twice the pairs of the one before.
 	tries        int
 	startTimeout time.Duration
 	stdout       io.Writer
 	baseline     *engineProcess
+	// restartCV is the spread between two starts of one build each step counts: the larger
+	// of what GOOD's two starts showed and gate_restart_cv; restartSource says which.
+	restartCV     float64
+	restartSource string
+	// spreads are, per gated metric, estimates of the variance of a start's log figure,
+	// one degree of freedom each; measured is the largest pooled spread over the metrics,
+	// measuredBy its metric, pairsOfStarts how many estimates it pools.
+	spreads       map[string][]float64
+	measured      float64
+	measuredBy    string
+	pairsOfStarts int
+	// starts counts the builds started, each in a worktree of its own.
+	starts int
+	// noConfirm calls a commit slower on its first start (a simulation's comparison).
+	noConfirm bool
+	// launch starts a commit's build (serve); interleave runs the scenario interleaved
+	// between two started builds (capacity.RunInterleaved). A simulation replaces both.
+	launch     func(ctx context.Context, sha string) (*engineProcess, error)
+	interleave func(ctx context.Context, cur, base *engineProcess, sc capacity.Scenario) (current, baseline *artifact.Benchmark, err error)
+}
+
+// interleaved runs sc between two started builds: the current one's artifact and the
+// baseline's.
+func (b *bisector) interleaved(ctx context.Context, cur, base *engineProcess, sc capacity.Scenario) (*artifact.Benchmark, *artifact.Benchmark, error) {
+	if b.interleave != nil {
+		return b.interleave(ctx, cur, base, sc)
+	}
+	return capacity.RunInterleaved(ctx, b.cfg.Target(cur.url), sc, capacity.Interleaving{Baseline: b.cfg.Target(base.url)})
+}
+
+// startBuild starts sha's build.
+func (b *bisector) startBuild(ctx context.Context, sha string) (*engineProcess, error) {
+	if b.launch != nil {
+		return b.launch(ctx, sha)
+	}
+	return b.serve(ctx, sha)
 }
 
 // runBisect is `anvilbench bisect [flags] GOOD BAD -- START...`.
@@ -135,11 +173,22 @@ func (b *bisector) run(ctx context.Context, good, bad string) (int, error) {
 	commits := append([]string{goodSHA}, strings.Fields(list)...)
 	fmt.Fprintf(b.stdout, "bisect: %d commits after GOOD %s up to BAD %s\n", len(commits)-1, short(goodSHA), short(badSHA))
 
-	if b.baseline, err = b.serve(ctx, goodSHA); err != nil {
+	b.goodSHA = goodSHA
+	if b.baseline, err = b.startBuild(ctx, goodSHA); err != nil {
 		return gate.RunFailed.ExitCode(), fmt.Errorf("GOOD's build does not serve: %w", err)
 	}
 	defer b.baseline.stop()
 	fmt.Fprintf(b.stdout, "baseline: GOOD %s serving at %s\n", short(goodSHA), b.baseline.url)
+	// Every commit tried is a start of its own against GOOD's one: what two starts of one
+	// build differ by is measured first, on GOOD's own.
+	spread, err := b.measureStarts(ctx, goodSHA)
+	if ctx.Err() != nil {
+		return gate.RunFailed.ExitCode(), fmt.Errorf("interrupted measuring the spread between starts: nothing was concluded")
+	}
+	if err != nil {
+		return gate.RunFailed.ExitCode(), fmt.Errorf("GOOD's second start: %w", err)
+	}
+	fmt.Fprintf(b.stdout, "spread between starts: %s\n", spread)
 
 	judged := make([]bool, len(commits)) // GOOD is held; a skipped commit is judged too
 	judged[0] = true
@@ -212,38 +261,181 @@ func nearestUnjudged(judged []bool, lo, hi int) int {
 	return -1
 }
 
-// step judges one commit against GOOD's build: its START serving, then interleaved runs
-// until the gate's metrics regress or hold, at most tries of them.
-func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
-	engine, err := b.serve(ctx, sha)
+// measureStarts starts GOOD's build a second time and runs the scenario interleaved between
+// its two starts: what they differ by on each gated metric measures the spread between
+// starts (see addSpread). The steps count it, or gate_restart_cv when that is larger; the
+// line says which.
+func (b *bisector) measureStarts(ctx context.Context, good string) (string, error) {
+	b.spreads = map[string][]float64{}
+	b.updateRestart()
+	second, err := b.startBuild(ctx, good)
 	if err != nil {
-		return stepSkipped, err.Error()
+		return "", err
+	}
+	defer second.stop()
+	sc := b.scenario
+	sc.Name = "bisect " + short(good) + " A/A"
+	cur, bas, err := b.interleaved(ctx, second, b.baseline, sc)
+	if err != nil {
+		return "", fmt.Errorf("the interleaved run of GOOD against its second start failed: %w", err)
+	}
+	if cur.Failed > 0 || bas.Failed > 0 {
+		return "", fmt.Errorf("the interleaved run of GOOD against its second start: %d and %d requests failed", bas.Failed, cur.Failed)
+	}
+	var each []string
+	for _, m := range b.spec.Metrics {
+		theta, v, err := compare.EngineTerm(bas, cur, m)
+		if err != nil {
+			return "", err
+		}
+		// E[θ²] = 2σ² + v: two starts, each off by σ.
+		b.addSpread(m, (theta*theta-v)/2)
+		each = append(each, fmt.Sprintf("%s %+.1f%%", m, 100*math.Expm1(theta)))
+	}
+	b.updateRestart()
+	return fmt.Sprintf("GOOD's second start against its first: %s; %s%s", strings.Join(each, ", "), b.counting(), b.reach()), nil
+}
+
+// addSpread adds an estimate of the variance of a start's log figure on metric, with one
+// degree of freedom: the A/A run's, and each confirmation's (two pairs of starts of the
+// same builds).
+func (b *bisector) addSpread(metric string, estimate float64) {
+	b.spreads[metric] = append(b.spreads[metric], estimate)
+}
+
+// updateRestart sets the spread between starts the steps count: the largest over the
+// metrics of the pooled estimates, or gate_restart_cv when that is larger.
+func (b *bisector) updateRestart() {
+	floor := cmp.Or(b.spec.Comparison.RestartCV, compare.DefaultRestartCV)
+	b.restartCV, b.restartSource, b.measured = floor, "", 0
+	for _, m := range b.spec.Metrics {
+		est := b.spreads[m]
+		if len(est) == 0 {
+			continue
+		}
+		sum := 0.0
+		for _, e := range est {
+			sum += e
+		}
+		cv := math.Expm1(math.Sqrt(max(sum/float64(len(est)), 0)))
+		if cv > b.measured {
+			b.measured, b.measuredBy, b.pairsOfStarts = cv, m, len(est)
+		}
+	}
+	if b.measured > floor {
+		b.restartCV = b.measured
+		b.restartSource = fmt.Sprintf("measured over %d pairs of starts of one build (%s)", b.pairsOfStarts, b.measuredBy)
+	}
+}
+
+// counting says what the steps count of the spread between starts.
+func (b *bisector) counting() string {
+	floor := cmp.Or(b.spec.Comparison.RestartCV, compare.DefaultRestartCV)
+	if b.restartSource == "" {
+		return fmt.Sprintf("%.2f%% a start measured, within gate_restart_cv: each step counts %.2f%%", 100*b.measured, 100*b.restartCV)
+	}
+	return fmt.Sprintf("%.2f%% a start (%s, over %d pairs of starts), above gate_restart_cv's %.2f%%: each step counts it", 100*b.measured, b.measuredBy, b.pairsOfStarts, 100*floor)
+}
+
+// reach says, when the spread between starts alone keeps one start of a commit against
+// GOOD's from resolving the gate, what it resolves: commits within the gate then cannot be
+// held, and bisect may end unable to tell. "" when it can.
+func (b *bisector) reach() string {
+	by := cmp.Or(b.spec.Comparison.By, 0.05)
+	floor := compare.StartsResolve(b.restartCV, len(b.spec.Metrics))
+	if floor <= by {
+		return ""
+	}
+	return fmt.Sprintf("; one start against GOOD's resolves %.1f%% at best, not the %.4g%% gate: a commit within the gate may not be held, and bisect may end unable to tell (a gate of %.0f%% would resolve it, ANVIL_GATE_BY)",
+		100*floor, 100*by, math.Ceil(100*floor))
+}
+
+// step judges one commit against GOOD's build: its START serving, then interleaved runs
+// until the gate's metrics regress or hold, at most tries of them. A commit found slower is
+// confirmed on a fresh start of it against a fresh start of GOOD before it is called
+// slower: one start of either may be slow by the spread alone. The two pairs of starts
+// also measure that spread (their engine terms differ by it alone), and both are judged
+// again with it counted.
+func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
+	o, msg, cur1, bas1 := b.judgeStart(ctx, sha, b.baseline, true)
+	if o != stepSlower || ctx.Err() != nil || b.noConfirm {
+		return o, msg
+	}
+	good, err := b.startBuild(ctx, b.goodSHA)
+	if err != nil {
+		return stepSkipped, fmt.Sprintf("slower (%s), but GOOD's fresh start to confirm it on did not serve: %v", msg, err)
+	}
+	defer good.stop()
+	again, why, cur2, bas2 := b.judgeStart(ctx, sha, good, false)
+	if cur2 == nil || ctx.Err() != nil {
+		return stepSkipped, fmt.Sprintf("slower on its first start (%s); its fresh start could not be judged: %s", msg, why)
+	}
+	for _, m := range b.spec.Metrics {
+		t1, v1, err1 := compare.EngineTerm(bas1, cur1, m)
+		t2, v2, err2 := compare.EngineTerm(bas2, cur2, m)
+		if err1 == nil && err2 == nil {
+			// θ₁ − θ₂ = (r₁ − a₁) − (r₂ − a₂) + the blocks' error: four starts.
+			b.addSpread(m, ((t1-t2)*(t1-t2)-v1-v2)/4)
+		}
+	}
+	before := b.restartCV
+	b.updateRestart()
+	if b.restartCV > before {
+		first, _, _ := b.verdict(bas1, cur1)
+		second, _, _ := b.verdict(bas2, cur2)
+		if first != gate.Regression || second != gate.Regression {
+			return stepSkipped, fmt.Sprintf("slower on its first start (%s) and %s on fresh starts (%s), but not both once the spread between starts they showed is counted (%s)",
+				msg, map[stepOutcome]string{stepSlower: "slower", stepHeld: "held", stepSkipped: "not judged"}[again], why, b.counting())
+		}
+		return stepSlower, msg + "; confirmed on fresh starts of it and of GOOD: " + why + "; the spread between starts now " + b.counting()
+	}
+	if again != stepSlower {
+		return stepSkipped, fmt.Sprintf("slower on its first start (%s), not on fresh starts of it and of GOOD (%s): the spread between starts, not the commit", msg, why)
+	}
+	return stepSlower, msg + "; confirmed on fresh starts of it and of GOOD: " + why
+}
+
+// judgeStart starts sha and judges it against the build serving at good by interleaved
+// runs, at most tries of them (retry: each with twice the pairs), until the gate's metrics
+// regress or hold; it returns the artifacts that decided (nil when none ran).
+func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProcess, retry bool) (stepOutcome, string, *artifact.Benchmark, *artifact.Benchmark) {
+	engine, err := b.startBuild(ctx, sha)
+	if err != nil {
+		return stepSkipped, err.Error(), nil, nil
 	}
 	defer engine.stop()
 	sc := b.scenario
 	why := ""
-	for try := range b.tries {
+	tries := b.tries
+	if !retry {
+		tries = 1
+	}
+	var cur, bas *artifact.Benchmark
+	for try := range tries {
 		if try > 0 {
 			sc.Repeats *= 2
 		}
 		sc.Name = "bisect " + short(sha)
-		cur, bas, err := capacity.RunInterleaved(ctx, b.cfg.Target(engine.url), sc, capacity.Interleaving{Baseline: b.cfg.Target(b.baseline.url)})
+		cur, bas, err = b.interleaved(ctx, engine, good, sc)
 		if err != nil {
-			return stepSkipped, "the interleaved run failed: " + err.Error()
+			return stepSkipped, "the interleaved run failed: " + err.Error(), nil, nil
 		}
-		outcome, msg := b.verdict(bas, cur)
+		outcome, msg, pairsHelp := b.verdict(bas, cur)
 		switch outcome {
 		case gate.Regression:
-			return stepSlower, msg
+			return stepSlower, msg, cur, bas
 		case gate.Pass:
-			return stepHeld, msg
+			return stepHeld, msg, cur, bas
 		case gate.Inconclusive:
 			why = msg
+			if !pairsHelp {
+				return stepSkipped, fmt.Sprintf("inconclusive, and no number of pairs would resolve it: the spread between starts (%.2f%% a start) alone is wider than the gate allows: %s", 100*b.restartCV, why), cur, bas
+			}
 			continue
 		}
-		return stepSkipped, msg
+		return stepSkipped, msg, cur, bas
 	}
-	return stepSkipped, fmt.Sprintf("inconclusive after %d interleaved runs (up to %d pairs): %s", b.tries, sc.Repeats, why)
+	return stepSkipped, fmt.Sprintf("inconclusive after %d interleaved runs (up to %d pairs): %s", tries, sc.Repeats, why), cur, bas
 }
 
 // verdict judges the current build's artifact against the baseline's on the gate's
@@ -252,14 +444,16 @@ func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
 // interval of the change below half the gate (the change it could not resolve is smaller
 // than any it would call a regression: an equivalence bound, as in Schuirmann's two
 // one-sided tests); otherwise inconclusive.
-func (b *bisector) verdict(baseline, current *artifact.Benchmark) (gate.Outcome, string) {
+func (b *bisector) verdict(baseline, current *artifact.Benchmark) (worst gate.Outcome, msg string, pairsHelp bool) {
 	if current.Failed > 0 || baseline.Failed > 0 {
-		return gate.RunFailed, fmt.Sprintf("%d of its %d requests and %d of GOOD's failed", current.Failed, current.Requests, baseline.Failed)
+		return gate.RunFailed, fmt.Sprintf("%d of its %d requests and %d of GOOD's failed", current.Failed, current.Requests, baseline.Failed), false
 	}
 	how := b.spec.Comparison
 	worst, msgs := gate.Pass, []string{}
+	pairsHelp = true
 	for _, m := range b.spec.Metrics {
-		v := compare.Regression(baseline, current, m, how.By, compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV, RestartCV: how.RestartCV})
+		v := compare.Regression(baseline, current, m, how.By, compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV,
+			RestartCV: b.restartCV, RestartSource: b.restartSource})
 		msg := brief(v)
 		switch {
 		case v.Outcome == compare.Regressed:
@@ -269,10 +463,14 @@ func (b *bisector) verdict(baseline, current *artifact.Benchmark) (gate.Outcome,
 			msg += fmt.Sprintf(", within half the %.4g%% gate", 100*v.By)
 		case worst == gate.Pass:
 			worst = gate.Inconclusive
+			fallthrough
+		case v.Outcome == compare.Inconclusive:
+			// Pairs shrink what the blocks estimate, never what two starts differ by.
+			pairsHelp = pairsHelp && v.PairsNeeded > 0
 		}
 		msgs = append(msgs, msg)
 	}
-	return worst, strings.Join(msgs, "; ")
+	return worst, strings.Join(msgs, "; "), pairsHelp
 }
 
 // boundedBelow reports whether v's 95% interval of the change lies below half its gate in
@@ -306,6 +504,8 @@ func brief(v compare.Verdict) string {
 
 // engineProcess is one build's START, serving at url.
 type engineProcess struct {
+	// speed is a simulated start's pace (tests); nil cmd.
+	speed    float64
 	cmd      *exec.Cmd
 	url      string
 	worktree string
@@ -317,7 +517,9 @@ type engineProcess struct {
 // serve checks sha out in a worktree of its own and runs START there with PORT set, until
 // it serves /v1/models or fails.
 func (b *bisector) serve(ctx context.Context, sha string) (*engineProcess, error) {
-	dir := filepath.Join(b.work, short(sha))
+	// A start of its own each: a build may be started again while its first start serves.
+	b.starts++
+	dir := filepath.Join(b.work, fmt.Sprintf("%s-%d", short(sha), b.starts))
 	if _, err := b.git("worktree", "add", "--detach", "--force", dir, sha); err != nil {
 		return nil, fmt.Errorf("check out %s: %w", short(sha), err)
 	}
@@ -360,6 +562,9 @@ func (b *bisector) serve(ctx context.Context, sha string) (*engineProcess, error
 
 // stop ends START's process group and removes the worktree.
 func (e *engineProcess) stop() {
+	if e.cmd == nil {
+		return // a simulated start
+	}
 	if e.cmd.Process != nil {
 		signalGroup(e.cmd.Process.Pid, syscall.SIGTERM)
 		select {

@@ -83,7 +83,7 @@ func TestCompareExitCodes(t *testing.T) {
 		// gate is out of its reach, whatever the runs' own requests say.
 		{"unchanged, one stored run", []string{"compare", reference, reference}, 5,
 			[]string{"tpot_p50_ms  5.98ms      5.98ms      +0.0%  inconclusive\n"},
-			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 inconclusive: changed +0.0% (5.98ms -> 5.98ms, 95% CI of the change -12.7%..+14.5%, p=0.5); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves 26.6% at best, not the 5.0% gate: 2 interleaved pairs against the baseline build would"}},
+			[]string{"anvilbench compare: tpot_p50_ms: tpot p50 inconclusive: changed +0.0% (5.98ms -> 5.98ms, 95% CI of the change -12.7%..+14.5%, p=0.5); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv, its default, which a history of main's runs would measure: ANVIL_BASELINE=dir) resolves 26.6% at best, not the 5.0% gate: 2 interleaved pairs against the baseline build would"}},
 		{"unchanged, steady sessions", []string{"compare", "-run-cv", "0.001", reference, reference}, 0,
 			[]string{"metric       old         new         delta  verdict\n", "tpot_p50_ms  5.98ms      5.98ms      +0.0%  ok\n"}, nil},
 		// The gate's two metrics, each at 0.5%: 20% slower is a regression even counting 5%

@@ -60,7 +60,8 @@ func (v *Verdict) stored(s series, baseline, current *artifact.Benchmark, opts O
 	runCV, restartCV := cmp.Or(opts.RunCV, DefaultRunCV), cmp.Or(opts.RestartCV, DefaultRestartCV)
 	between := 2 * runVariance(runCV)
 	v.Units = fmt.Sprintf("one run against one stored run, %s", blocks(len(bf), len(cf)))
-	v.Counted = fmt.Sprintf("the spread between their sessions counted at %s, gate_run_cv", percent(runCV))
+	v.Counted = fmt.Sprintf("the spread between their sessions counted at %s, gate_run_cv", percent(runCV)) + source(opts.RunSource, runCV == DefaultRunCV,
+		"its default, which a history of main's runs would measure: ANVIL_BASELINE=dir")
 	v.Rule = v.rule("a t-test of the log figure over the two runs' blocks (one block each: over their requests, by bootstrap), the spread between two sessions counted at gate_run_cv")
 	return comparison{d: mean(cf) - mean(bf), variance: within + between, df: welch([2]float64{within, dfWithin}, [2]float64{between, math.Inf(1)}), estimated: within, estimatedDF: dfWithin,
 		needs: func(target float64) (int, int) {
@@ -218,13 +219,68 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 	restartCV := cmp.Or(opts.RestartCV, DefaultRestartCV)
 	restart := 2 * runVariance(restartCV)
 	v.Units = fmt.Sprintf("%d interleaved pairs against the baseline build", pairs)
-	v.Counted = fmt.Sprintf("what two engines side by side do not share counted at %s, gate_restart_cv", percent(restartCV))
+	v.Counted = fmt.Sprintf("what two engines side by side do not share counted at %s, gate_restart_cv", percent(restartCV)) + source(opts.RestartSource, restartCV == DefaultRestartCV,
+		"its default, which an interleaved run of main's build against a second start of it would measure: docs/gating.md, the spread between starts")
 	v.Rule = v.rule("the engine's term of a linear model of the blocks' log figures in time (ABBA order: a linear drift cancels), what two engines side by side do not share counted at gate_restart_cv")
 	perBlock := thetaVar * float64(pairs) / 2
 	return comparison{d: theta, variance: thetaVar + restart, df: welch([2]float64{thetaVar, df}, [2]float64{restart, math.Inf(1)}), estimated: thetaVar, estimatedDF: df,
 		needs: func(target float64) (int, int) {
 			return pairsFor(target, upper(perBlock, df), runVariance(restartCV), v.Alpha), 0
 		}}, nil
+}
+
+// source is where a spread counted came from: ", " and what measured it, or the default's
+// note when it is the default; "" for a value set by hand.
+func source(measured string, isDefault bool, defaultNote string) string {
+	switch {
+	case measured != "":
+		return ", " + measured
+	case isDefault:
+		return ", " + defaultNote
+	}
+	return ""
+}
+
+// StartsResolve is the smallest change one start of a build against one start of another
+// resolves whatever the pairs (at the gate's level over metrics metrics, 80% power), when
+// two starts differ by restartCV each: the floor what two starts do not share sets.
+func StartsResolve(restartCV float64, metrics int) float64 {
+	a := alpha / float64(max(metrics, 1))
+	return math.Expm1((stats.TQuantile(1-a, math.Inf(1)) + stats.TQuantile(power, math.Inf(1))) * math.Sqrt(2*runVariance(restartCV)))
+}
+
+// EngineTerm is the engine term θ of an interleaved run's fit on metric (the log change
+// from baseline to current with a linear drift fitted out) and its variance from the
+// blocks alone: what two starts of the builds do not share is not in it, so two runs of
+// the same builds on other starts differ by more (bisect measures that spread so).
+func EngineTerm(baseline, current *artifact.Benchmark, metric string) (theta, variance float64, err error) {
+	s, err := seriesOf(metric)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !interleavedPair(baseline, current) {
+		return 0, 0, fmt.Errorf("%s: not the two sides of one interleaved run", metric)
+	}
+	bf, bt, cf, ct, err := s.bothBlocks(baseline, current)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(bf) == 0 || len(cf) == 0 {
+		return 0, 0, fmt.Errorf("%s: a side has no block with a figure", metric)
+	}
+	var y, t, x []float64
+	origin := min(slices.Min(bt), slices.Min(ct))
+	for k := range bf {
+		y, t, x = append(y, bf[k]), append(t, float64(bt[k]-origin)/6e10), append(x, 0)
+	}
+	for k := range cf {
+		y, t, x = append(y, cf[k]), append(t, float64(ct[k]-origin)/6e10), append(x, 1)
+	}
+	theta, variance, df := trendFree(y, t, x)
+	if df < 1 || math.IsNaN(variance) {
+		return 0, 0, fmt.Errorf("%s: %d blocks: a drift and an engine term need at least 4", metric, len(y))
+	}
+	return theta, variance, nil
 }
 
 // bothBlocks are the block figures and midpoints of both runs (series.blockFigures).
@@ -387,8 +443,8 @@ func upper(variance, df float64) float64 {
 // a block's log figure varying by perBlock and the engines' restart part by restart; 0 when
 // none up to maxNeeded does.
 func pairsFor(target, perBlock, restart, a float64) int {
-	if math.IsNaN(perBlock) {
-		return 0
+	if math.IsNaN(perBlock) || !reaches(target, 2*restart, math.Inf(1), a) {
+		return 0 // what two engines do not share alone is wider than the target
 	}
 	for k := 2; k <= maxNeeded; k++ {
 		within, df := 2*perBlock/float64(k), float64(2*k-3)
@@ -403,8 +459,8 @@ func pairsFor(target, perBlock, restart, a float64) int {
 // against them at a log change of target; 0 when none up to maxNeeded can (the run's own
 // spread is wider than the gate allows).
 func runsFor(target, perRun, a float64) int {
-	if math.IsNaN(perRun) {
-		return 0
+	if math.IsNaN(perRun) || !reaches(target, perRun, math.Inf(1), a) {
+		return 0 // a run's own spread alone is wider than the target
 	}
 	for n := MinHistory; n <= maxNeeded; n++ {
 		if reaches(target, perRun*(1+1/float64(n)), float64(n-1), a) {

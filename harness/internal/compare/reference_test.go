@@ -35,7 +35,7 @@ func TestReferenceAsBaseline(t *testing.T) {
 		r.TPOTMs = artifact.F(1.2 * float64(*r.TPOTMs))
 	}
 	v = Regression(ref, slower, "tpot_p50_ms", 0.05, Options{})
-	want := "tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the change +4.8%..+37.4%, p=0.0041): worse than the 5.0% gate; one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv)"
+	want := "tpot p50 regressed 20.0% (5.98ms -> 7.18ms, 95% CI of the change +4.8%..+37.4%, p=0.0041): worse than the 5.0% gate; one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv, its default, which a history of main's runs would measure: ANVIL_BASELINE=dir)"
 	if v.Outcome != Regressed || v.Message() != want {
 		t.Errorf("outcome %s\n got %q\nwant %q", v.Outcome, v.Message(), want)
 	}

@@ -58,6 +58,9 @@ type Options struct {
 	// no history measured it; 0 is DefaultRunCV. RestartCV is the part an interleaved
 	// comparison counts; 0 is DefaultRestartCV.
 	RunCV, RestartCV float64
+	// RunSource and RestartSource say what measured RunCV and RestartCV ("measured between
+	// two starts of GOOD's build"), for the verdict to say; "" for a value set or defaulted.
+	RunSource, RestartSource string
 	// History are earlier runs of the scenario (main's), in any order: when set, the run is
 	// judged against them (DesignHistory) and baseline may be nil.
 	History []*artifact.Benchmark

@@ -19,7 +19,7 @@ func TestAStoredRunCountsTheRunToRunSpread(t *testing.T) {
 	if v.Outcome != Inconclusive || v.Design != DesignStored || v.PairsNeeded < 2 || v.HistoryRunsNeeded != 0 || v.Detectable < 0.15 {
 		t.Fatalf("%s: detectable %.3f, pairs %d, runs %d", v.Message(), v.Detectable, v.PairsNeeded, v.HistoryRunsNeeded)
 	}
-	for _, want := range []string{"); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv) resolves ",
+	for _, want := range []string{"); one run against one stored run, one block each (the spread between their sessions counted at 5.0%, gate_run_cv, its default, which a history of main's runs would measure: ANVIL_BASELINE=dir) resolves ",
 		"% at best, not the 5.0% gate: 3 interleaved pairs against the baseline build would (no history can: one run's own spread is wider than the gate)"} {
 		if !strings.Contains(v.Message(), want) {
 			t.Errorf("message %q lacks %q", v.Message(), want)
@@ -55,7 +55,7 @@ func TestAnInterleavedRunFitsTheDriftOut(t *testing.T) {
 	}
 	base, cur = e.interleaved(rng, 6, 60, 1.05, 0)
 	if v := Regression(base, cur, "tpot_p50_ms", 0.05, Options{Metrics: 2}); v.Outcome != Regressed ||
-		!strings.Contains(v.Message(), "5.0% gate; 6 interleaved pairs against the baseline build (what two engines side by side do not share counted at 0.5%, gate_restart_cv)") {
+		!strings.Contains(v.Message(), "5.0% gate; 6 interleaved pairs against the baseline build (what two engines side by side do not share counted at 0.5%, gate_restart_cv, its default, which an interleaved run of main's build against a second start of it would measure: docs/gating.md, the spread between starts)") {
 		t.Errorf("a build 5%% slower: %s", v.Message())
 	}
 	noisy := engine{TPOT: 5, TTFT: 200, RequestCV: 0.4, BlockMinutes: 0.1}
