@@ -76,3 +76,46 @@ func TestAProbeTellsWhetherAOneSlotEngineStopped(t *testing.T) {
 		t.Logf("decode on %v: %s", decodeOn, c.StopSource)
 	}
 }
+
+// An engine that exports its running gauge alone and decodes on after its client left,
+// finishing what it was left before the run's last request ends: the gauge reads none at
+// the run's end, which says nothing of requests left earlier. Asked (one request left on
+// the idle engine after the run), it shows the request running on, and the check fails; an
+// engine that stops, with the same gauge alone, passes. The engine's record judges: when
+// it finished each request left, and when the run's last one ended.
+func TestWhetherTheEngineStoppedIsAskedNotInferredFromTheEnd(t *testing.T) {
+	t.Parallel()
+	// Seed 12 leaves requests 10 and before: 13 requests start after the last one left.
+	sc := Scenario{Requests: 24, Concurrency: 2, ContextTokens: 1000, MaxTokens: 96, ResponseWords: 48, Policy: PolicyStrict,
+		CancelRate: 0.25, CancelAfterTokens: 4, WarmupRequests: 2, ContextSeed: 12}
+	for _, decodeOn := range []bool{false, true} {
+		s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond, DecodeOnAfterCancel: decodeOn, NoTokenCounters: true})
+		b := mustRun(t, target(s), sc)
+		c := b.Extension.Cancellation
+		r := checkNamed(t, "stops the requests its clients leave").Judge(b)
+		if decodeOn {
+			// The engine's record: every request left was decoded to its end before the
+			// run's last request ended, so the gauge at the end read none.
+			var lastLeft, lastEnd time.Time
+			for _, tr := range measuredTraces(s) {
+				if tr.Cancelled && tr.Finished.After(lastLeft) {
+					lastLeft = tr.Finished
+				} else if !tr.Cancelled && tr.Finished.After(lastEnd) {
+					lastEnd = tr.Finished
+				}
+			}
+			if !lastLeft.Before(lastEnd) {
+				t.Errorf("a request left ran past the run's end (%v after): the case of a gauge read at the end is not made", lastLeft.Sub(lastEnd))
+			}
+		}
+		switch {
+		case c == nil || c.Abandoned != 6 || c.TokensPerLeft != nil:
+			t.Errorf("decode on %v: %+v (no counter: no tokens per request left)", decodeOn, c)
+		case !decodeOn && (c.EngineStopped == nil || !*c.EngineStopped || r.Outcome != gate.Pass || !strings.Contains(c.StopSource, "a request left on the idle engine after the run, after 4 tokens")):
+			t.Errorf("an engine that stops: %+v; check %s: %s", c, r.Outcome, r.Message)
+		case decodeOn && (c.EngineStopped == nil || *c.EngineStopped || r.Outcome != gate.RunFailed || !strings.Contains(r.Message, "went on decoding") || !strings.Contains(c.StopSource, "its running gauge read none")):
+			t.Errorf("an engine that decodes on: %+v; check %s: %s", c, r.Outcome, r.Message)
+		}
+		t.Logf("decode on %v: %s", decodeOn, r.Message)
+	}
+}

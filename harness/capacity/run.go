@@ -201,6 +201,8 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
 	drain := r.drain(ctx, b, finished)
 	b.Extension.EngineMetrics = w.watch()
+	// After the watch's last scrape: the request left to ask is in none of the run's counts.
+	drain.asked = r.askLeave(ctx, b, drain)
 	b.Extension.Cancellation = r.cancellation(b, drain)
 	b.Extension.Adapters = r.adapterRecord(b)
 	if b.Extension.Adapters != nil {
@@ -456,6 +458,20 @@ type drained struct {
 	after          time.Duration
 	stopped, known bool
 	probe          *leftProbe
+	asked          *leftAsked
+}
+
+// leftAsked is what the engine's metrics showed of one request left on the idle engine
+// after the run (askLeave): when its gauges read none again after the leave (idle, within
+// the bound), and what its generated-tokens counter grew by meanwhile.
+type leftAsked struct {
+	idleAfter           time.Duration
+	idle, gauge         bool
+	tokens              float64
+	counter             bool
+	err                 error
+	expected, bound     time.Duration
+	afterTokens, answer int
 }
 
 // probeTells is the least rest of an answer whose decode a probe can tell from the noise of
@@ -490,12 +506,109 @@ func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Ti
 	return drained{after: after, stopped: stopped, known: known}
 }
 
+// askLeave asks an engine that exports metrics whether it stops a request its client
+// leaves: on the idle engine, after the run, one request of the scenario's is left after
+// its CancelAfterTokens, and the engine's gauges are read until they show none running or
+// waiting (an engine that decodes on holds the request running until its answer would
+// have ended), then its generated-tokens counter. A gauge at none when the run ended says
+// nothing of a request left earlier that the engine decoded on and finished meanwhile;
+// this asks. nil when the run left none or the engine serves no metrics.
+func (r *run) askLeave(ctx context.Context, b *artifact.Benchmark, d drained) *leftAsked {
+	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() || ctx.Err() != nil {
+		return nil
+	}
+	a := &leftAsked{afterTokens: r.sc.CancelAfterTokens, answer: r.base[0].words + 1}
+	// An answer long enough that one decoded on is held a second, within the plan's
+	// max_tokens (which its window holds).
+	words := r.base[0].words
+	if tpot := b.Metrics.TPOT.P50; tpot != nil && *tpot > 0 {
+		words = min(max(words, int(float64(time.Second)/(float64(*tpot)*float64(time.Millisecond)))+a.afterTokens), r.base[0].maxTokens-2)
+		words = max(words, r.base[0].words)
+		a.answer = words + 1
+	}
+	before, err := r.engine.Read(ctx)
+	switch {
+	case err != nil:
+		a.err = fmt.Errorf("the engine's metrics: %w", err)
+		return a
+	case !before.HasRunning && !before.HasGenerated:
+		return nil
+	case before.HasRunning && !before.Idle():
+		a.err = fmt.Errorf("the engine was not idle (%.0f running, %.0f waiting) %.1f s after the run", before.Running, before.Waiting, d.after.Seconds())
+		return a
+	}
+	if tpot := b.Metrics.TPOT.P50; tpot != nil {
+		a.expected = time.Duration(float64(max(a.answer-a.afterTokens, 0)) * float64(*tpot) * float64(time.Millisecond))
+	}
+	// Long enough to see an engine that decodes on finish its answer, so that the next
+	// scenario finds it idle; short for one that stops.
+	a.bound = min(max(3*stopTolerance, a.expected*3/2+stopTolerance), time.Minute)
+	left, err := r.leaveOne(ctx, words)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	now := before
+	for {
+		if now, err = r.engine.Read(ctx); err != nil {
+			a.err = fmt.Errorf("the engine's metrics after the leave: %w", err)
+			return a
+		}
+		since := time.Since(left)
+		if now.HasRunning {
+			a.gauge = true
+			if now.Idle() {
+				a.idle, a.idleAfter = true, since
+				break
+			}
+		}
+		if since >= a.bound || ctx.Err() != nil || !now.HasRunning && since >= a.expected+stopTolerance {
+			a.idleAfter = since
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	if now.HasGenerated && before.HasGenerated {
+		a.counter, a.tokens = true, now.Generated-before.Generated
+	}
+	return a
+}
+
+// leaveOne sends one request of the scenario's first plan asking for words, under a nonce
+// of its own, and leaves it after CancelAfterTokens output events; it returns when it left.
+func (r *run) leaveOne(ctx context.Context, words int) (time.Time, error) {
+	p := r.prompts
+	p.Nonce, p.ResponseWords = "probe"+p.Nonce, words
+	// Numbered apart from the run's requests, as the usage probes are.
+	prompt, err := p.AppendPrompt(nil, probeIndex+1, r.base[0].context)
+	if err != nil {
+		return time.Time{}, err
+	}
+	req := r.sc.request(string(prompt))
+	req.MaxTokens = r.base[0].maxTokens
+	body, err := req.AppendBody(nil)
+	if err != nil {
+		return time.Time{}, err
+	}
+	res, err := r.client.StreamRecycled(ctx, req.API, body, req.MaxTokens, stream.Call{AbandonAfter: r.sc.CancelAfterTokens}, func() {})
+	if err != nil || !res.Abandoned {
+		return time.Time{}, fmt.Errorf("the request to leave was not left: %v", err)
+	}
+	res.Release()
+	return time.Now(), nil
+}
+
 // cancellation records what a run that left requests planned and saw, and whether the
-// engine stopped them, by two signs: the tokens its counter holds beyond the usage of the
-// requests that ran to their end, per request left (an engine that stopped generated about
-// the tokens read before leaving, and a few in flight); and its running gauges after the
-// measured phase (none within stopTolerance). Either sign against it says it did not stop.
-// nil for a run that planned to leave none.
+// engine stopped them, by what the engine was asked and what it counted: one request left
+// on the idle engine after the run (askLeave: its running gauge read none within
+// stopTolerance of the leave, and its generated-tokens counter grew by no more than the
+// tokens read before leaving and a few in flight); the tokens its counter holds over the
+// run beyond the usage of the requests that ran to their end, per request left; and
+// requests still running well after the measured phase. Any sign against it says it did not
+// stop. Without metrics, a probe (leaveProbe). nil for a run that planned to leave none.
 func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellation {
 	if r.abandon == nil {
 		return nil
@@ -521,17 +634,54 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 		}
 		signs = append(signs, fmt.Sprintf("its generated-tokens counter: %.1f tokens per request left after %d", per, c.AfterTokens))
 	}
-	if d.known {
+	if d.known && (!d.stopped || d.after > stopTolerance) {
+		// Still running well after the run: what it left, decoded on. (None at the end says
+		// nothing of a request left earlier: that is asked below.)
 		c.DecodedOnMs = artifact.F(d.after.Seconds() * 1000)
-		known = true
-		if !d.stopped || d.after > stopTolerance {
-			stopped = false
-		}
-		sign := fmt.Sprintf("its running requests gauge: none %.0f ms after the last request ended", d.after.Seconds()*1000)
+		known, stopped = true, false
+		sign := fmt.Sprintf("its running requests gauge: none only %.1f s after the last request ended", d.after.Seconds())
 		if !d.stopped {
 			sign = fmt.Sprintf("its running requests gauge: still some %.1f s after the last request ended", d.after.Seconds())
 		}
 		signs = append(signs, sign)
+	}
+	if a := d.asked; a != nil && a.err == nil {
+		var told []string
+		switch {
+		case a.gauge && a.expected < probeTells && a.idle && a.idleAfter < a.expected:
+			// Idle before the answer would have ended, but too soon after for a scrape to
+			// tell a stop from an answer run to its end.
+			told = append(told, fmt.Sprintf("its running gauge read none %.0f ms after the leave, which cannot tell: the answer left would have ended within %.0f ms (ask more words: max_tokens)",
+				a.idleAfter.Seconds()*1000, a.expected.Seconds()*1000))
+		case a.gauge:
+			// An engine that decodes on holds the request running for the rest of its
+			// answer; one that stops, for a scrape or two.
+			known = true
+			held := !a.idle || a.idleAfter >= max(a.expected/2, stopTolerance/10)
+			if held {
+				stopped = false
+				c.DecodedOnMs = artifact.F(a.idleAfter.Seconds() * 1000)
+			}
+			if a.idle {
+				told = append(told, fmt.Sprintf("its running gauge read none %.0f ms after the leave", a.idleAfter.Seconds()*1000))
+			} else {
+				told = append(told, fmt.Sprintf("its running gauge still read it running %.1f s after the leave", a.idleAfter.Seconds()))
+			}
+		}
+		if a.counter {
+			known = true
+			if a.tokens > 2*float64(a.afterTokens)+4 {
+				stopped = false
+			}
+			told = append(told, fmt.Sprintf("its generated-tokens counter grew by %.0f tokens for it", a.tokens))
+		}
+		if len(told) > 0 {
+			end := ""
+			if a.expected > 0 {
+				end = fmt.Sprintf(" (its answer would have run %d tokens more, about %.0f ms)", max(a.answer-a.afterTokens, 0), a.expected.Seconds()*1000)
+			}
+			signs = append(signs, fmt.Sprintf("a request left on the idle engine after the run, after %d tokens%s: %s", a.afterTokens, end, strings.Join(told, ", ")))
+		}
 	}
 	if p := d.probe; !known && p != nil && p.err == nil {
 		if p.expected < probeTells {
@@ -553,6 +703,9 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 		c.StopSource = "the engine exports neither a generated-tokens counter nor a running-requests gauge (or its metrics were not scraped): nothing tells whether it stopped"
 		if p := d.probe; p != nil && p.err != nil {
 			c.StopSource += "; the probe failed: " + p.err.Error()
+		}
+		if a := d.asked; a != nil && a.err != nil {
+			c.StopSource = "nothing tells whether it stopped: asking it failed: " + a.err.Error()
 		}
 		return c
 	}
@@ -597,23 +750,9 @@ func (r *run) leaveProbe(ctx context.Context, b *artifact.Benchmark) *leftProbe 
 		}
 		idle = min(idle, ttft)
 	}
-	p := r.prompts
-	p.Nonce = "probe" + p.Nonce
-	prompt, err := p.AppendPrompt(nil, 0, r.base[0].context)
-	if err != nil {
+	if _, err := r.leaveOne(ctx, r.base[0].words); err != nil {
 		return &leftProbe{err: err}
 	}
-	req := r.sc.request(string(prompt))
-	req.MaxTokens = r.base[0].maxTokens
-	body, err := req.AppendBody(nil)
-	if err != nil {
-		return &leftProbe{err: err}
-	}
-	res, err := r.client.StreamRecycled(ctx, req.API, body, req.MaxTokens, stream.Call{AbandonAfter: r.sc.CancelAfterTokens}, func() {})
-	if err != nil || !res.Abandoned {
-		return &leftProbe{err: fmt.Errorf("the request to leave was not left: %v", err)}
-	}
-	res.Release()
 	after, err := one()
 	if err != nil {
 		return &leftProbe{err: fmt.Errorf("the probe after: %w", err)}

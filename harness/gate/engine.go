@@ -120,10 +120,13 @@ func ownTokens(a *artifact.Benchmark) (sum tokens, why string) {
 }
 
 // stoppedWhatWasLeft checks that the engine stopped the requests the client left as
-// planned (cancel_rate): its running and waiting requests gauges fell to none within a
-// second of the measured phase's end. An engine that went on decoding for them (vLLM
-// #54947, SGLang #36552) fails the run, saying for how long; it is skipped when nothing
-// could tell (no gauge), and for a run that left none.
+// planned (cancel_rate), by what the run asked of it and what it counted
+// (artifact.Cancellation): a request left on the idle engine after the run, whose running
+// gauge must read none well before its answer would have ended and whose generated tokens
+// must stay near those read before leaving; the generated-tokens counter over the run; no
+// request still running well after the run. An engine that went on decoding for them
+// (vLLM #54947, SGLang #36552) fails the run, saying for how long; it is skipped when
+// nothing could tell, and for a run that left none.
 func stoppedWhatWasLeft() Check {
 	return Check{Name: "stops the requests its clients leave", Kind: KindEngine, judge: func(a *artifact.Benchmark) Result {
 		var c *artifact.Cancellation

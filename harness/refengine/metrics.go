@@ -122,8 +122,10 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	scalar("vllm:num_requests_waiting", dto.MetricType_GAUGE, "Number of requests waiting to be processed.", waiting)
 	scalar("vllm:kv_cache_usage_perc", dto.MetricType_GAUGE, "KV-cache usage. 1 means 100 percent usage.", min(liveTokens/capacity, 1))
 	scalar("vllm:num_preemptions_total", dto.MetricType_COUNTER, "Cumulative number of preemptions from the engine.", 0)
-	scalar("vllm:prompt_tokens_total", dto.MetricType_COUNTER, "Number of prefill tokens processed.", prompt)
-	scalar("vllm:generation_tokens_total", dto.MetricType_COUNTER, "Number of generation tokens processed.", generation)
+	if !s.opts.NoTokenCounters {
+		scalar("vllm:prompt_tokens_total", dto.MetricType_COUNTER, "Number of prefill tokens processed.", prompt)
+		scalar("vllm:generation_tokens_total", dto.MetricType_COUNTER, "Number of generation tokens processed.", generation)
+	}
 	scalar("vllm:prefix_cache_queries_total", dto.MetricType_COUNTER, "Prefix cache queries, in terms of number of queried tokens.", prompt)
 	scalar("vllm:prefix_cache_hits_total", dto.MetricType_COUNTER, "Prefix cache hits, in terms of number of cached tokens.", cached)
 	scalar("vllm:request_success_total", dto.MetricType_COUNTER, "Count of successfully processed requests.", success)

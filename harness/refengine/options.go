@@ -88,6 +88,10 @@ type Options struct {
 	// stop what its clients abandon (vLLM #54947, SGLang #36552), for proofs that a run
 	// says so.
 	DecodeOnAfterCancel bool
+	// NoTokenCounters leaves the prompt and generated-tokens counters out of /metrics, its
+	// running and waiting gauges in, as an engine that exports only those (for proofs that
+	// stand on the gauges alone).
+	NoTokenCounters bool
 	// QueueDelay is scheduling time every request spends after admission and before its
 	// prefill: a slower scheduler. It counts in the engine's queue time (include_metrics'
 	// queue_time_ms), not its prefill.

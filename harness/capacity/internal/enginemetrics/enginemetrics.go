@@ -439,6 +439,33 @@ func (w *Watch) Drained(ctx context.Context, since time.Time, bound time.Duratio
 	}
 }
 
+// Reading is one scrape of what tells whether the engine is working: its running and
+// waiting requests gauges and its generated-tokens counter, each with whether the engine
+// exports it.
+type Reading struct {
+	Running, Waiting, Generated float64
+	HasRunning, HasGenerated    bool
+}
+
+// Idle reports whether the engine's gauges read no request running or waiting.
+func (r Reading) Idle() bool { return r.HasRunning && r.Running == 0 && r.Waiting == 0 }
+
+// Read scrapes the engine once, for a probe after the run (Finish need not have run).
+func (w *Watch) Read(ctx context.Context) (Reading, error) {
+	if w.err != nil {
+		return Reading{}, w.err
+	}
+	s, err := scrape(ctx, w.client, w.url)
+	if err != nil {
+		return Reading{}, err
+	}
+	var r Reading
+	r.Running, r.HasRunning = s.total(runningNames)
+	r.Waiting, _ = s.total(waitingNames)
+	r.Generated, r.HasGenerated = s.total(generationNames)
+	return r, nil
+}
+
 // Finish stops the watch, scrapes once more and returns the run's deltas.
 func (w *Watch) Finish(ctx context.Context) artifact.EngineMetrics {
 	out := artifact.EngineMetrics{URL: w.url}
