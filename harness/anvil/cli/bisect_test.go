@@ -203,20 +203,24 @@ func simInterleaved(rng *rand.Rand, cur, base *engineProcess, k, n int, cv float
 // each commit a start of its own, a slower one confirmed on fresh starts), over simulated
 // starts of an engine repository of 8 commits, 20% slower from commit 6, every start
 // drawing its pace with a spread, 4 pairs of 8 requests varying by 3%. No run may name
-// another commit than 6 more than 1% of the time (the gate's own level), with or without
-// the confirmation it measures too. ANVIL_SIM_REPS sets the runs a row (docs/gating.md:
-// 1,000); the default 60 runs as a test that can fail.
+// another commit than 6 more than about 1% of the time (the gate's own level); without the
+// confirmation (a row run only with ANVIL_SIM_REPS, for the table) it does. ANVIL_SIM_REPS
+// sets the runs a row (docs/gating.md: 1,000); the default 60, seeded, is a test that
+// fails past 3 of 60 (a true 1% gives 4 or more in 0.3% of seeds).
 func TestBisectRatesBySimulation(t *testing.T) {
 	t.Parallel()
-	reps := 60
+	reps, full := 60, false
 	if v, err := strconv.Atoi(os.Getenv("ANVIL_SIM_REPS")); err == nil && v > 0 {
-		reps = v
+		reps, full = v, true
 	}
 	dir, shas := engineRepo(t, 8, 6, 0)
 	for _, c := range []struct {
 		spread, gate float64
 		confirm      bool
 	}{{0.02, 0.05, true}, {0.02, 0.10, true}, {0.03, 0.10, true}, {0.02, 0.05, false}, {0.0, 0.05, true}} {
+		if !c.confirm && !full {
+			continue
+		}
 		cfg, err := config.Load(map[string]string{"ANVIL_REPEATS": "4", "ANVIL_GATE_BY": strconv.FormatFloat(c.gate, 'g', -1, 64)})
 		if err != nil {
 			t.Fatal(err)
@@ -254,7 +258,7 @@ func TestBisectRatesBySimulation(t *testing.T) {
 		msg := fmt.Sprintf("spread between starts %.0f%%, gate %.0f%%, confirmed %v: commit 6 named %d of %d, another %d, cannot tell %d",
 			100*c.spread, 100*c.gate, c.confirm, named, reps, other, unsure)
 		t.Log(msg)
-		if c.confirm && float64(other) > 0.01*float64(reps) {
+		if c.confirm && (full && float64(other) > 0.01*float64(reps) || !full && other > 3) {
 			t.Errorf("%s\n%s", msg, wrong)
 		}
 	}
