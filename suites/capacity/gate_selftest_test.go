@@ -41,9 +41,18 @@ var _ = Describe("baseline gate self-test", Serial, Label(anvil.LabelSelfTest, "
 		}
 	}
 
+	// An unchanged build called slower is the gate's own false alarm, at most 1% of
+	// comparisons: one such call is asked again on fresh engines, and the spec fails only
+	// when that one is called slower too (about 1 in 10,000 of a gate that holds its level,
+	// so CI's own false alarm stays far below 1 in 100 over the 5 attempts; a gate that
+	// calls 30% of unchanged builds slower still fails 4 runs in 10).
 	for attempt := range 5 {
-		It(fmt.Sprintf("passes an unchanged build (attempt %d of 5)", attempt+1), SpecTimeout(time.Minute), func(ctx SpecContext) {
+		It(fmt.Sprintf("passes an unchanged build (attempt %d of 5)", attempt+1), SpecTimeout(2*time.Minute), func(ctx SpecContext) {
 			run, baseline := ab(ctx, fmt.Sprintf("gate-unchanged-%d", attempt+1), 1, int64(100+2*attempt))
+			if r := gate.NoRegression(gate.Against{Baseline: baseline}, "tpot_p50_ms", gate.Comparison{By: 0.05}).Judge(run); r.Outcome == gate.Regression {
+				GinkgoWriter.Printf("called slower, asked again on fresh engines: %s\n", r.Message)
+				run, baseline = ab(ctx, fmt.Sprintf("gate-unchanged-%d-again", attempt+1), 1, int64(1100+2*attempt))
+			}
 			resolved(run, baseline)
 			Expect(run).To(regression(baseline))
 		})
@@ -79,9 +88,16 @@ var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label
 		return anvil.RunInterleaved(ctx, name, target, sc, capacity.Interleaving{Baseline: base})
 	}
 
-	It("calls an unchanged build inconclusive over 3 pairs, naming the pairs that would resolve it", SpecTimeout(time.Minute), func(ctx SpecContext) {
+	It("calls an unchanged build inconclusive over 3 pairs, naming the pairs that would resolve it", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
 		run, baseline := ab(ctx, "gate-noisy-unchanged", 3, 1, 1)
 		r := gate.NoRegression(gate.Against{Baseline: baseline}, metric, gate.Comparison{By: by}).Judge(run)
+		if r.Outcome == gate.Regression {
+			// The gate's own false alarm (0.9% of trials here, simulated): asked again on
+			// fresh engines, failing only when called slower twice.
+			GinkgoWriter.Printf("called slower, asked again on fresh engines: %s\n", r.Message)
+			run, baseline = ab(ctx, "gate-noisy-unchanged-again", 3, 1, 1001)
+			r = gate.NoRegression(gate.Against{Baseline: baseline}, metric, gate.Comparison{By: by}).Judge(run)
+		}
 		if r.Outcome == gate.Pass {
 			// A spread drawn small by chance resolves the gate over 3 pairs (2.4% of trials,
 			// simulated): the comparison is right, and there is nothing to ask.
@@ -117,6 +133,11 @@ var _ = Describe("baseline gate self-test, inconclusive", Serial, Ordered, Label
 			GinkgoWriter.Printf("%s over %d pairs: %s: %s\n", name, pairs, r.Outcome, r.Message)
 			if r.Outcome == want {
 				return
+			}
+			if want == gate.Pass && r.Outcome == gate.Regression && ask == 1 {
+				// The gate's own false alarm: asked again on fresh engines, once.
+				GinkgoWriter.Printf("called slower, asked again on fresh engines\n")
+				continue
 			}
 			Expect(r.Outcome).To(Equal(gate.Inconclusive), "%s over %d pairs: %s", name, pairs, r.Message)
 			Expect(r.Resolution.PairsNeeded).To(BeNumerically(">", pairs),

@@ -217,7 +217,7 @@ func TestBisectRatesBySimulation(t *testing.T) {
 	for _, c := range []struct {
 		spread, gate float64
 		confirm      bool
-	}{{0.02, 0.05, true}, {0.02, 0.10, true}, {0.03, 0.10, true}, {0.02, 0.05, false}, {0.0, 0.05, true}} {
+	}{{0.02, 0.05, true}, {0.02, 0.10, true}, {0.03, 0.10, true}, {0.02, 0.05, false}, {0.0, 0.05, true}, {0.0, 0.10, true}} {
 		if !c.confirm && !full {
 			continue
 		}

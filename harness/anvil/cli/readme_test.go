@@ -138,6 +138,12 @@ func TestTheReadmesExampleRunsAsWritten(t *testing.T) {
 	}
 	// The pull request's run, judged against main's three.
 	code, out := valid("the pull request's run", strings.Join(pullRequest, "\n"))
+	if code == 1 {
+		// The history design's own false alarm (about 1% of comparisons): asked again once,
+		// so the example fails only when the unchanged engine is called slower twice.
+		t.Logf("the unchanged engine called slower, asked again: %s", verdictLine(out))
+		code, out = valid("the pull request's run, again", strings.Join(pullRequest, "\n"))
+	}
 	if code != 0 && code != 5 {
 		t.Fatalf("the pull request's run against main's history: exit %d, want 0 (held) or 5 (inconclusive)\n%s", code, out)
 	}
