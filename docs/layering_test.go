@@ -47,7 +47,7 @@ var layers = map[string][]string{
 	// Floor 6: the gate judges artifacts; it needs no runner.
 	"harness/gate": {"harness/artifact", "harness/budget", "harness/internal/compare", "internal/atomicfile", "internal/fields", "internal/runrecord", "internal/stats"},
 	// Floor 7: configuration, matchers, the report, the toolkit's JUnit.
-	"harness/anvil/internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/secret", "internal/fields",
+	"harness/anvil/internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/secret", "internal/fields",
 		"internal/runrecord", "internal/suggest"},
 	"harness/anvil/internal/junit": {"harness/gate", "internal/atomicfile"},
 	"matchers":                     {"internal/units", "harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},

@@ -253,6 +253,10 @@ type Comparison struct {
 	// comparison the history cannot resolve yet passes, noted. Budgets, failed and
 	// invalid runs fail as anywhere.
 	OnMain bool `key:"gate_on_main" default:"false"`
+	// RestartSource says what measured RestartCV when something did ("measured over 3
+	// interleaved runs of main's build against a second start of it"); the verdict says
+	// it, and otherwise that the spread is a default.
+	RestartSource string
 }
 
 // Against is what a run is compared with: a stored run (an interleaved run's baseline
@@ -284,7 +288,7 @@ func NoRegression(against Against, metric string, how Comparison) Check {
 			return unjudged(RunFailed, "no baseline artifact")
 		}
 		v := compare.Regression(against.Baseline, a, metric, how.By, compare.Options{AllowMismatch: how.AllowMismatch,
-			Metrics: against.Metrics, RunCV: how.RunCV, RestartCV: how.RestartCV, History: against.History})
+			Metrics: against.Metrics, RunCV: how.RunCV, RestartCV: how.RestartCV, RestartSource: how.RestartSource, History: against.History})
 		r := regressionResult(v, how)
 		if v.Design == compare.DesignHistory && v.Outcome == compare.Insufficient && v.HistoryLength > 0 && v.HistoryLength < compare.MinHistory {
 			// A history too short to measure a spread yet: judged on the rest, and said.

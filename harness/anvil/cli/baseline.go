@@ -19,7 +19,7 @@ import (
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
-const baselineUsage = `usage: anvilbench baseline [-force] OUT_DIR HISTORY_DIR
+const baselineUsage = `usage: anvilbench baseline [-force] [-starts] OUT_DIR HISTORY_DIR
 
 Records the run in OUT_DIR as one more run of a history of baselines: each scenario's
 artifact of the endpoint under test (not a self-test's, a shard's or an interleaved
@@ -33,6 +33,11 @@ budgets too (leaving out the slow runs would make the history faster than main).
 that failed or was invalid measured nothing to keep: it is not recorded, which is said
 and is not an error (run it after every run of main's, whatever the verdict); -force
 records it anyway.
+
+With -starts, the run in OUT_DIR was main's build interleaved against a second start of it
+(ANVIL_BASELINE_URL at the second start): both sides of each interleaved scenario are
+recorded, and ANVIL_GATE_STARTS=HISTORY_DIR has the next interleaved runs count the spread
+between starts they measure (docs/gating.md, the spread between starts).
 `
 
 // runBaseline copies the run's artifacts into a history directory.
@@ -40,6 +45,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	force := fs.Bool("force", false, "record a run that failed or was invalid")
+	starts := fs.Bool("starts", false, "the run was main's build against a second start of it: record both sides of its interleaved scenarios")
 	fs.Usage = func() { fmt.Fprint(stderr, baselineUsage+"\nFlags:\n"); fs.PrintDefaults() }
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -66,12 +72,19 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	if _, err := os.Stat(into); err == nil {
 		return fail("run %s is already recorded in %s", s.RunID, into)
 	}
-	recorded, err := recordRun(out, into, s.RunID)
+	recorded, err := recordRun(out, into, s.RunID, *starts)
 	if err != nil {
 		return fail("%v", err)
 	}
+	if len(recorded) == 0 && *starts {
+		return fail("%s holds no interleaved artifact of run %s to record as two starts of one build (run it with ANVIL_BASELINE_URL at the second start)", out, s.RunID)
+	}
 	if len(recorded) == 0 {
 		return fail("%s holds no artifact of run %s's scenarios to record", out, s.RunID)
+	}
+	if *starts {
+		fmt.Fprintf(stdout, "recorded run %s into %s as two starts of one build: %s\n", s.RunID, into, strings.Join(recorded, ", "))
+		return exitOK
 	}
 	runs, err := config.ReadRuns(history)
 	if err != nil {
@@ -99,8 +112,9 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 func valid(o gate.Outcome) bool { return o != gate.RunFailed && o != gate.InvalidRun }
 
 // recordRun copies every artifact of run id's scenarios under out to the same path under
-// into, each written atomically, and returns the scenarios recorded.
-func recordRun(out, into, id string) ([]string, error) {
+// into, each written atomically, and returns the scenarios recorded; with starts, both
+// sides of each interleaved scenario and nothing else.
+func recordRun(out, into, id string, starts bool) ([]string, error) {
 	var names []string
 	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
@@ -110,7 +124,12 @@ func recordRun(out, into, id string) ([]string, error) {
 		if err != nil || a.Extension == nil || a.Extension.RunID != id {
 			return nil // not an artifact, not anvilbench's, or another run's
 		}
-		if a.Extension.SelfTest || !config.IsRun(a) {
+		switch {
+		case a.Extension.SelfTest:
+			return nil
+		case starts && a.Extension.Interleaved == nil:
+			return nil
+		case !starts && !config.IsRun(a):
 			return nil
 		}
 		data, err := os.ReadFile(path)

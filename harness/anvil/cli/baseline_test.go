@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/anvilbench/anvilbench/harness/anvil/internal/config"
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/gate"
 )
@@ -84,5 +87,49 @@ func TestBaselineRecordsARunIntoAHistory(t *testing.T) {
 	}
 	if code, _, stderr := invoke("", "baseline", t.TempDir(), history); code != exitUnjudged || !strings.Contains(stderr, "holds no verdict of a run") {
 		t.Errorf("no run: exit %d, %s", code, stderr)
+	}
+}
+
+// An interleaved run of main's build against a second start of it (A/A), recorded with
+// -starts, is where the next interleaved runs find the spread between starts: each of
+// three A/A runs differed by its starts (4%, 4%, 3%), and a pull request's comparison counts
+// what they measured, saying so, in place of gate_restart_cv's 0.5%.
+func TestTheSpreadBetweenStartsIsMeasuredAndFound(t *testing.T) {
+	t.Parallel()
+	starts := filepath.Join(t.TempDir(), "main-starts")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for k, sp := range [][2]float64{{1, 1.04}, {1.04, 1}, {1, 1.03}} {
+		out := t.TempDir()
+		id := fmt.Sprintf("aa-%d", k)
+		if _, err := gate.UpdateSummary(out, id, func(s *gate.Summary) { s.FinishSuite("capacity", 4, nil, nil) }); err != nil {
+			t.Fatal(err)
+		}
+		cur, base := simInterleaved(rng, &engineProcess{speed: sp[1]}, &engineProcess{speed: sp[0]}, 4, 8, 0.03)
+		for _, a := range []*artifact.Benchmark{cur, base} {
+			a.RunID, a.Extension.RunID, a.Extension.Scenario = id, id, "configured"
+		}
+		os.MkdirAll(filepath.Join(out, "capacity"), 0o755)
+		artifact.Write(filepath.Join(out, "capacity", "configured.json"), cur)
+		artifact.Write(filepath.Join(out, "capacity", "configured-baseline.json"), base)
+		if code, stdout, stderr := invoke("", "baseline", "-starts", out, starts); code != exitOK || !strings.Contains(stdout, "as two starts of one build: configured") {
+			t.Fatalf("recording A/A run %d: exit %d %s%s", k, code, stdout, stderr)
+		}
+	}
+	cfg, err := config.Load(map[string]string{"ANVIL_BASELINE_URL": "http://127.0.0.1:9/v1", "ANVIL_REPEATS": "4", "ANVIL_GATE_STARTS": starts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := cfg.Configured().Spec
+	if spec.RestartCV < 0.015 || !strings.Contains(spec.RestartSource, "measured over 3 runs of main's build against a second start of it") {
+		t.Fatalf("the spread between starts counted: %.4f, %q", spec.RestartCV, spec.RestartSource)
+	}
+	cur, base := simInterleaved(rng, &engineProcess{speed: 1}, &engineProcess{speed: 1}, 4, 8, 0.03)
+	r := gate.NoRegression(gate.Against{Baseline: base, Metrics: 2}, "tpot_p50_ms", spec.Comparison).Judge(cur)
+	if !strings.Contains(r.Message, fmt.Sprintf("counted at %.1f%%, gate_restart_cv, measured over 3 runs", 100*spec.RestartCV)) {
+		t.Errorf("the verdict does not say what it counted and where from: %s", r.Message)
+	}
+	t.Logf("%s", r.Message)
+	if _, err := config.Load(map[string]string{"ANVIL_GATE_STARTS": t.TempDir()}); err == nil || !strings.Contains(err.Error(), "anvilbench baseline -starts") {
+		t.Errorf("an empty ANVIL_GATE_STARTS: %v", err)
 	}
 }

@@ -218,6 +218,7 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 	}
 	restartCV := cmp.Or(opts.RestartCV, DefaultRestartCV)
 	restart := 2 * runVariance(restartCV)
+	v.startsFloor = StartsResolve(restartCV, opts.Metrics)
 	v.Units = fmt.Sprintf("%d interleaved pairs against the baseline build", pairs)
 	v.Counted = fmt.Sprintf("what two engines side by side do not share counted at %s, gate_restart_cv", percent(restartCV)) + source(opts.RestartSource, restartCV == DefaultRestartCV,
 		"its default, which an interleaved run of main's build against a second start of it would measure: docs/gating.md, the spread between starts")

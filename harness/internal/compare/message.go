@@ -86,6 +86,8 @@ func (v Verdict) resolvedBy() string {
 		return fmt.Sprintf("a history of %d runs would, or interleaved pairs against the baseline build", v.HistoryRunsNeeded)
 	case v.Design == DesignHistory:
 		return "no history can, one run's own spread being wider than the gate: interleave blocks against the baseline build (baseline_url)"
+	case v.Design == DesignInterleaved && v.startsFloor > v.By:
+		return fmt.Sprintf("no number of pairs would: what two starts differ by, as counted, alone leaves %s at best; gate a larger change (gate_by), or steady the engine's starts", percent(v.startsFloor))
 	}
 	return "no number of runs or pairs would at this spread: steady the figure (more requests in each block with requests, " +
 		"fewer streams with concurrency, more blocks with repeats, a longer max_tokens for TPOT), or gate a larger change (gate_by)"

@@ -153,6 +153,9 @@ type Verdict struct {
 	// Attribution splits a regressed latency's change across the engine's phases, where
 	// both runs carry the engine's own account of their requests; nil otherwise.
 	Attribution *Attribution
+	// startsFloor is what an interleaved comparison resolves at best whatever its pairs:
+	// the floor the spread between starts it counts sets (StartsResolve).
+	startsFloor float64
 }
 
 // Regression judges whether metric got worse from baseline to current by a gate of by (0.05

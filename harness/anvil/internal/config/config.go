@@ -114,6 +114,14 @@ type Config struct {
 	BaselineURL    string        `env:"BASELINE_URL" use:"gated"`
 	BaselineModel  string        `env:"BASELINE_MODEL" use:"gated"`
 	BaselineAPIKey secret.Secret `env:"BASELINE_API_KEY" use:"gated"`
+	// GateStarts (ANVIL_GATE_STARTS) is a directory of interleaved runs of main's build
+	// against a second start of it (A/A; anvilbench baseline -starts records them): what
+	// their two starts differed by is the spread between starts an interleaved comparison
+	// of each scenario counts, when larger than gate_restart_cv. A relative path is taken
+	// from the module root.
+	GateStarts string `env:"GATE_STARTS" use:"gated"`
+	// starts are the spreads GateStarts measured, by scenario, read once by Load.
+	starts map[string]startSpread
 	// BaselineDir (ANVIL_BASELINE_DIR) is the ANVIL_OUT_DIR of an earlier run: the report
 	// gives each scenario its change from the artifact at the same path there and draws
 	// that run's ladders beside this run's; a relative path is taken from the module root.
@@ -504,6 +512,11 @@ func (c *Config) complete(environ map[string]string) error {
 			p = append(p, fmt.Sprintf("%sBASELINE and %sBASELINE_URL: %v", Prefix, Prefix, errBaselineAndURL))
 		}
 	}
+	if c.GateStarts != "" {
+		if c.starts, err = readStarts(c.GateStarts, c.Gate.Metrics); err != nil {
+			p = append(p, fmt.Sprintf("%sGATE_STARTS=%q: %v", Prefix, c.GateStarts, err))
+		}
+	}
 	if err := c.BaselineAPIKey.Validate(); err != nil {
 		p = append(p, fmt.Sprintf("%sBASELINE_API_KEY: %v", Prefix, err))
 	}
@@ -547,7 +560,7 @@ func (c *Config) complete(environ map[string]string) error {
 // in its own package directory while users name files from where they run ginkgo. Without
 // a module root a path stays relative to the working directory.
 func (c *Config) resolveInputs() {
-	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.BudgetsFile, &c.ScenariosFile, &c.Scenario.Trace.File} {
+	for _, p := range []*string{&c.Baseline, &c.BaselineDir, &c.GateStarts, &c.BudgetsFile, &c.ScenariosFile, &c.Scenario.Trace.File} {
 		if *p == "" {
 			continue
 		}

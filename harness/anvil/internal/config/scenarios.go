@@ -229,6 +229,7 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 		}
 	}
 	judgedAgainst(&g.Spec, g.BaselinePath, baseline, g.Interleave)
+	env.countStarts(&g.Spec, g.Name)
 	if _, set := entry["trace"]; set {
 		// A trace file moves with its scenarios file, as a baseline does.
 		if file := g.Scenario.Trace.File; file != "" && !filepath.IsAbs(file) {
