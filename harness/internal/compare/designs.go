@@ -203,17 +203,9 @@ func (v *Verdict) interleaved(s series, baseline, current *artifact.Benchmark, o
 		v.Outcome, v.Err = Insufficient, fmt.Errorf("%d interleaved pairs with a figure: a comparison needs at least 2 (ABBA)", pairs)
 		return comparison{}, nil
 	}
-	var y, t, x []float64
-	origin := min(slices.Min(bt), slices.Min(ct))
-	for k := range bf {
-		y, t, x = append(y, bf[k]), append(t, float64(bt[k]-origin)/6e10), append(x, 0)
-	}
-	for k := range cf {
-		y, t, x = append(y, cf[k]), append(t, float64(ct[k]-origin)/6e10), append(x, 1)
-	}
-	theta, thetaVar, df := trendFree(y, t, x)
+	theta, thetaVar, df := fitBlocks(bf, bt, cf, ct)
 	if df < 1 {
-		v.Outcome, v.Err = Insufficient, fmt.Errorf("%d blocks: a drift and an engine term need at least 4", len(y))
+		v.Outcome, v.Err = Insufficient, fmt.Errorf("%d blocks: a drift and an engine term need at least 4", len(bf)+len(cf))
 		return comparison{}, nil
 	}
 	restartCV := cmp.Or(opts.RestartCV, DefaultRestartCV)
@@ -269,6 +261,16 @@ func EngineTerm(baseline, current *artifact.Benchmark, metric string) (theta, va
 	if len(bf) == 0 || len(cf) == 0 {
 		return 0, 0, fmt.Errorf("%s: a side has no block with a figure", metric)
 	}
+	theta, variance, df := fitBlocks(bf, bt, cf, ct)
+	if df < 1 || math.IsNaN(variance) {
+		return 0, 0, fmt.Errorf("%s: %d blocks: a drift and an engine term need at least 4", metric, len(bf)+len(cf))
+	}
+	return theta, variance, nil
+}
+
+// fitBlocks fits the blocks' log figures of both sides (bf, cf at midpoints bt, ct in Unix
+// ns) in time with an engine term (trendFree), minutes from the first block.
+func fitBlocks(bf []float64, bt []int64, cf []float64, ct []int64) (theta, variance, df float64) {
 	var y, t, x []float64
 	origin := min(slices.Min(bt), slices.Min(ct))
 	for k := range bf {
@@ -277,11 +279,7 @@ func EngineTerm(baseline, current *artifact.Benchmark, metric string) (theta, va
 	for k := range cf {
 		y, t, x = append(y, cf[k]), append(t, float64(ct[k]-origin)/6e10), append(x, 1)
 	}
-	theta, variance, df := trendFree(y, t, x)
-	if df < 1 || math.IsNaN(variance) {
-		return 0, 0, fmt.Errorf("%s: %d blocks: a drift and an engine term need at least 4", metric, len(y))
-	}
-	return theta, variance, nil
+	return trendFree(y, t, x)
 }
 
 // bothBlocks are the block figures and midpoints of both runs (series.blockFigures).
