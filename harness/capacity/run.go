@@ -514,8 +514,11 @@ func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Ti
 // nothing of a request left earlier that the engine decoded on and finished meanwhile;
 // this asks. nil when the run left none or the engine serves no metrics.
 func (r *run) askLeave(ctx context.Context, b *artifact.Benchmark, d drained) *leftAsked {
-	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() || ctx.Err() != nil {
+	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() {
 		return nil
+	}
+	if ctx.Err() != nil {
+		return &leftAsked{err: errors.New("the run was interrupted before the engine was asked")}
 	}
 	a := &leftAsked{afterTokens: r.sc.CancelAfterTokens, answer: r.base[0].words + 1}
 	// An answer long enough that one decoded on is held a second, within the plan's
@@ -529,12 +532,12 @@ func (r *run) askLeave(ctx context.Context, b *artifact.Benchmark, d drained) *l
 	before, err := r.engine.Read(ctx)
 	switch {
 	case err != nil:
-		a.err = fmt.Errorf("the engine's metrics: %w", err)
+		a.err = fmt.Errorf("asking it failed: the engine's metrics: %w", err)
 		return a
 	case !before.HasRunning && !before.HasGenerated:
 		return nil
 	case before.HasRunning && !before.Idle():
-		a.err = fmt.Errorf("the engine was not idle (%.0f running, %.0f waiting) %.1f s after the run", before.Running, before.Waiting, d.after.Seconds())
+		a.err = fmt.Errorf("it could not be asked: the engine was not idle (%.0f running, %.0f waiting) %.1f s after the run", before.Running, before.Waiting, d.after.Seconds())
 		return a
 	}
 	if tpot := b.Metrics.TPOT.P50; tpot != nil {
@@ -545,13 +548,13 @@ func (r *run) askLeave(ctx context.Context, b *artifact.Benchmark, d drained) *l
 	a.bound = min(max(3*stopTolerance, a.expected*3/2+stopTolerance), time.Minute)
 	left, err := r.leaveOne(ctx, words)
 	if err != nil {
-		a.err = err
+		a.err = fmt.Errorf("asking it failed: %w", err)
 		return a
 	}
 	now := before
 	for {
 		if now, err = r.engine.Read(ctx); err != nil {
-			a.err = fmt.Errorf("the engine's metrics after the leave: %w", err)
+			a.err = fmt.Errorf("asking it failed: the engine's metrics after the leave: %w", err)
 			return a
 		}
 		since := time.Since(left)
@@ -705,7 +708,7 @@ func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellat
 			c.StopSource += "; the probe failed: " + p.err.Error()
 		}
 		if a := d.asked; a != nil && a.err != nil {
-			c.StopSource = "nothing tells whether it stopped: asking it failed: " + a.err.Error()
+			c.StopSource = "nothing tells whether it stopped: " + a.err.Error()
 		}
 		return c
 	}

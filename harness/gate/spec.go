@@ -336,15 +336,15 @@ func (s Spec) HistoryReach() string {
 	if len(short) == 0 {
 		return ""
 	}
-	would := fmt.Sprintf("a history of %d runs would", most)
+	would := fmt.Sprintf("a history of %d runs would, or interleaved pairs against main's build (ANVIL_BASELINE_URL)", most)
 	if most < 0 {
-		would = "no history can, one run's own spread being wider than the gate"
+		would = "no history can, one run's own spread being wider than the gate: interleave pairs against main's build (ANVIL_BASELINE_URL)"
 	}
-	then := "so its comparisons will be inconclusive (exit 5)"
+	then := "a smaller change will be inconclusive (exit 5)"
 	if s.OnInconclusive == InconclusivePass {
-		then = "so its comparisons will pass inconclusive, noted (gate_inconclusive=pass)"
+		then = "a smaller change will pass inconclusive, noted (gate_inconclusive=pass)"
 	}
-	return fmt.Sprintf("its history of %d runs resolves %s at best, not the %s gate: %s, or interleaved pairs against main's build (ANVIL_BASELINE_URL); %s",
+	return fmt.Sprintf("its history of %d runs resolves %s at best, not the %s gate: %s; %s",
 		runs, strings.Join(short, " and "), percent(by), would, then)
 }
 
