@@ -66,6 +66,8 @@ type bisector struct {
 	starts int
 	// noConfirm calls a commit slower on its first start (a simulation's comparison).
 	noConfirm bool
+	// aa is how many other starts of GOOD the spread between starts is first measured on.
+	aa int
 	// launch starts a commit's build (serve); interleave runs the scenario interleaved
 	// between two started builds (capacity.RunInterleaved). A simulation replaces both.
 	launch     func(ctx context.Context, sha string) (*engineProcess, error)
@@ -96,6 +98,7 @@ func runBisect(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	fs.SetOutput(stderr)
 	tries := fs.Int("tries", 3, "interleaved runs a commit gets while inconclusive, each with twice the pairs, before it is skipped")
 	startTimeout := fs.Duration("start-timeout", 2*time.Minute, "how long START may take to serve 127.0.0.1:$PORT/v1")
+	aa := fs.Int("starts", 2, "other starts of GOOD the spread between starts is first measured on, each an interleaved run against its first")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: anvilbench bisect [flags] GOOD BAD -- START...\n\n"+
 			"Run inside the engine's git repository: finds the first commit between GOOD and BAD that is\n"+
@@ -141,7 +144,7 @@ func runBisect(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	sc := g.Scenario
 	sc.Repeats = max(sc.Repeats, 4)
 	b := &bisector{repo: repo, work: work, start: args[dash+1:], cfg: cfg, scenario: sc, spec: g.Spec,
-		tries: max(*tries, 1), startTimeout: *startTimeout, stdout: stdout}
+		tries: max(*tries, 1), startTimeout: *startTimeout, stdout: stdout, aa: max(*aa, 1)}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	code, err := b.run(ctx, fs.Arg(0), fs.Arg(1))
@@ -268,32 +271,36 @@ func nearestUnjudged(judged []bool, lo, hi int) int {
 func (b *bisector) measureStarts(ctx context.Context, good string) (string, error) {
 	b.spreads = map[string][]float64{}
 	b.updateRestart()
-	second, err := b.startBuild(ctx, good)
-	if err != nil {
-		return "", err
-	}
-	defer second.stop()
-	sc := b.scenario
-	sc.Name = "bisect " + short(good) + " A/A"
-	cur, bas, err := b.interleaved(ctx, second, b.baseline, sc)
-	if err != nil {
-		return "", fmt.Errorf("the interleaved run of GOOD against its second start failed: %w", err)
-	}
-	if cur.Failed > 0 || bas.Failed > 0 {
-		return "", fmt.Errorf("the interleaved run of GOOD against its second start: %d and %d requests failed", bas.Failed, cur.Failed)
-	}
 	var each []string
-	for _, m := range b.spec.Metrics {
-		theta, v, err := compare.EngineTerm(bas, cur, m)
+	for k := range max(b.aa, 1) {
+		second, err := b.startBuild(ctx, good)
 		if err != nil {
 			return "", err
 		}
-		// E[θ²] = 2σ² + v: two starts, each off by σ.
-		b.addSpread(m, (theta*theta-v)/2)
-		each = append(each, fmt.Sprintf("%s %+.1f%%", m, 100*math.Expm1(theta)))
+		sc := b.scenario
+		sc.Name = fmt.Sprintf("bisect %s A/A %d", short(good), k+1)
+		cur, bas, err := b.interleaved(ctx, second, b.baseline, sc)
+		second.stop()
+		if err != nil {
+			return "", fmt.Errorf("the interleaved run of GOOD against another start of it failed: %w", err)
+		}
+		if cur.Failed > 0 || bas.Failed > 0 {
+			return "", fmt.Errorf("the interleaved run of GOOD against another start of it: %d and %d requests failed", bas.Failed, cur.Failed)
+		}
+		var d []string
+		for _, m := range b.spec.Metrics {
+			theta, v, err := compare.EngineTerm(bas, cur, m)
+			if err != nil {
+				return "", err
+			}
+			// E[θ²] = 2σ² + v: two starts, each off by σ.
+			b.addSpread(m, (theta*theta-v)/2)
+			d = append(d, fmt.Sprintf("%s %+.1f%%", m, 100*math.Expm1(theta)))
+		}
+		each = append(each, strings.Join(d, ", "))
 	}
 	b.updateRestart()
-	return fmt.Sprintf("GOOD's second start against its first: %s; %s%s", strings.Join(each, ", "), b.counting(), b.reach()), nil
+	return fmt.Sprintf("GOOD's other starts against its first: %s; %s%s", strings.Join(each, "; "), b.counting(), b.reach()), nil
 }
 
 // addSpread adds an estimate of the variance of a start's log figure on metric, with one
@@ -357,7 +364,7 @@ func (b *bisector) reach() string {
 // also measure that spread (their engine terms differ by it alone), and both are judged
 // again with it counted.
 func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
-	o, msg, cur1, bas1 := b.judgeStart(ctx, sha, b.baseline, true)
+	o, msg, first := b.judgeStart(ctx, sha, b.baseline, true)
 	if o != stepSlower || ctx.Err() != nil || b.noConfirm {
 		return o, msg
 	}
@@ -366,76 +373,103 @@ func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
 		return stepSkipped, fmt.Sprintf("slower (%s), but GOOD's fresh start to confirm it on did not serve: %v", msg, err)
 	}
 	defer good.stop()
-	again, why, cur2, bas2 := b.judgeStart(ctx, sha, good, false)
-	if cur2 == nil || ctx.Err() != nil {
+	again, why, second := b.judgeStart(ctx, sha, good, false)
+	if len(second) == 0 || ctx.Err() != nil {
 		return stepSkipped, fmt.Sprintf("slower on its first start (%s); its fresh start could not be judged: %s", msg, why)
 	}
-	for _, m := range b.spec.Metrics {
-		t1, v1, err1 := compare.EngineTerm(bas1, cur1, m)
-		t2, v2, err2 := compare.EngineTerm(bas2, cur2, m)
-		if err1 == nil && err2 == nil {
-			// θ₁ − θ₂ = (r₁ − a₁) − (r₂ − a₂) + the blocks' error: four starts.
-			b.addSpread(m, ((t1-t2)*(t1-t2)-v1-v2)/4)
-		}
-	}
-	before := b.restartCV
-	b.updateRestart()
-	if b.restartCV > before {
-		first, _, _ := b.verdict(bas1, cur1)
-		second, _, _ := b.verdict(bas2, cur2)
-		if first != gate.Regression || second != gate.Regression {
-			return stepSkipped, fmt.Sprintf("slower on its first start (%s) and %s on fresh starts (%s), but not both once the spread between starts they showed is counted (%s)",
-				msg, map[stepOutcome]string{stepSlower: "slower", stepHeld: "held", stepSkipped: "not judged"}[again], why, b.counting())
-		}
-		return stepSlower, msg + "; confirmed on fresh starts of it and of GOOD: " + why + "; the spread between starts now " + b.counting()
-	}
+	b.spreadOf(first[len(first)-1], second[0])
 	if again != stepSlower {
 		return stepSkipped, fmt.Sprintf("slower on its first start (%s), not on fresh starts of it and of GOOD (%s): the spread between starts, not the commit", msg, why)
 	}
-	return stepSlower, msg + "; confirmed on fresh starts of it and of GOOD: " + why
+	// Every pair of starts pooled, the spread between starts counted as what it is: an
+	// estimate on the pairs of starts measured so far.
+	pooled, all, _ := b.verdictOver(append(first, second...), true)
+	if pooled != gate.Regression {
+		return stepSkipped, fmt.Sprintf("slower on its first start (%s) and on fresh starts (%s), but not over both with the spread between starts counted as measured (%s): %s",
+			msg, why, b.counting(), all)
+	}
+	return stepSlower, msg + "; confirmed on fresh starts of it and of GOOD: " + why + "; over both: " + all
 }
 
 // judgeStart starts sha and judges it against the build serving at good by interleaved
-// runs, at most tries of them (retry: each with twice the pairs), until the gate's metrics
-// regress or hold; it returns the artifacts that decided (nil when none ran).
-func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProcess, retry bool) (stepOutcome, string, *artifact.Benchmark, *artifact.Benchmark) {
+// runs, at most tries of them (retry), until the gate's metrics regress or hold: while the
+// blocks' own spread leaves it inconclusive, each with twice the pairs; where what two
+// starts differ by does, each on fresh starts of sha and of GOOD, pooled with those before
+// (more pairs never shrink that; more starts do). It returns the artifacts that decided
+// (the last run's; nil when none ran).
+func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProcess, retry bool) (stepOutcome, string, [][2]*artifact.Benchmark) {
 	engine, err := b.startBuild(ctx, sha)
 	if err != nil {
-		return stepSkipped, err.Error(), nil, nil
+		return stepSkipped, err.Error(), nil
 	}
-	defer engine.stop()
+	stops := []func(){engine.stop}
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
 	sc := b.scenario
+	sc.Name = "bisect " + short(sha)
 	why := ""
 	tries := b.tries
 	if !retry {
 		tries = 1
 	}
-	var cur, bas *artifact.Benchmark
+	var runs [][2]*artifact.Benchmark
 	for try := range tries {
-		if try > 0 {
-			sc.Repeats *= 2
-		}
-		sc.Name = "bisect " + short(sha)
-		cur, bas, err = b.interleaved(ctx, engine, good, sc)
+		cur, bas, err := b.interleaved(ctx, engine, good, sc)
 		if err != nil {
-			return stepSkipped, "the interleaved run failed: " + err.Error(), nil, nil
+			return stepSkipped, "the interleaved run failed: " + err.Error(), runs
 		}
-		outcome, msg, pairsHelp := b.verdict(bas, cur)
+		runs = append(runs, [2]*artifact.Benchmark{bas, cur})
+		if len(runs) > 1 {
+			b.spreadOf(runs[len(runs)-2], runs[len(runs)-1])
+		}
+		outcome, msg, pairsHelp := b.verdictOver(runs, false)
 		switch outcome {
 		case gate.Regression:
-			return stepSlower, msg, cur, bas
+			return stepSlower, msg, runs
 		case gate.Pass:
-			return stepHeld, msg, cur, bas
+			return stepHeld, msg, runs
 		case gate.Inconclusive:
 			why = msg
-			if !pairsHelp {
-				return stepSkipped, fmt.Sprintf("inconclusive, and no number of pairs would resolve it: the spread between starts (%.2f%% a start) alone is wider than the gate allows: %s", 100*b.restartCV, why), cur, bas
-			}
+		default:
+			return stepSkipped, msg, runs
+		}
+		if try == tries-1 || ctx.Err() != nil {
+			break
+		}
+		if pairsHelp {
+			// The blocks' spread: the same starts, twice the pairs, judged alone.
+			sc.Repeats *= 2
+			runs = runs[:0]
 			continue
 		}
-		return stepSkipped, msg, cur, bas
+		// What two starts differ by: fresh starts of both, pooled.
+		if engine, err = b.startBuild(ctx, sha); err != nil {
+			return stepSkipped, fmt.Sprintf("inconclusive (%s), and a fresh start of it did not serve: %v", why, err), runs
+		}
+		stops = append(stops, engine.stop)
+		if good, err = b.startBuild(ctx, b.goodSHA); err != nil {
+			return stepSkipped, fmt.Sprintf("inconclusive (%s), and a fresh start of GOOD did not serve: %v", why, err), runs
+		}
+		stops = append(stops, good.stop)
 	}
-	return stepSkipped, fmt.Sprintf("inconclusive after %d interleaved runs (up to %d pairs): %s", tries, sc.Repeats, why), cur, bas
+	return stepSkipped, fmt.Sprintf("inconclusive after %d interleaved runs (up to %d pairs, on %d starts of it): %s", tries, sc.Repeats, len(runs), why), runs
+}
+
+// spreadOf adds what two interleaved runs of the same two builds on starts of their own
+// tell of the spread between starts: their engine terms differ by four starts' spread and
+// the blocks' estimates alone, (θ₁ − θ₂)² − v₁ − v₂ = 4σ².
+func (b *bisector) spreadOf(first, second [2]*artifact.Benchmark) {
+	for _, m := range b.spec.Metrics {
+		t1, v1, err1 := compare.EngineTerm(first[0], first[1], m)
+		t2, v2, err2 := compare.EngineTerm(second[0], second[1], m)
+		if err1 == nil && err2 == nil {
+			b.addSpread(m, ((t1-t2)*(t1-t2)-v1-v2)/4)
+		}
+	}
+	b.updateRestart()
 }
 
 // verdict judges the current build's artifact against the baseline's on the gate's
@@ -445,15 +479,28 @@ func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProce
 // than any it would call a regression: an equivalence bound, as in Schuirmann's two
 // one-sided tests); otherwise inconclusive.
 func (b *bisector) verdict(baseline, current *artifact.Benchmark) (worst gate.Outcome, msg string, pairsHelp bool) {
-	if current.Failed > 0 || baseline.Failed > 0 {
-		return gate.RunFailed, fmt.Sprintf("%d of its %d requests and %d of GOOD's failed", current.Failed, current.Requests, baseline.Failed), false
+	return b.verdictOver([][2]*artifact.Benchmark{{baseline, current}}, false)
+}
+
+// verdictOver is verdict over interleaved runs of the commit against GOOD, each on starts of
+// its own, pooled (compare.AcrossStarts): more starts shrink what two starts differ by. With
+// estimated, the spread between starts counts as measured on the pairs of starts it was,
+// few degrees of freedom widening the test: the rule a commit is named slower by.
+func (b *bisector) verdictOver(runs [][2]*artifact.Benchmark, estimated bool) (worst gate.Outcome, msg string, pairsHelp bool) {
+	for _, r := range runs {
+		if r[1].Failed > 0 || r[0].Failed > 0 {
+			return gate.RunFailed, fmt.Sprintf("%d of its %d requests and %d of GOOD's failed", r[1].Failed, r[1].Requests, r[0].Failed), false
+		}
 	}
 	how := b.spec.Comparison
 	worst, msgs := gate.Pass, []string{}
-	pairsHelp = true
+	pairsHelp = len(runs) == 1
 	for _, m := range b.spec.Metrics {
-		v := compare.Regression(baseline, current, m, how.By, compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV,
-			RestartCV: b.restartCV, RestartSource: b.restartSource})
+		opts := compare.Options{Metrics: len(b.spec.Metrics), RunCV: how.RunCV, RestartCV: b.restartCV, RestartSource: b.restartSource}
+		if estimated && b.restartSource != "" {
+			opts.RestartDF = float64(b.pairsOfStarts)
+		}
+		v := compare.AcrossStarts(runs, m, how.By, opts)
 		msg := brief(v)
 		switch {
 		case v.Outcome == compare.Regressed:

@@ -234,6 +234,74 @@ func source(measured string, isDefault bool, defaultNote string) string {
 	return ""
 }
 
+// AcrossStarts judges metric over interleaved runs of the same two builds, each run on
+// starts of its own (runs[j] is its baseline's and its current's artifact): their engine
+// terms are pooled, the mean θ, whose variance is what the blocks estimate over k² plus what
+// two starts differ by (RestartCV, estimated on RestartDF degrees of freedom when set) over
+// k. More starts shrink the part more pairs cannot. One run without RestartDF is
+// Regression's interleaved design.
+func AcrossStarts(runs [][2]*artifact.Benchmark, metric string, by float64, opts Options) Verdict {
+	if len(runs) == 1 && opts.RestartDF == 0 {
+		return Regression(runs[0][0], runs[0][1], metric, by, opts)
+	}
+	v := Verdict{Metric: metric, By: by, Alpha: alpha / float64(max(opts.Metrics, 1)), Design: DesignInterleaved}
+	s, err := seriesOf(metric)
+	if err != nil || len(runs) == 0 {
+		v.Outcome, v.Err = Invalid, cmp.Or(err, errors.New("no run to judge"))
+		return v
+	}
+	v.HigherIsWorse = s.fig.HigherIsWorse
+	var thetas, logBase, logCur []float64
+	sumVar, sumDF, pairs := 0.0, 0.0, 0
+	for _, r := range runs {
+		if !interleavedPair(r[0], r[1]) {
+			v.Outcome, v.Err = Invalid, fmt.Errorf("%s: a run is not the two sides of one interleaved run", metric)
+			return v
+		}
+		if !v.sameWorkload(r[0], r[1], opts) {
+			return v
+		}
+		if _, _, err := v.sides(s, r[0], r[1]); err != nil || v.Outcome != "" {
+			if err != nil {
+				v.Outcome, v.Err = Invalid, err
+			}
+			return v
+		}
+		logBase, logCur = append(logBase, math.Log(v.Baseline)), append(logCur, math.Log(v.Current))
+		bf, bt, cf, ct, err := s.bothBlocks(r[0], r[1])
+		if err != nil {
+			v.Outcome, v.Err = Invalid, err
+			return v
+		}
+		theta, tv, df := fitBlocks(bf, bt, cf, ct)
+		if df < 1 {
+			v.Outcome, v.Err = Insufficient, fmt.Errorf("%d blocks: a drift and an engine term need at least 4", len(bf)+len(cf))
+			return v
+		}
+		thetas, sumVar, sumDF, pairs = append(thetas, theta), sumVar+tv, sumDF+df, pairs+min(len(bf), len(cf))
+	}
+	k := float64(len(runs))
+	v.Baseline, v.Current = math.Exp(mean(logBase)), math.Exp(mean(logCur))
+	restartCV := cmp.Or(opts.RestartCV, DefaultRestartCV)
+	restart := 2 * runVariance(restartCV) / k
+	estimated := sumVar / (k * k)
+	v.startsFloor = math.Expm1((stats.TQuantile(1-v.Alpha, math.Inf(1)) + stats.TQuantile(power, math.Inf(1))) * math.Sqrt(restart))
+	v.Units = fmt.Sprintf("%d interleaved runs on starts of their own (%d pairs in all) against the baseline build", len(runs), pairs)
+	v.Counted = fmt.Sprintf("what two starts do not share counted at %s a start, gate_restart_cv", percent(restartCV)) + source(opts.RestartSource, restartCV == DefaultRestartCV,
+		"its default, which an interleaved run of main's build against a second start of it would measure: docs/gating.md, the spread between starts")
+	v.Rule = v.rule("the mean of the engine terms of interleaved runs each on starts of its own (ABBA order within each), what two starts do not share counted at gate_restart_cv over their number")
+	c := comparison{d: mean(thetas), variance: estimated + restart, df: welch([2]float64{estimated, sumDF}, [2]float64{restart, math.Inf(1)}),
+		estimated: estimated, estimatedDF: sumDF}
+	if opts.RestartDF > 0 {
+		// The spread between starts was estimated too: all of the variance is, on the
+		// Satterthwaite degrees of freedom of its two parts.
+		c.df = welch([2]float64{estimated, sumDF}, [2]float64{restart, opts.RestartDF})
+		c.estimated, c.estimatedDF = c.variance, c.df
+	}
+	v.decide(c)
+	return v
+}
+
 // StartsResolve is the smallest change one start of a build against one start of another
 // resolves whatever the pairs (at the gate's level over metrics metrics, 80% power), when
 // two starts differ by restartCV each: the floor what two starts do not share sets.

@@ -61,6 +61,10 @@ type Options struct {
 	// RunSource and RestartSource say what measured RunCV and RestartCV ("measured between
 	// two starts of GOOD's build"), for the verdict to say; "" for a value set or defaulted.
 	RunSource, RestartSource string
+	// RestartDF is the degrees of freedom RestartCV was estimated on, for AcrossStarts: 0
+	// takes it as known; else it counts as estimated (Satterthwaite), so a spread measured
+	// on few pairs of starts widens the test rather than narrowing it.
+	RestartDF float64
 	// History are earlier runs of the scenario (main's), in any order: when set, the run is
 	// judged against them (DesignHistory) and baseline may be nil.
 	History []*artifact.Benchmark
