@@ -393,9 +393,10 @@ func (b *bisector) step(ctx context.Context, sha string) (stepOutcome, string) {
 
 // judgeStart starts sha and judges it against the build serving at good by interleaved
 // runs, at most tries of them (retry), until the gate's metrics regress or hold: while the
-// blocks' own spread leaves it inconclusive, each with twice the pairs; where what two
-// starts differ by does, each on fresh starts of sha and of GOOD, pooled with those before
-// (more pairs never shrink that; more starts do). It returns the artifacts that decided
+// blocks' own spread leaves it inconclusive and what two starts differ by leaves room under
+// half the gate, each with twice the pairs; else each on fresh starts of sha and of GOOD,
+// pooled with those before (more pairs never shrink what two starts differ by; more starts
+// shrink both). It returns the artifacts that decided
 // (the last run's; nil when none ran).
 func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProcess, retry bool) (stepOutcome, string, [][2]*artifact.Benchmark) {
 	engine, err := b.startBuild(ctx, sha)
@@ -439,8 +440,9 @@ func (b *bisector) judgeStart(ctx context.Context, sha string, good *engineProce
 		if try == tries-1 || ctx.Err() != nil {
 			break
 		}
-		if pairsHelp {
-			// The blocks' spread: the same starts, twice the pairs, judged alone.
+		if pairsHelp && compare.StartsResolve(b.restartCV, len(b.spec.Metrics)) <= b.spec.Comparison.By/2 {
+			// The blocks' spread decides: the same starts, twice the pairs, judged alone
+			// (a start of a real engine can take minutes).
 			sc.Repeats *= 2
 			runs = runs[:0]
 			continue
