@@ -606,8 +606,8 @@ func (r *run) leaveOne(ctx context.Context, words int) (time.Time, error) {
 
 // cancellation records what a run that left requests planned and saw, and whether the
 // engine stopped them, by what the engine was asked and what it counted: one request left
-// on the idle engine after the run (askLeave: its running gauge read none within
-// stopTolerance of the leave, and its generated-tokens counter grew by no more than the
+// on the idle engine after the run (askLeave: its running gauge read none before half the
+// answer left would have run, and its generated-tokens counter grew by no more than the
 // tokens read before leaving and a few in flight); the tokens its counter holds over the
 // run beyond the usage of the requests that ran to their end, per request left; and
 // requests still running well after the measured phase. Any sign against it says it did not
