@@ -29,9 +29,10 @@ type Figure struct {
 	// Headline is true for the figures people read first: recorded block by block and kept
 	// in a baseline's reference.
 	Headline bool
-	// Adapter names the LoRA adapter whose requests a figure is of ("tpot_p50_ms[lora-b]", a
-	// figure of the v1 metrics block over that adapter's requests); "" for the whole run's.
-	Adapter string
+	// Group names the group (a LoRA adapter, a priority class) whose requests a figure is
+	// of ("tpot_p50_ms[lora-b]", a figure of the v1 metrics block over its requests); ""
+	// for the whole run's.
+	Group string
 
 	of     func(*Benchmark) (*float64, int)
 	values func(b *Benchmark, lo, hi int) []float64
@@ -41,8 +42,8 @@ type Figure struct {
 // "tpot p50 of lora-b".
 func (f Figure) Label() string {
 	switch {
-	case f.Stat != "" && f.Adapter != "":
-		return f.Family + " " + f.Stat + " of " + f.Adapter
+	case f.Stat != "" && f.Group != "":
+		return f.Family + " " + f.Stat + " of " + f.Group
 	case f.Stat != "":
 		return f.Family + " " + f.Stat
 	}
@@ -68,43 +69,44 @@ func (f Figure) Values(b *Benchmark, lo, hi int) (values []float64, ok bool) {
 }
 
 // LookupFigure is the definition of the figure named key; false for a key no run has. A
-// key "figure[adapter]" is a figure of the v1 metrics block over one LoRA adapter's requests
-// (Figure.Adapter).
+// key "figure[group]" is a figure of the v1 metrics block over one group's requests (a LoRA
+// adapter's, a priority class's: Figure.Group).
 func LookupFigure(key string) (Figure, bool) {
-	if base, adapter, ok := strings.Cut(key, "["); ok {
-		adapter, closed := strings.CutSuffix(adapter, "]")
+	if base, group, ok := strings.Cut(key, "["); ok {
+		group, closed := strings.CutSuffix(group, "]")
 		if !closed {
 			return Figure{}, false
 		}
-		return adapterFigure(key, base, adapter)
+		return groupFigure(key, base, group)
 	}
 	f, ok := figureIndex()[key]
 	return f, ok
 }
 
-// adapterFigure is the figure base of the v1 metrics block (a per-request family's) over the
-// requests of adapter: its value from the adapter's own metrics block, its per-request values
-// those of the requests that named it.
-func adapterFigure(key, base, adapter string) (Figure, bool) {
+// groupFigure is the figure base of the v1 metrics block (a per-request family's) over the
+// requests of group: its value from the group's own metrics block, its per-request values
+// those of the requests that belong to it.
+func groupFigure(key, base, group string) (Figure, bool) {
 	f, ok := figureIndex()[base]
-	if _, v1 := metricIndex[base]; !ok || !v1 || f.Family == "" || adapter == "" || strings.ContainsAny(adapter, "[]") {
+	if _, v1 := metricIndex[base]; !ok || !v1 || f.Family == "" || group == "" || strings.ContainsAny(group, "[]") {
 		return Figure{}, false
 	}
 	all := f
-	f.Key, f.Adapter, f.Headline = key, adapter, false
+	f.Key, f.Group, f.Headline = key, group, false
 	f.of = func(b *Benchmark) (*float64, int) {
-		if a := b.adapter(adapter); a != nil {
-			return all.of(&Benchmark{Metrics: a.Metrics})
+		if g, _ := b.group(group); g != nil {
+			return all.of(&Benchmark{Metrics: g.Metrics})
 		}
 		return nil, 0
 	}
 	f.values = func(b *Benchmark, lo, hi int) []float64 {
-		if b.adapter(adapter) == nil {
+		g, member := b.group(group)
+		if g == nil {
 			return nil
 		}
 		named := map[int]bool{}
 		for _, s := range b.Extension.Timeline {
-			named[s.RequestIndex] = s.Adapter == adapter
+			named[s.RequestIndex] = member(s)
 		}
 		view := *b
 		view.RequestTimings = nil
@@ -116,19 +118,6 @@ func adapterFigure(key, base, adapter string) (Figure, bool) {
 		return all.values(&view, lo, hi)
 	}
 	return f, true
-}
-
-// adapter is the run's record of the adapter named name; nil when it has none.
-func (b *Benchmark) adapter(name string) *Adapter {
-	if b.Extension == nil {
-		return nil
-	}
-	for k := range b.Extension.Adapters {
-		if b.Extension.Adapters[k].Name == name {
-			return &b.Extension.Adapters[k]
-		}
-	}
-	return nil
 }
 
 // Figures are every figure's definition, sorted by key.

@@ -93,7 +93,8 @@ type identityField struct {
 	value func(*Benchmark) (string, bool)
 }
 
-var identityFields = []identityField{
+// identityFields are the rows of Differences, each block of groups' (groupIdentity) last.
+var identityFields = append([]identityField{
 	{"measurement_protocol", func(a *Benchmark) (string, bool) {
 		return text(a.MeasurementProtocol), a.MeasurementProtocol != ""
 	}},
@@ -171,24 +172,13 @@ var identityFields = []identityField{
 		im := a.Extension.Images
 		return text([]any{im.PerRequest, im.Sizes, im.Format, im.Pool}), true
 	}},
-	// Adapters are the models the requests name, and their shares.
-	{"anvilbench.adapters", func(a *Benchmark) (string, bool) {
-		if a.Extension == nil || len(a.Extension.Adapters) == 0 {
-			return "null", true
-		}
-		var plan []any
-		for _, ad := range a.Extension.Adapters {
-			plan = append(plan, ad.Name, ad.Weight)
-		}
-		return text([]any{plan, a.Extension.AdapterMix}), true
-	}},
 	{"anvilbench.structured_output.output", func(a *Benchmark) (string, bool) {
 		if a.Extension == nil || a.Extension.StructuredOutput == nil {
 			return text("text"), true
 		}
 		return text(a.Extension.StructuredOutput.Output), true
 	}},
-}
+}, groupIdentity()...)
 
 // The eras of the original tool's artifacts, each told apart by a key it introduced: the
 // measurement_protocol of capacity-v2, then prompt_cache_mode, then controlled_output_policy,

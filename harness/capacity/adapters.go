@@ -6,86 +6,99 @@ import (
 	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
+	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 )
 
-// adapter is the LoRA adapter request i names in its model field; "" without adapters.
-func (r *run) adapter(i int) string {
-	if r.adapterOf == nil {
-		return ""
-	}
-	return r.sc.Adapters[r.adapterOf[r.local(i)]].Name
+// adapterSpread is the scenario's LoRA adapters (embedded in Scenario).
+type adapterSpread struct {
+	// Adapters spreads the requests over LoRA adapters, each request naming its adapter in
+	// the model field: "lora-a:3,lora-b:1" by weight, "lora-a,lora-b" evenly, or by Zipf's
+	// law over the order listed when AdapterMix is zipf. Each adapter gets its share of the
+	// requests exactly (largest remainder), in an order ContextSeed shuffles; a run checks
+	// first that the engine serves each. The artifact holds each adapter's figures
+	// (anvilbench.adapters), and a budget or regression names one adapter's figure as
+	// "tpot_p50_ms[lora-b]".
+	Adapters   workload.Adapters   `key:"adapters"`
+	AdapterMix workload.AdapterMix `key:"adapter_mix" default:"weighted" zero:"default"`
 }
 
-// checkAdapters refuses, before any request, an adapter the engine does not serve: one GET
-// /models does not list and a one-token request for which is refused, naming it, what is
-// served and the nearest name.
-func (r *run) checkAdapters(ctx context.Context) error {
-	if len(r.sc.Adapters) == 0 {
-		return nil
+func init() { registerFeature(&adapters{}, 20) }
+
+// adapters is the feature of a run spread over LoRA adapters. of[i] is the adapter request
+// i of a block names (an index into the scenario's Adapters).
+type adapters struct {
+	noFeatureHooks
+	of []int
+}
+
+func (adapters) on(sc *Scenario) bool { return len(sc.Adapters) > 0 }
+func (adapters) start() feature       { return &adapters{} }
+
+func (adapters) validate(sc *Scenario, k kind, add addProblem) {
+	independentOnly(k, add, "Adapters", sc.Adapters.String(), "a trace's lines and a session's turns keep their model")
+}
+
+// models: an engine lists the LoRA adapters it serves beside their base model.
+func (adapters) models(sc *Scenario) []string {
+	out := make([]string, len(sc.Adapters))
+	for k, a := range sc.Adapters {
+		out[k] = a.Name
 	}
+	return out
+}
+
+// prepare refuses, before any request, an adapter the engine does not serve: one GET
+// /models does not list and a one-token request for which is refused, naming it, what is
+// served and the nearest name. Then it spreads a block's requests over the adapters.
+func (a *adapters) prepare(ctx context.Context, r *run) error {
 	models, listErr := r.client.Models(ctx)
 	var served []string
 	for _, m := range models {
 		served = append(served, m.ID)
 	}
-	for _, a := range r.sc.Adapters {
-		if slices.Contains(served, a.Name) {
+	for _, ad := range r.sc.Adapters {
+		if slices.Contains(served, ad.Name) {
 			continue
 		}
-		if _, err := probe(ctx, r.client, a.Name, r.sc.API); err != nil {
-			err = notServed("adapter", a.Name, served, listErr, err, " (ANVIL_ADAPTERS: an engine loads LoRA adapters at its start, vLLM with --lora-modules)")
+		if _, err := probe(ctx, r.client, ad.Name, r.sc.API); err != nil {
+			err = notServed("adapter", ad.Name, served, listErr, err, " (ANVIL_ADAPTERS: an engine loads LoRA adapters at its start, vLLM with --lora-modules)")
 			return errors.New(r.san.clean(err.Error()))
 		}
 	}
+	a.of = r.sc.Adapters.Assign(len(r.plan), r.sc.AdapterMix, r.sc.ContextSeed)
 	return nil
 }
 
-// adapterRecord is the artifact's anvilbench.adapters: each adapter's plan, what became of
-// its requests and the v1 metrics of its successful ones; nil without adapters.
-func (r *run) adapterRecord(b *artifact.Benchmark) []artifact.Adapter {
-	if r.adapterOf == nil {
-		return nil
-	}
-	shares := r.sc.Adapters.Shares(r.sc.AdapterMix)
-	plan := make([]artifact.Adapter, len(r.sc.Adapters))
-	for k, a := range r.sc.Adapters {
-		plan[k] = artifact.Adapter{Name: a.Name, Weight: a.Weight, Share: artifact.Float(shares[k])}
-	}
-	return adapterFigures(plan, b)
+// name is the adapter request i names.
+func (a *adapters) name(r *run, i int) string { return r.sc.Adapters[a.of[r.local(i)]].Name }
+
+func (a *adapters) body(r *run, i int, req *stream.ChatRequest) error {
+	req.Model = a.name(r, i)
+	return nil
 }
 
-// adapterFigures are the adapters of plan (their names, weights and shares) with what became
-// of their requests in b and the metrics of their successes.
-func adapterFigures(plan []artifact.Adapter, b *artifact.Benchmark) []artifact.Adapter {
-	out := make([]artifact.Adapter, len(plan))
-	for k, a := range plan {
-		out[k] = artifact.Adapter{Name: a.Name, Weight: a.Weight, Share: a.Share}
-	}
-	at := map[string]int{}
-	for k, a := range out {
-		at[a.Name] = k
-	}
-	rows := make([][]artifact.RequestTiming, len(out))
-	byIndex := map[int]int{}
-	for _, s := range b.Extension.Timeline {
-		k := at[s.Adapter]
-		byIndex[s.RequestIndex] = k
-		out[k].Requests++
-		switch {
-		case s.Outcome == artifact.OutcomeAbandoned:
-			out[k].Abandoned++
-		case s.Outcome != "ok":
-			out[k].Failed++
-		}
-	}
-	for _, row := range b.RequestTimings {
-		k := byIndex[row.RequestIndex]
-		rows[k] = append(rows[k], row)
-	}
-	wall := float64(b.WallClockMs) / 1000
-	for k := range out {
-		out[k].Completed = len(rows[k])
-		out[k].Metrics = buildMetrics(rows[k], nil, wall, out[k].Failed == 0)
-	}
-	return out
+func (a *adapters) span(r *run, i int, _ *outcome, s *artifact.RequestSpan) {
+	s.Adapter = a.name(r, i)
 }
+
+// record writes anvilbench.adapters: each adapter's plan, what became of its requests and
+// the v1 metrics of its successful ones.
+func (a *adapters) record(_ context.Context, r *run, b *artifact.Benchmark) {
+	shares := r.sc.Adapters.Shares(r.sc.AdapterMix)
+	plan := make([]artifact.Group, len(r.sc.Adapters))
+	for k, ad := range r.sc.Adapters {
+		plan[k] = artifact.Group{Name: ad.Name, Weight: ad.Weight, Share: artifact.Float(shares[k])}
+	}
+	b.Extension.Adapters, b.Extension.AdapterMix = groupFigures(plan, b, adapterOf), string(r.sc.AdapterMix)
+}
+
+func (adapters) merge(shards []NamedArtifact, _ []artifact.RequestSpan, b *artifact.Benchmark) {
+	first := shards[0].Extension
+	if len(first.Adapters) > 0 {
+		b.Extension.Adapters, b.Extension.AdapterMix = groupFigures(first.Adapters, b, adapterOf), first.AdapterMix
+	}
+}
+
+// adapterOf is the adapter a span's request named.
+func adapterOf(s artifact.RequestSpan) string { return s.Adapter }

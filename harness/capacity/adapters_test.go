@@ -110,8 +110,8 @@ func TestARegressionOfOneAdapterIsFoundForThatAdapter(t *testing.T) {
 // count every shard's requests.
 func TestShardsWithAdaptersAndImagesMerge(t *testing.T) {
 	s := fastEngine(t, refengine.Options{ImagePatch: 28, Adapters: map[string]float64{"lora-a": 1, "lora-b": 1}})
-	sc := Scenario{Requests: 12, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 0,
-		ImagesPerRequest: 1}
+	sc := Scenario{Requests: 12, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict, WarmupRequests: 0}
+	sc.ImagesPerRequest = 1
 	sc.Adapters = workload.Adapters{{Name: "lora-a", Weight: 2}, {Name: "lora-b", Weight: 1}}
 	sc.ClockDomainID, sc.Model = "host-a", refengine.DefaultModel
 	merged, err := Merge(runShards(t, target(s), sc, 2))

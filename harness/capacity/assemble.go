@@ -348,12 +348,8 @@ func (r *run) timeline(started time.Time) []artifact.RequestSpan {
 			o.phases.BeyondEngineMs = beyondEngine(float64(row.TTFTMs), o.phases)
 		}
 		s.TraceID = r.traceID(i)
-		s.Adapter = r.adapter(i)
-		if s.Images = r.sc.ImagesPerRequest; s.Images > 0 {
-			s.PlannedImageTokens = r.plannedImageTokens(i)
-			if o.promptTokens != nil {
-				s.ImageTokens = new(*o.promptTokens - r.plan[i].context)
-			}
+		for _, f := range r.features {
+			f.span(r, i, &o, &s)
 		}
 		if o.row != nil {
 			reasoningSplit(&s, o.row, o.reasoningTokens)

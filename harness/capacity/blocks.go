@@ -59,7 +59,7 @@ func (r *run) prepareBlock(ctx context.Context, j int) error {
 
 // runBlock runs the prepared block and keeps what it left.
 func (r *run) runBlock(ctx context.Context) {
-	defer r.startImagesAhead(ctx)()
+	defer r.beginFeatures(ctx)()
 	r.engine.Mark(ctx)
 	started, finished := r.pacer.execute(ctx)
 	r.engine.Mark(ctx)
@@ -228,9 +228,9 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 	}
 	// The warm-up runs every request to its end: it warms the engine, and a request left
 	// early is neither a success nor a failure of it.
-	measured, abandon := r.prompts, r.abandon
-	r.abandon = nil
-	defer func() { r.prompts, r.progress, r.abandon = measured, progress{}, abandon }()
+	measured := r.prompts
+	r.warming = true
+	defer func() { r.prompts, r.progress, r.warming = measured, progress{}, false }()
 	r.prompts.Nonce, r.prompts.SharedPrefix = "warmup"+measured.Nonce, ""
 	r.plan = r.base
 	r.indices, r.outcomes = make([]int, n), make([]outcome, n)
@@ -260,9 +260,9 @@ func (r *run) warm(ctx context.Context) (*artifact.Warmup, error) {
 		}
 		return end
 	}
-	stopImages := r.startImagesAhead(ctx)
+	stopFeatures := r.beginFeatures(ctx)
 	started, finished := closedLoop{units: n, concurrency: inFlight, start: start}.execute(ctx)
-	stopImages()
+	stopFeatures()
 	record := warmupRecord(r.outcomes, finished.Sub(started))
 	if cause := context.Cause(ctx); errors.Is(cause, errWarmupStopped) {
 		return record, cause

@@ -13,9 +13,64 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 )
 
-// Requests the client leaves (cancel_rate, cancel_after_tokens): which ones, whether the
-// engine stopped them (its metrics over the run, a request left on the idle engine after it,
-// or a probe), and what the artifact records.
+// cancelling is the scenario's requests the client leaves (embedded in Scenario).
+type cancelling struct {
+	// CancelRate is the share of the requests the client abandons, as a user who closes the
+	// tab does: each of them is left after CancelAfterTokens output chunks (tokens, from an
+	// engine that sends one a chunk), recorded apart from completed and failed requests, out
+	// of every latency figure, and the run checks that the engine stopped them. Which ones
+	// is fixed by ContextSeed.
+	CancelRate        float64 `key:"cancel_rate" range:"[0,1]" default:"0"`
+	CancelAfterTokens int     `key:"cancel_after_tokens" range:"[0,1048576]" default:"4" zero:"default"`
+}
+
+func init() { registerFeature(&leaving{}, 30) }
+
+// leaving is the feature of requests the client leaves: which ones, whether the engine
+// stopped them (its metrics over the run, a request left on the idle engine after it, or a
+// probe), and what the artifact records. abandon[i] is whether request i of a block is
+// left; drain what the engine showed after the measured phase.
+type leaving struct {
+	noFeatureHooks
+	abandon []bool
+	drain   drained
+}
+
+func (leaving) on(sc *Scenario) bool { return sc.CancelRate > 0 }
+func (leaving) start() feature       { return &leaving{} }
+
+func (leaving) validate(sc *Scenario, k kind, add addProblem) {
+	independentOnly(k, add, "CancelRate", sc.CancelRate, "a trace's lines and a session's turns are not abandoned")
+	if sc.MaxTokens > 0 && sc.CancelAfterTokens >= sc.MaxTokens {
+		add("CancelAfterTokens", sc.CancelAfterTokens, fmt.Sprintf("must be below %%s (%d): a request is left before it ends", sc.MaxTokens), "MaxTokens")
+	}
+}
+
+func (l *leaving) prepare(_ context.Context, r *run) error {
+	l.abandon = abandonPlan(len(r.plan), r.sc.CancelRate, r.sc.ContextSeed)
+	return nil
+}
+
+func (l *leaving) call(r *run, i int, c *stream.Call) {
+	if l.abandons(r, i) {
+		c.AbandonAfter = r.sc.CancelAfterTokens
+	}
+}
+
+func (l *leaving) settle(ctx context.Context, r *run, b *artifact.Benchmark) {
+	l.drain = l.drained(ctx, r, b, time.Unix(0, b.FinishedAtUnixNs))
+}
+
+// record asks the idle engine (after the watch's last scrape: the request left to ask is in
+// none of the run's counts) and writes anvilbench.cancellation.
+func (l *leaving) record(ctx context.Context, r *run, b *artifact.Benchmark) {
+	l.drain.asked = l.askLeave(ctx, r, b, l.drain)
+	b.Extension.Cancellation = l.cancellation(r, b, l.drain)
+}
+
+func (leaving) merge(shards []NamedArtifact, _ []artifact.RequestSpan, b *artifact.Benchmark) {
+	b.Extension.Cancellation = mergedCancellation(shards)
+}
 
 // abandonPlan picks round(rate × n) of n requests to abandon, by seed: the same ones in
 // every run of the scenario.
@@ -32,8 +87,8 @@ func abandonPlan(n int, rate float64, seed int64) []bool {
 }
 
 // abandons reports whether request i is one the client leaves.
-func (r *run) abandons(i int) bool {
-	return r.abandon != nil && r.abandon[r.local(i)]
+func (l *leaving) abandons(r *run, i int) bool {
+	return l.abandon != nil && l.abandon[r.local(i)]
 }
 
 // stopTolerance is how long after the measured phase's end an engine may still report a
@@ -81,8 +136,8 @@ type leftProbe struct {
 // drain polls the engine's running and waiting gauges from the measured phase's end until
 // both read none, at most until twice the longest completed request (5 s to a minute) has
 // passed; nothing when the run left no request or the metrics are not scraped.
-func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Time) drained {
-	if r.abandon == nil || r.abandoned() == 0 {
+func (l *leaving) drained(ctx context.Context, r *run, b *artifact.Benchmark, finished time.Time) drained {
+	if l.abandon == nil || r.abandoned() == 0 {
 		return drained{}
 	}
 	if r.engine == nil || !r.engine.Serves() {
@@ -103,8 +158,8 @@ func (r *run) drain(ctx context.Context, b *artifact.Benchmark, finished time.Ti
 // have ended), then its generated-tokens counter. A gauge at none when the run ended says
 // nothing of a request left earlier that the engine decoded on and finished meanwhile;
 // this asks. nil when the run left none or the engine serves no metrics.
-func (r *run) askLeave(ctx context.Context, b *artifact.Benchmark, d drained) *leftAsked {
-	if r.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() {
+func (l *leaving) askLeave(ctx context.Context, r *run, b *artifact.Benchmark, d drained) *leftAsked {
+	if l.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() {
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -202,13 +257,13 @@ func (r *run) leaveOne(ctx context.Context, words int) (time.Time, error) {
 // run beyond the usage of the requests that ran to their end, per request left; and
 // requests still running well after the measured phase. Any sign against it says it did not
 // stop. Without metrics, a probe (leaveProbe). nil for a run that planned to leave none.
-func (r *run) cancellation(b *artifact.Benchmark, d drained) *artifact.Cancellation {
-	if r.abandon == nil {
+func (l *leaving) cancellation(r *run, b *artifact.Benchmark, d drained) *artifact.Cancellation {
+	if l.abandon == nil {
 		return nil
 	}
 	c := &artifact.Cancellation{Rate: r.sc.CancelRate, AfterTokens: r.sc.CancelAfterTokens, Abandoned: r.abandoned()}
 	for k := range r.outcomes {
-		if r.abandons(r.indices[k]) {
+		if l.abandons(r, r.indices[k]) {
 			c.Planned++
 		}
 	}
@@ -356,4 +411,39 @@ func (r *run) leaveProbe(ctx context.Context, b *artifact.Benchmark) *leftProbe 
 		expected = time.Duration(float64(remaining) * float64(*tpot) * float64(time.Millisecond))
 	}
 	return &leftProbe{waited: max(after-idle, 0), expected: expected}
+}
+
+// mergedCancellation adds the shards' cancellations: their plans and abandoned requests;
+// the engine stopped when it stopped on every shard, and did not when it did not on one.
+func mergedCancellation(shards []NamedArtifact) *artifact.Cancellation {
+	var out *artifact.Cancellation
+	for _, sh := range shards {
+		c := sh.Extension.Cancellation
+		if c == nil {
+			continue
+		}
+		if out == nil {
+			out = &artifact.Cancellation{Rate: c.Rate, AfterTokens: c.AfterTokens, EngineStopped: c.EngineStopped, StopSource: c.StopSource}
+		}
+		out.Planned += c.Planned
+		out.Abandoned += c.Abandoned
+		if stopRank(c.EngineStopped) < stopRank(out.EngineStopped) {
+			out.EngineStopped, out.StopSource = c.EngineStopped, c.StopSource
+		}
+		if c.DecodedOnMs != nil && (out.DecodedOnMs == nil || *c.DecodedOnMs > *out.DecodedOnMs) {
+			out.DecodedOnMs = c.DecodedOnMs
+		}
+	}
+	return out
+}
+
+// stopRank orders what shards say of the engine's stop: did not, cannot tell, did.
+func stopRank(stopped *bool) int {
+	switch {
+	case stopped == nil:
+		return 1
+	case *stopped:
+		return 2
+	}
+	return 0
 }

@@ -16,8 +16,8 @@ import (
 // says so. The engine's own record judges: what it generated for each request left.
 func TestALeftRequestIsCountedApartAndTheEngineMustStopIt(t *testing.T) {
 	t.Parallel()
-	sc := Scenario{Requests: 20, Concurrency: 4, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict,
-		CancelRate: 0.5, CancelAfterTokens: 4}
+	sc := Scenario{Requests: 20, Concurrency: 4, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict}
+	sc.CancelRate, sc.CancelAfterTokens = 0.5, 4
 	for _, decodeOn := range []bool{false, true} {
 		s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond, DecodeOnAfterCancel: decodeOn})
 		b := mustRun(t, target(s), sc)
@@ -61,8 +61,8 @@ func TestALeftRequestIsCountedApartAndTheEngineMustStopIt(t *testing.T) {
 // waits; the engine's record says what it did.
 func TestAProbeTellsWhetherAOneSlotEngineStopped(t *testing.T) {
 	t.Parallel()
-	sc := Scenario{Requests: 6, Concurrency: 1, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict,
-		CancelRate: 0.5, CancelAfterTokens: 4}
+	sc := Scenario{Requests: 6, Concurrency: 1, ContextTokens: 1000, MaxTokens: 200, ResponseWords: 64, Policy: PolicyStrict}
+	sc.CancelRate, sc.CancelAfterTokens = 0.5, 4
 	for _, decodeOn := range []bool{false, true} {
 		s := fastEngine(t, refengine.Options{ITL: 3 * time.Millisecond, MaxBatch: 1, DecodeOnAfterCancel: decodeOn})
 		tg := target(s)
@@ -87,7 +87,8 @@ func TestWhetherTheEngineStoppedIsAskedNotInferredFromTheEnd(t *testing.T) {
 	t.Parallel()
 	// Seed 12 leaves requests 10 and before: 13 requests start after the last one left.
 	sc := Scenario{Requests: 24, Concurrency: 2, ContextTokens: 1000, MaxTokens: 96, ResponseWords: 48, Policy: PolicyStrict,
-		CancelRate: 0.25, CancelAfterTokens: 4, WarmupRequests: 2, ContextSeed: 12}
+		WarmupRequests: 2, ContextSeed: 12}
+	sc.CancelRate, sc.CancelAfterTokens = 0.25, 4
 	for _, decodeOn := range []bool{false, true} {
 		s := fastEngine(t, refengine.Options{ITL: 2 * time.Millisecond, DecodeOnAfterCancel: decodeOn, NoTokenCounters: true})
 		b := mustRun(t, target(s), sc)

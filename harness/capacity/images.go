@@ -13,10 +13,77 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
 )
 
-// Images go with a request's prompt when ImagesPerRequest is above 0: each of a size drawn
-// by ContextSeed (the same sizes every run of the scenario), and either its own (seeded by
-// the block's prompt nonce, the request and its place: no run or block sends one twice) or
-// one of a pool of ImagePool images the run draws from.
+// imageTraffic is the scenario's images (embedded in Scenario).
+type imageTraffic struct {
+	// ImagesPerRequest images go before every request's prompt, each of ImageSize (a size,
+	// or a weighted set: "3:512x512,1:1024x768") encoded as ImageFormat: each request's own by
+	// default (no run or request sends one twice, so no image cache serves one), or drawn
+	// from a pool of ImagePool images (to measure that cache). Before any request the run asks
+	// the engine to count one image of each size; a model that refuses images stops the run
+	// there, naming them. ImagePatch, when set, is the rule that count is held to:
+	// ceil(w/p)·ceil(h/p) tokens an image (Qwen2.5-VL: 28). The text is ContextTokens; the
+	// images come on top.
+	ImagesPerRequest int                  `key:"images_per_request" range:"[0,64]" default:"0"`
+	ImageSize        workload.ImageSizes  `key:"image_size" default:"512x512" zero:"default"`
+	ImageFormat      workload.ImageFormat `key:"image_format" default:"png" zero:"default"`
+	ImagePool        int                  `key:"image_pool" range:"[0,100000]" default:"0"`
+	ImagePatch       int                  `key:"image_patch" range:"[0,4096]" default:"0"`
+}
+
+func init() { registerFeature(&images{}, 10) }
+
+// images is the feature of requests that carry images: each of a size drawn by ContextSeed
+// (the same sizes every run of the scenario), and either its own (seeded by the block's
+// prompt nonce, the request and its place: no run or block sends one twice) or one of a
+// pool of ImagePool images the run draws from. record is what the probe found before the
+// run; ahead makes the current requests' images ahead of their turn (nil when none is made).
+type images struct {
+	noFeatureHooks
+	probed *artifact.Images
+	ahead  *imageAhead
+}
+
+func (images) on(sc *Scenario) bool { return sc.ImagesPerRequest > 0 }
+func (images) start() feature       { return &images{} }
+
+func (images) validate(sc *Scenario, k kind, add addProblem) {
+	if !sc.API.supports().Images {
+		add("ImagesPerRequest", sc.ImagesPerRequest, "needs %s "+apisWith(func(s stream.Support) bool { return s.Images })+
+			": "+sc.API.Name()+" sends plain text", "API")
+	}
+	independentOnly(k, add, "ImagesPerRequest", sc.ImagesPerRequest, "a trace's lines and a session's turns carry no images")
+}
+
+func (im *images) prepare(ctx context.Context, r *run) (err error) {
+	im.probed, err = r.probeImages(ctx)
+	return err
+}
+
+func (im *images) begin(ctx context.Context, r *run) func() { return im.startAhead(ctx, r) }
+
+func (im *images) body(r *run, i int, req *stream.ChatRequest) (err error) {
+	req.Images, err = im.images(r, i)
+	return err
+}
+
+func (im *images) span(r *run, i int, o *outcome, s *artifact.RequestSpan) {
+	s.Images = r.sc.ImagesPerRequest
+	s.PlannedImageTokens = im.plannedTokens(r, i)
+	if o.promptTokens != nil {
+		s.ImageTokens = new(*o.promptTokens - r.plan[i].context)
+	}
+}
+
+func (im *images) record(_ context.Context, r *run, b *artifact.Benchmark) {
+	if rec := im.probed; rec != nil {
+		r.imageTally(rec, b.Extension.Timeline)
+		b.Extension.Images = rec
+	}
+}
+
+func (images) merge(shards []NamedArtifact, spans []artifact.RequestSpan, b *artifact.Benchmark) {
+	b.Extension.Images = mergedImages(shards, spans)
+}
 
 // maxProbedSizes bounds the sizes a run asks the engine to count before it starts.
 const maxProbedSizes = 8
@@ -63,11 +130,8 @@ func (r *run) imageSlots(i int, nonce string) []imageSlot {
 
 // images are request i's images (see imageSlots): made ahead of its turn when the run's
 // producer got to it, else here.
-func (r *run) images(i int) ([]stream.Image, error) {
-	if r.sc.ImagesPerRequest == 0 {
-		return nil, nil
-	}
-	if imgs, ok := r.ahead.take(i, r.prompts.Nonce); ok {
+func (im *images) images(r *run, i int) ([]stream.Image, error) {
+	if imgs, ok := im.ahead.take(i, r.prompts.Nonce); ok {
 		return imgs, nil
 	}
 	return r.encodeImages(i, r.prompts.Nonce)
@@ -158,13 +222,13 @@ func (r *run) gatheredSlots(i int) []imageSlot {
 
 // plannedImageTokens is what request i's images should cost by the probe's counts (the
 // rule's where the engine stated none); nil when neither gives one of its sizes.
-func (r *run) plannedImageTokens(i int) *int {
-	if r.imageRecord == nil {
+func (im *images) plannedTokens(r *run, i int) *int {
+	if im.probed == nil {
 		return nil
 	}
 	total := 0
 	for _, s := range r.gatheredSlots(i) {
-		n, ok := r.imageRecord.TokensOf(s.size.String())
+		n, ok := im.probed.TokensOf(s.size.String())
 		if !ok {
 			return nil
 		}
@@ -215,13 +279,10 @@ type imageAhead struct {
 	taken map[int]bool
 }
 
-// startImagesAhead starts making the images of the current requests (r.indices under the
+// startAhead starts making the images of the current requests (r.indices under the
 // current nonce) and returns once the first wave's are made, so the requests in flight at
 // the start do not make their own; the returned func stops it. Nothing without images.
-func (r *run) startImagesAhead(ctx context.Context) (stop func()) {
-	if r.sc.ImagesPerRequest == 0 {
-		return func() {}
-	}
+func (im *images) startAhead(ctx context.Context, r *run) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	a := &imageAhead{nonce: r.prompts.Nonce, slots: make(chan struct{}, 2*max(r.concurrency, 1)+2),
 		ready: map[int][]stream.Image{}, taken: map[int]bool{}}
@@ -263,11 +324,11 @@ func (r *run) startImagesAhead(ctx context.Context) (stop func()) {
 	case <-primed:
 	case <-done:
 	}
-	r.ahead = a
+	im.ahead = a
 	return func() {
 		cancel()
 		<-done
-		r.ahead = nil
+		im.ahead = nil
 	}
 }
 
@@ -286,4 +347,30 @@ func (a *imageAhead) take(i int, nonce string) ([]stream.Image, bool) {
 		<-a.slots
 	}
 	return imgs, ok
+}
+
+// mergedImages adds the shards' images: their plan and the engine's counts are the same in
+// every shard; the images sent add up, and so do the distinct ones where each request made
+// its own (a pool's draws can repeat across shards: the most any shard saw is a floor).
+func mergedImages(shards []NamedArtifact, spans []artifact.RequestSpan) *artifact.Images {
+	first := shards[0].Extension.Images
+	if first == nil {
+		return nil
+	}
+	out := *first
+	out.Sent, out.Distinct = 0, 0
+	for _, sh := range shards {
+		im := sh.Extension.Images
+		if im == nil {
+			continue
+		}
+		out.Sent += im.Sent
+		if out.Pool > 0 {
+			out.Distinct = max(out.Distinct, im.Distinct)
+		} else {
+			out.Distinct += im.Distinct
+		}
+	}
+	imageMeans(&out, spans)
+	return &out
 }

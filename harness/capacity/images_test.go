@@ -25,7 +25,8 @@ func TestEveryRequestSendsImagesOfItsOwn(t *testing.T) {
 			}
 			s := fastEngine(t, refengine.Options{ImagePatch: 28})
 			sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict,
-				ImagesPerRequest: 2, ImageFormat: format, ImagePatch: 28, API: api, WarmupRequests: 2}
+				API: api, WarmupRequests: 2}
+			sc.ImagesPerRequest, sc.ImageFormat, sc.ImagePatch = 2, format, 28
 			b := mustRun(t, target(s), sc)
 			seen, distinct := 0, map[string]bool{}
 			for _, tr := range measuredTraces(s) {
@@ -58,7 +59,8 @@ func TestEveryRequestSendsImagesOfItsOwn(t *testing.T) {
 func TestImagesFromAPoolRepeat(t *testing.T) {
 	s := fastEngine(t, refengine.Options{ImagePatch: 28})
 	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, Policy: PolicyStrict,
-		ImagesPerRequest: 2, ImagePool: 3, WarmupRequests: 0}
+		WarmupRequests: 0}
+	sc.ImagesPerRequest, sc.ImagePool = 2, 3
 	sc.ImageSize.UnmarshalText([]byte("256x128"))
 	b := mustRun(t, target(s), sc)
 	distinct := map[string]bool{}
@@ -76,7 +78,8 @@ func TestImagesFromAPoolRepeat(t *testing.T) {
 // images and what to do, and at once.
 func TestATextModelIsRefusedNamingImages(t *testing.T) {
 	s := fastEngine(t, refengine.Options{})
-	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 2}
+	sc := Scenario{Requests: 8, Concurrency: 4, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16}
+	sc.ImagesPerRequest = 2
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -96,7 +99,8 @@ func TestATextModelIsRefusedNamingImages(t *testing.T) {
 func TestTheImageCountIsHeldToTheRule(t *testing.T) {
 	s := fastEngine(t, refengine.Options{ImagePatch: 28})
 	for _, patch := range []int{28, 14} {
-		sc := Scenario{Requests: 2, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1, ImagePatch: patch, WarmupRequests: 0}
+		sc := Scenario{Requests: 2, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, WarmupRequests: 0}
+		sc.ImagesPerRequest, sc.ImagePatch = 1, patch
 		b := mustRun(t, target(s), sc)
 		r := checkNamed(t, "counts images as the rule says").Judge(b)
 		want := gate.Pass
@@ -126,7 +130,8 @@ func checkNamed(t *testing.T, name string) gate.Check {
 // image 6 to 8 tokens for one) is refused too, saying what it counted.
 func TestAModelThatDropsImagesIsRefused(t *testing.T) {
 	s := fastEngine(t, refengine.Options{ImagePatch: 512}) // one token an image
-	sc := Scenario{Requests: 4, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16, ImagesPerRequest: 1}
+	sc := Scenario{Requests: 4, Concurrency: 2, ContextTokens: 300, MaxTokens: 40, ResponseWords: 16}
+	sc.ImagesPerRequest = 1
 	_, err := Run(context.Background(), target(s), sc)
 	if err == nil || !strings.Contains(err.Error(), "does not take images: it accepted a 512x512 png image and counted 1 prompt tokens") {
 		t.Fatalf("err = %v", err)
@@ -140,26 +145,29 @@ func TestAModelThatDropsImagesIsRefused(t *testing.T) {
 // their turn, each exactly the request's own; a request of another nonce (the warm-up's)
 // makes its own.
 func TestImagesAreMadeAheadOfTheirRequests(t *testing.T) {
-	sc := Scenario{ImagesPerRequest: 1}.withDefaults()
+	sc := Scenario{}
+	sc.ImagesPerRequest = 1
+	sc = sc.withDefaults()
 	sc.ImageSize.UnmarshalText([]byte("64x64"))
 	r := &run{sc: sc, base: make([]planned, 8), indices: []int{0, 1, 2, 3, 4, 5, 6, 7}, concurrency: 2}
 	r.prompts.Nonce = "abc"
-	stop := r.startImagesAhead(context.Background())
+	im := &images{}
+	stop := im.startAhead(context.Background(), r)
 	defer stop()
 	for i := range 2 {
-		if _, ok := r.ahead.take(i, "abc"); !ok {
+		if _, ok := im.ahead.take(i, "abc"); !ok {
 			t.Fatalf("request %d of the first wave: its images were not made before the start", i)
 		}
 	}
-	if _, ok := r.ahead.take(2, "warmupabc"); ok {
+	if _, ok := im.ahead.take(2, "warmupabc"); ok {
 		t.Fatal("a request of another nonce took this block's images")
 	}
 	for i := 2; i < 8; i++ {
 		// Wait for the producer (without taking, which would tell it to skip), then take.
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			r.ahead.mu.Lock()
-			_, made := r.ahead.ready[i]
-			r.ahead.mu.Unlock()
+			im.ahead.mu.Lock()
+			_, made := im.ahead.ready[i]
+			im.ahead.mu.Unlock()
 			if made {
 				break
 			}
@@ -167,7 +175,7 @@ func TestImagesAreMadeAheadOfTheirRequests(t *testing.T) {
 				t.Fatalf("request %d: its images were never made", i)
 			}
 		}
-		imgs, ok := r.ahead.take(i, "abc")
+		imgs, ok := im.ahead.take(i, "abc")
 		want, _ := r.encodeImages(i, "abc")
 		if !ok || len(imgs) != 1 || string(imgs[0].Data) != string(want[0].Data) {
 			t.Fatalf("request %d took images not its own", i)

@@ -54,9 +54,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
 	mergeKinds(ext, shards, spans)
 	b.Extension = ext
-	if plan := first.Extension.Adapters; len(plan) > 0 {
-		ext.Adapters, ext.AdapterMix = adapterFigures(plan, &b), first.Extension.AdapterMix
-	}
+	mergeFeatures(shards, spans, &b)
 	return &b, nil
 }
 
@@ -151,8 +149,6 @@ func mergeKinds(ext *artifact.Extension, shards []NamedArtifact, spans []artifac
 	ext.Send = sendSplit(spans)
 	ext.Reasoning = reasoningSummary(spans)
 	ext.Phases = phasesSummary(spans)
-	ext.Cancellation = mergedCancellation(shards)
-	ext.Images = mergedImages(shards, spans)
 	if t := first.Trace; t != nil {
 		merged := *t
 		merged.StartErrorMs = startErrors(spans)
@@ -444,65 +440,4 @@ func mergedArrival(first artifact.Arrival, spans []artifact.RequestSpan, rows []
 		a.ScheduleLagMs, a.IntendedTTFTMs, a.IntendedE2EMs, a.ServiceTTFTMs = percentiles(lag), percentiles(ttft), percentiles(e2e), percentiles(service)
 	}
 	return a
-}
-
-// mergedCancellation adds the shards' cancellations: their plans and abandoned requests;
-// the engine stopped when it stopped on every shard, and did not when it did not on one.
-func mergedCancellation(shards []NamedArtifact) *artifact.Cancellation {
-	var out *artifact.Cancellation
-	for _, sh := range shards {
-		c := sh.Extension.Cancellation
-		if c == nil {
-			continue
-		}
-		if out == nil {
-			out = &artifact.Cancellation{Rate: c.Rate, AfterTokens: c.AfterTokens, EngineStopped: c.EngineStopped, StopSource: c.StopSource}
-		}
-		out.Planned += c.Planned
-		out.Abandoned += c.Abandoned
-		if stopRank(c.EngineStopped) < stopRank(out.EngineStopped) {
-			out.EngineStopped, out.StopSource = c.EngineStopped, c.StopSource
-		}
-		if c.DecodedOnMs != nil && (out.DecodedOnMs == nil || *c.DecodedOnMs > *out.DecodedOnMs) {
-			out.DecodedOnMs = c.DecodedOnMs
-		}
-	}
-	return out
-}
-
-// stopRank orders what shards say of the engine's stop: did not, cannot tell, did.
-func stopRank(stopped *bool) int {
-	switch {
-	case stopped == nil:
-		return 1
-	case *stopped:
-		return 2
-	}
-	return 0
-}
-
-// mergedImages adds the shards' images: their plan and the engine's counts are the same in
-// every shard; the images sent add up, and so do the distinct ones where each request made
-// its own (a pool's draws can repeat across shards: the most any shard saw is a floor).
-func mergedImages(shards []NamedArtifact, spans []artifact.RequestSpan) *artifact.Images {
-	first := shards[0].Extension.Images
-	if first == nil {
-		return nil
-	}
-	out := *first
-	out.Sent, out.Distinct = 0, 0
-	for _, sh := range shards {
-		im := sh.Extension.Images
-		if im == nil {
-			continue
-		}
-		out.Sent += im.Sent
-		if out.Pool > 0 {
-			out.Distinct = max(out.Distinct, im.Distinct)
-		} else {
-			out.Distinct += im.Distinct
-		}
-	}
-	imageMeans(&out, spans)
-	return &out
 }

@@ -131,10 +131,12 @@ func (u requestUnits) prepare(i int, began time.Time) (*[]byte, *outcome) {
 		// prompt's buffer goes back.
 		req := r.sc.request(unsafe.String(unsafe.SliceData(prompt), len(prompt)))
 		req.MaxTokens = r.plan[i].maxTokens
-		if a := r.adapter(i); a != "" {
-			req.Model = a
+		for _, f := range r.features {
+			if err = f.body(r, i, &req); err != nil {
+				break
+			}
 		}
-		if req.Images, err = r.images(i); err == nil {
+		if err == nil {
 			*body, err = req.AppendBody((*body)[:0])
 		}
 		if err == nil {
@@ -154,8 +156,10 @@ func (r *run) send(ctx context.Context, i int, began, due time.Time, body *[]byt
 		return r.requestError(i, r.plan[i].context, began, stream.KindCancelled, "not sent: run interrupted: "+context.Cause(ctx).Error())
 	}
 	call := stream.Call{TraceParent: r.traceParent(i)}
-	if r.abandons(i) {
-		call.AbandonAfter = r.sc.CancelAfterTokens
+	for _, f := range r.features {
+		if !r.warming {
+			f.call(r, i, &call)
+		}
 	}
 	res, err := r.client.StreamRecycled(ctx, r.sc.API.wire(), *body, r.plan[i].maxTokens, call, func() { recycle(&bodies, body) })
 	o := r.judge(i, r.plan[i].context, began, res, err)

@@ -48,7 +48,7 @@ func newRun(sc Scenario, target Target) *run {
 		UserSpaceStamps: target.UserSpaceStamps,
 		TransmitStamps:  target.TransmitStamps,
 	})
-	return &run{sc: sc, kind: sc.kind(), client: client, baseURL: target.BaseURL, san: newSanitizer(target),
+	return &run{sc: sc, kind: sc.kind(), features: featuresOf(&sc), client: client, baseURL: target.BaseURL, san: newSanitizer(target),
 		concurrency: sc.Shard.concurrency(sc.Concurrency)}
 }
 
@@ -67,14 +67,13 @@ func (r *run) prepare(ctx context.Context) error {
 			r.sc.Engine = v.Engine
 		}
 	}
-	if err := r.checkAdapters(ctx); err != nil {
-		return err
-	}
-	if r.imageRecord, err = r.probeImages(ctx); err != nil {
-		return err
-	}
 	if r.plan, err = r.kind.plan(r); err != nil {
 		return err
+	}
+	for _, f := range r.features {
+		if err := f.prepare(ctx, r); err != nil {
+			return err
+		}
 	}
 	sc := &r.sc
 	sc.Requests = len(r.plan)
@@ -88,10 +87,6 @@ func (r *run) prepare(ctx context.Context) error {
 		IndexWidth:    len(strconv.Itoa(max(sc.Requests-1, 0))),
 	}
 	r.nonce, r.base = r.prompts.Nonce, r.plan
-	r.abandon = abandonPlan(len(r.plan), sc.CancelRate, sc.ContextSeed)
-	if len(sc.Adapters) > 0 {
-		r.adapterOf = sc.Adapters.Assign(len(r.plan), sc.AdapterMix, sc.ContextSeed)
-	}
 	if !sc.SkipEnginePhases {
 		r.traceBase = fmt.Sprintf("%016x", rand.Uint64())
 	}
@@ -197,18 +192,12 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	stampsHeld := b.Extension.Clock.Source == clockSourceKernel && b.Extension.ITL.SharedReadGaps == 0
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
-	drain := r.drain(ctx, b, finished)
-	b.Extension.EngineMetrics = w.watch()
-	// After the watch's last scrape: the request left to ask is in none of the run's counts.
-	drain.asked = r.askLeave(ctx, b, drain)
-	b.Extension.Cancellation = r.cancellation(b, drain)
-	b.Extension.Adapters = r.adapterRecord(b)
-	if b.Extension.Adapters != nil {
-		b.Extension.AdapterMix = string(r.sc.AdapterMix)
+	for _, f := range r.features {
+		f.settle(ctx, r, b)
 	}
-	if rec := r.imageRecord; rec != nil {
-		r.imageTally(rec, b.Extension.Timeline)
-		b.Extension.Images = rec
+	b.Extension.EngineMetrics = w.watch()
+	for _, f := range r.features {
+		f.record(ctx, r, b)
 	}
 	b.Extension.GPU = w.gpus.Finish(ctx, started, finished)
 	if b.GPU == nil {
@@ -271,9 +260,9 @@ func discover(ctx context.Context, client *stream.Client, base string, sc *Scena
 		if err != nil {
 			return caps, fmt.Errorf("no model to request: name one in the scenario (GET /models: %v)", err)
 		}
-		// An engine lists the LoRA adapters it serves beside their base model.
+		// An engine lists what a feature's requests name (LoRA adapters) beside the model.
 		m, err := onlyModel(slices.DeleteFunc(slices.Clone(models), func(m stream.Model) bool {
-			return slices.ContainsFunc(sc.Adapters, func(a workload.Adapter) bool { return a.Name == m.ID })
+			return slices.Contains(sc.featureModels(), m.ID)
 		}))
 		if err != nil {
 			return caps, fmt.Errorf("%w; name one in the scenario", err)
@@ -391,20 +380,15 @@ type run struct {
 	started time.Time
 	blocks  []block
 	nonce   string
-	// abandon[i] is whether request i of a block is left after CancelAfterTokens.
-	abandon []bool
 	// traceBase is the first half of every request's trace id, random per run; "" sends
 	// no traceparent.
 	traceBase string
 	// engine watches the engine's metrics; each block marks its counters (nil when off).
 	engine *enginemetrics.Watch
-	// imageRecord is what the image probe found, before the run; nil without images.
-	imageRecord *artifact.Images
-	// ahead makes the current requests' images ahead of their turn; nil when none is made.
-	ahead *imageAhead
-	// adapterOf[i] is the adapter request i of a block names (an index into the scenario's
-	// Adapters); nil without adapters.
-	adapterOf []int
+	// features are the traffic features the scenario uses, each with its run's state;
+	// warming is set while the warm-up runs, which sends no feature's call.
+	features []feature
+	warming  bool
 }
 
 // traceID is request i's W3C trace id: the run's random half, then its index; "" when the

@@ -184,37 +184,13 @@ type Scenario struct {
 	Progress         io.Writer
 	ProgressInterval time.Duration
 
-	// CancelRate is the share of the requests the client abandons, as a user who closes the
-	// tab does: each of them is left after CancelAfterTokens output chunks (tokens, from an
-	// engine that sends one a chunk), recorded apart from completed and failed requests, out
-	// of every latency figure, and the run checks that the engine stopped them. Which ones
-	// is fixed by ContextSeed.
-	CancelRate        float64 `key:"cancel_rate" range:"[0,1]" default:"0"`
-	CancelAfterTokens int     `key:"cancel_after_tokens" range:"[0,1048576]" default:"4" zero:"default"`
-
-	// ImagesPerRequest images go before every request's prompt, each of ImageSize (a size,
-	// or a weighted set: "3:512x512,1:1024x768") encoded as ImageFormat: each request's own by
-	// default (no run or request sends one twice, so no image cache serves one), or drawn
-	// from a pool of ImagePool images (to measure that cache). Before any request the run asks
-	// the engine to count one image of each size; a model that refuses images stops the run
-	// there, naming them. ImagePatch, when set, is the rule that count is held to:
-	// ceil(w/p)·ceil(h/p) tokens an image (Qwen2.5-VL: 28). The text is ContextTokens; the
-	// images come on top.
-	ImagesPerRequest int                  `key:"images_per_request" range:"[0,64]" default:"0"`
-	ImageSize        workload.ImageSizes  `key:"image_size" default:"512x512" zero:"default"`
-	ImageFormat      workload.ImageFormat `key:"image_format" default:"png" zero:"default"`
-	ImagePool        int                  `key:"image_pool" range:"[0,100000]" default:"0"`
-	ImagePatch       int                  `key:"image_patch" range:"[0,4096]" default:"0"`
-
-	// Adapters spreads the requests over LoRA adapters, each request naming its adapter in
-	// the model field: "lora-a:3,lora-b:1" by weight, "lora-a,lora-b" evenly, or by Zipf's
-	// law over the order listed when AdapterMix is zipf. Each adapter gets its share of the
-	// requests exactly (largest remainder), in an order ContextSeed shuffles; a run checks
-	// first that the engine serves each. The artifact holds each adapter's figures
-	// (anvilbench.adapters), and a budget or regression names one adapter's figure as
-	// "tpot_p50_ms[lora-b]".
-	Adapters   workload.Adapters   `key:"adapters"`
-	AdapterMix workload.AdapterMix `key:"adapter_mix" default:"weighted" zero:"default"`
+	// The traffic features' own fields (see feature), each in its feature's file: requests
+	// the client leaves (cancel.go), images (images.go), LoRA adapters (adapters.go) and
+	// priority classes (priorities.go).
+	cancelling
+	imageTraffic
+	adapterSpread
+	priorityClasses
 
 	// SkipEnginePhases stops asking the engine for its own account of each request's time
 	// (vLLM's include_metrics on chat and completions; llama.cpp's timings and Ollama's

@@ -33,6 +33,7 @@ func (sc Scenario) Validate() error {
 	k := sc.kind()
 	errs := fields.Problems(&sc, func(field string) bool { return k.replaces(sc, field) })
 	errs = append(errs, sc.combinations(k)...)
+	errs = append(errs, sc.featureProblems(k)...)
 	errs = append(errs, sc.oneKind()...)
 	errs = append(errs, sc.Trace.problems(sc)...)
 	errs = append(errs, sc.Sessions.problems(sc)...)
@@ -73,28 +74,6 @@ func (sc Scenario) combinations(k kind) []error {
 	}
 	if sc.ReasoningEffort != "" && sc.ThinkingMode.switches() {
 		add("ReasoningEffort", nil, fmt.Sprintf("cannot be combined with %%s=%s (use one control)", sc.ThinkingMode), "ThinkingMode")
-	}
-	if sc.CancelRate > 0 {
-		if _, independent := k.(*independent); !independent {
-			add("CancelRate", sc.CancelRate, "needs independent requests: a trace's lines and a session's turns are not abandoned")
-		}
-		if sc.MaxTokens > 0 && sc.CancelAfterTokens >= sc.MaxTokens {
-			add("CancelAfterTokens", sc.CancelAfterTokens, fmt.Sprintf("must be below %%s (%d): a request is left before it ends", sc.MaxTokens), "MaxTokens")
-		}
-	}
-	if sc.ImagesPerRequest > 0 {
-		if !sc.API.supports().Images {
-			add("ImagesPerRequest", sc.ImagesPerRequest, "needs %s "+apisWith(func(s stream.Support) bool { return s.Images })+
-				": "+sc.API.Name()+" sends plain text", "API")
-		}
-		if _, independent := k.(*independent); !independent {
-			add("ImagesPerRequest", sc.ImagesPerRequest, "needs independent requests: a trace's lines and a session's turns carry no images")
-		}
-	}
-	if len(sc.Adapters) > 0 {
-		if _, independent := k.(*independent); !independent {
-			add("Adapters", sc.Adapters.String(), "needs independent requests: a trace's lines and a session's turns keep their model")
-		}
 	}
 	if sc.RequestRate > 0 && sc.Burst > 0 {
 		add("RequestRate", sc.RequestRate, "cannot be combined with %s", "Burst")

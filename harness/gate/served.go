@@ -28,8 +28,8 @@ func OneServedModel() Check {
 		switch {
 		case len(served) == 0:
 			return skipped("no response named the model that served it")
-		case len(a.Extension.Adapters) > 0:
-			return servedAdapters(a, served)
+		case len(a.PlannedModels()) > 0:
+			return servedAsPlanned(a, served)
 		case len(served) > 1:
 			return found(RunFailed, fmt.Sprintf("the responses named %d models, %s (requested %q): more than one model served the run, and its figures mix them (a router, or replicas of different models behind one address)",
 				len(served), countsOf(served), a.Model))
@@ -54,12 +54,13 @@ func countsOf(served map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// servedAdapters judges a run spread over LoRA adapters: every response named one of them
-// or their base model (an engine may name the base for all), none another model.
-func servedAdapters(a *artifact.Benchmark, served map[string]int) Result {
+// servedAsPlanned judges a run whose requests named models of their own (LoRA adapters):
+// every response named one of them or their base model (an engine may name the base for
+// all), none another model.
+func servedAsPlanned(a *artifact.Benchmark, served map[string]int) Result {
 	known := map[string]bool{a.Model: true}
 	var planned []string
-	for _, ad := range a.Extension.Adapters {
+	for _, ad := range a.PlannedModels() {
 		known[ad.Name] = true
 		planned = append(planned, fmt.Sprintf("%d %q", ad.Requests, ad.Name))
 	}

@@ -24,6 +24,7 @@ func Flags(fs *flag.FlagSet) func() (Options, error) {
 	fs.IntVar(&o.MaxModelLen, "max-model-len", DefaultMaxModelLen, "context window in tokens")
 	fs.DurationVar(&o.PrefillOverhead, "ttft", defaultPrefillOverhead, "fixed time to first token (prefill overhead)")
 	fs.BoolVar(&o.DecodeOnAfterCancel, "decode-on-after-cancel", false, "keep decoding a request its client left, to max_tokens (an engine bug, for proofs)")
+	fs.BoolVar(&o.SchedulePriority, "schedule-priority", false, "admit waiting requests by their priority field, lower first (vLLM's --scheduling-policy priority)")
 	fs.BoolVar(&o.NoTokenCounters, "no-token-counters", false, "leave the prompt and generated-tokens counters out of /metrics (its gauges alone)")
 	fs.DurationVar(&o.QueueDelay, "queue-delay", 0, "scheduling time of every request after admission, before its prefill (a slower scheduler)")
 	fs.Float64Var(&o.PrefillRate, "prefill-rate", 0, "prefill compute in prompt tokens/s on one shared lane (0 = free)")

@@ -76,7 +76,7 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, j *job, tr
 		}
 	}
 
-	if err := s.gate.acquire(ctx); err != nil {
+	if err := s.gate.acquire(ctx, j.priority); err != nil {
 		tr.finish(0, "", true)
 		return
 	}

@@ -131,7 +131,7 @@ func (s *Server) handleGenerate(api surface) http.HandlerFunc {
 			t.PromptTokens = j.promptTokens
 			t.PromptHead = j.promptHead
 			t.Thinking = j.think
-			t.Model, t.Images = j.model, j.images
+			t.Model, t.Images, t.Priority = j.model, j.images, j.priority
 		})
 		s.generate(r.Context(), w, j, tr)
 	}

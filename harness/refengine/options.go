@@ -88,6 +88,10 @@ type Options struct {
 	// stop what its clients abandon (vLLM #54947, SGLang #36552), for proofs that a run
 	// says so.
 	DecodeOnAfterCancel bool
+	// SchedulePriority admits a waiting request by its priority (lower first, then by
+	// arrival), as vLLM's --scheduling-policy priority does; without it, first come first
+	// served, and the field is ignored.
+	SchedulePriority bool
 	// NoTokenCounters leaves the prompt and generated-tokens counters out of /metrics, its
 	// running and waiting gauges in, as an engine that exports only those (for proofs that
 	// stand on the gauges alone).

@@ -50,6 +50,9 @@ type genRequest struct {
 	ResponseFormat     *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	// Priority is vLLM's and SGLang's request priority (lower first); an engine that
+	// schedules first come first served reads and ignores it.
+	Priority *int `json:"priority"`
 }
 
 // chatTool is a tool in chat's form (Ollama's native API writes it the same): what the
@@ -177,6 +180,7 @@ type job struct {
 	leave           func()    // takes the request's marker out of the in-flight record
 	model           string    // the model the request named, its adapter's, or the served one
 	slowdown        float64   // its adapter's decode slowdown (1 without)
+	priority        *int      // the priority it sent; nil none
 	images          []ImageSeen
 }
 
@@ -235,7 +239,7 @@ func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, f
 
 	legacy := api == surfaceCompletions
 	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}, includeMetrics: req.IncludeMetrics,
-		model: s.opts.Model, slowdown: 1}
+		model: s.opts.Model, slowdown: 1, priority: req.Priority}
 	if f, ok := s.adapter(req.Model); ok {
 		j.model, j.slowdown = req.Model, f
 	}

@@ -9,23 +9,25 @@ import (
 	"time"
 )
 
-// gate admits at most max running requests (0 = unlimited), first come first served, and
-// counts the running ones for the batch slowdown.
+// gate admits at most max running requests (0 = unlimited), first come first served or by
+// priority (priority.go), and counts the running ones for the batch slowdown.
 type gate struct {
-	max     int
-	mu      sync.Mutex
-	queue   []*waiter
-	running atomic.Int64 // written under mu, read lock-free on every decode step
+	max        int
+	byPriority bool
+	mu         sync.Mutex
+	queue      []*waiter
+	running    atomic.Int64 // written under mu, read lock-free on every decode step
 }
 
 type waiter struct {
-	ready   chan struct{}
-	granted bool // set under gate.mu when a slot was handed over
+	ready    chan struct{}
+	granted  bool // set under gate.mu when a slot was handed over
+	priority int
 }
 
 // acquire blocks until the caller holds a slot or ctx is done. On success the caller must
 // call release exactly once.
-func (g *gate) acquire(ctx context.Context) error {
+func (g *gate) acquire(ctx context.Context, priority *int) error {
 	g.mu.Lock()
 	if len(g.queue) == 0 && (g.max == 0 || int(g.running.Load()) < g.max) {
 		g.running.Add(1)
@@ -33,6 +35,9 @@ func (g *gate) acquire(ctx context.Context) error {
 		return nil
 	}
 	w := &waiter{ready: make(chan struct{})}
+	if priority != nil {
+		w.priority = *priority
+	}
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
 	select {
@@ -56,7 +61,7 @@ func (g *gate) acquire(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// release frees a slot, handing it directly to the oldest waiter if there is one (so the
+// release frees a slot, handing it directly to the next waiter if there is one (so the
 // running count does not dip and no later arrival can overtake).
 func (g *gate) release() {
 	g.mu.Lock()
@@ -65,9 +70,9 @@ func (g *gate) release() {
 		g.running.Add(-1)
 		return
 	}
-	w := g.queue[0]
-	g.queue[0] = nil
-	g.queue = g.queue[1:]
+	k := g.next()
+	w := g.queue[k]
+	g.queue = append(g.queue[:k], g.queue[k+1:]...)
 	w.granted = true
 	close(w.ready)
 }

@@ -14,13 +14,13 @@ func TestGateFIFO(t *testing.T) {
 	t.Parallel()
 	g := &gate{max: 1}
 	ctx := context.Background()
-	if err := g.acquire(ctx); err != nil {
+	if err := g.acquire(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	order := make(chan int, 3)
 	for i := range 3 {
 		go func() {
-			if err := g.acquire(ctx); err == nil {
+			if err := g.acquire(ctx, nil); err == nil {
 				order <- i
 			}
 		}()
@@ -45,10 +45,10 @@ func TestGateFIFO(t *testing.T) {
 func TestGateCancelledWaiter(t *testing.T) {
 	t.Parallel()
 	g := &gate{max: 1}
-	_ = g.acquire(context.Background())
+	_ = g.acquire(context.Background(), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
-	go func() { errc <- g.acquire(ctx) }()
+	go func() { errc <- g.acquire(ctx, nil) }()
 	waitFor(time.Second, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.queue) == 1 })
 	cancel()
 	if err := <-errc; err == nil {
@@ -60,7 +60,7 @@ func TestGateCancelledWaiter(t *testing.T) {
 	}
 	g2 := &gate{} // unlimited
 	for range 5 {
-		_ = g2.acquire(context.Background())
+		_ = g2.acquire(context.Background(), nil)
 	}
 	if g2.running.Load() != 5 {
 		t.Errorf("unlimited gate running = %d", g2.running.Load())

@@ -66,6 +66,7 @@ func Start(opts Options) (*Server, error) {
 	if opts.Overflow == overflowQueue {
 		s.gate.max = opts.MaxBatch
 	}
+	s.gate.byPriority = opts.SchedulePriority
 	if opts.PrefixCache {
 		s.cache, s.seed = newPrefixCache(opts.CacheCapacityBlocks), maphash.MakeSeed()
 	}

@@ -52,6 +52,8 @@ type RequestTrace struct {
 	Scheduled time.Time
 	// Model is the model the request was served as: the base model, or the adapter it named.
 	Model string
+	// Priority is the priority the request sent (nil none).
+	Priority *int
 	// Images are the images the request carried, as the engine read them.
 	Images []ImageSeen
 	// TraceParent is the W3C traceparent header the request carried ("" without one).

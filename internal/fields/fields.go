@@ -104,7 +104,8 @@ func collect(t reflect.Type, at []int, prefix string, out *[]Field) {
 		index := append(append([]int(nil), at...), i)
 		key, ok := sf.Tag.Lookup("key")
 		if !ok {
-			if sf.Type.Kind() == reflect.Struct && sf.IsExported() {
+			// An embedded struct's exported fields are promoted, exported or not.
+			if sf.Type.Kind() == reflect.Struct && (sf.IsExported() || sf.Anonymous) {
 				inner := prefix
 				if !sf.Anonymous {
 					inner += sf.Name + "."

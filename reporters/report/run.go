@@ -762,7 +762,7 @@ func bucketRange(t *artifact.ServerLatency) string {
 }
 
 // trafficFields say what the run sent beside text: its images and what the engine counted
-// for them, and each LoRA adapter's share and headline figures.
+// for them, and each group's (LoRA adapter's, priority class's) share and headline figures.
 func trafficFields(x *artifact.Extension) []fieldView {
 	var out []fieldView
 	if im := x.Images; im != nil {
@@ -778,19 +778,30 @@ func trafficFields(x *artifact.Extension) []fieldView {
 		}
 		out = append(out, fieldView{"images", text})
 	}
-	for _, ad := range x.Adapters {
-		text := fmt.Sprintf("%s requests (%s of them planned), %s completed, %s failed", fmtInt(ad.Requests), fmtNumber(100*float64(ad.Share), 0)+"%",
-			fmtInt(ad.Completed), fmtInt(ad.Failed))
-		if ad.Abandoned > 0 {
-			text += fmt.Sprintf(", %s left", fmtInt(ad.Abandoned))
+	for title, groups := range (&artifact.Benchmark{Extension: x}).Groups() {
+		for _, g := range groups {
+			out = append(out, fieldView{title + " " + g.Name, groupText(g)})
 		}
-		for _, key := range []string{"ttft_p50_ms", "tpot_p50_ms", "tpot_p95_ms"} {
-			f, _ := artifact.LookupFigure(key)
-			if v, _ := f.Of(&artifact.Benchmark{Metrics: ad.Metrics}); v != nil {
-				text += fmt.Sprintf("; %s %s", f.Label(), fmtMs(*v))
-			}
-		}
-		out = append(out, fieldView{"adapter " + ad.Name, text})
 	}
 	return out
+}
+
+// groupText is a group's requests, their share and what became of them, and its headline
+// latencies.
+func groupText(g artifact.Group) string {
+	text := fmt.Sprintf("%s requests (%s of them planned), %s completed, %s failed", fmtInt(g.Requests), fmtNumber(100*float64(g.Share), 0)+"%",
+		fmtInt(g.Completed), fmtInt(g.Failed))
+	if g.Priority != nil {
+		text = fmt.Sprintf("priority %d; ", *g.Priority) + text
+	}
+	if g.Abandoned > 0 {
+		text += fmt.Sprintf(", %s left", fmtInt(g.Abandoned))
+	}
+	for _, key := range []string{"ttft_p50_ms", "ttft_p95_ms", "tpot_p50_ms", "tpot_p95_ms"} {
+		f, _ := artifact.LookupFigure(key)
+		if v, _ := f.Of(&artifact.Benchmark{Metrics: g.Metrics}); v != nil {
+			text += fmt.Sprintf("; %s %s", f.Label(), fmtMs(*v))
+		}
+	}
+	return text
 }

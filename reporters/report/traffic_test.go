@@ -13,7 +13,7 @@ func TestTheReportShowsImagesAndAdapters(t *testing.T) {
 	x := &artifact.Extension{
 		Images: &artifact.Images{PerRequest: 2, Sizes: "512x512", Format: "png", Sent: 16, Distinct: 16, Patch: 28,
 			EngineTokens: map[string]int{"512x512": 361}, RuleTokens: map[string]int{"512x512": 361}},
-		Adapters: []artifact.Adapter{
+		Adapters: []artifact.Group{
 			{Name: "lora-a", Weight: 3, Share: 0.75, Requests: 30, Completed: 30, Metrics: artifact.Metrics{TPOT: artifact.Distribution{P50: artifact.F(2)}}},
 			{Name: "lora-b", Weight: 1, Share: 0.25, Requests: 10, Completed: 9, Failed: 1, Metrics: artifact.Metrics{TPOT: artifact.Distribution{P50: artifact.F(3)}}},
 		},

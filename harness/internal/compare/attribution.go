@@ -275,7 +275,7 @@ func (a *Attribution) Text(family string) string {
 func Composition(metric string, a *artifact.Benchmark) string {
 	f, ok := artifact.LookupFigure(metric)
 	total, phases := phasesOf(f.Family)
-	if !ok || phases == nil || a == nil || f.Adapter != "" {
+	if !ok || phases == nil || a == nil || f.Group != "" {
 		return ""
 	}
 	js := joinPhases(a)

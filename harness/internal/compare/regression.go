@@ -214,7 +214,7 @@ func Regression(baseline, current *artifact.Benchmark, metric string, by float64
 	}
 	v.decide(c)
 	// An adapter's figure is not split: the engine's accounts are the whole run's.
-	if v.Outcome == Regressed && baseline != nil && s.fig.Adapter == "" {
+	if v.Outcome == Regressed && baseline != nil && s.fig.Group == "" {
 		cv := cmp.Or(opts.RunCV, DefaultRunCV)
 		if v.Design == DesignInterleaved {
 			cv = cmp.Or(opts.RestartCV, DefaultRestartCV)

@@ -26,7 +26,7 @@ type chat struct{ openAIStyle }
 
 func (chat) path() string { return "/chat/completions" }
 func (chat) supports() Support {
-	return Support{Conversation: true, Tools: true, ReasoningEffort: true, Images: true, ProbeTokens: 1}
+	return Support{Conversation: true, Tools: true, ReasoningEffort: true, Images: true, Priority: true, ProbeTokens: 1}
 }
 
 func (chat) body(r ChatRequest, dst []byte) ([]byte, error) {
@@ -66,6 +66,10 @@ func (r ChatRequest) appendChatTail(dst []byte) ([]byte, error) {
 	}
 	if r.IncludeMetrics {
 		dst = append(dst, `,"include_metrics":true`...)
+	}
+	if r.Priority != nil {
+		dst = append(dst, `,"priority":`...)
+		dst = strconv.AppendInt(dst, int64(*r.Priority), 10)
 	}
 	return append(dst, '}'), nil
 }

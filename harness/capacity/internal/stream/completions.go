@@ -13,8 +13,10 @@ func init() { register(APICompletions, completions{}, 1) }
 // in place of a delta).
 type completions struct{ chat }
 
-func (completions) path() string      { return "/completions" }
-func (completions) supports() Support { return Support{ReasoningEffort: true, ProbeTokens: 1} }
+func (completions) path() string { return "/completions" }
+func (completions) supports() Support {
+	return Support{ReasoningEffort: true, Priority: true, ProbeTokens: 1}
+}
 
 func (completions) body(r ChatRequest, dst []byte) ([]byte, error) {
 	if r.Prompt != "" {

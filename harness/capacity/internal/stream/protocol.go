@@ -64,6 +64,8 @@ type Support struct {
 	ReasoningEffort bool
 	// Images: images with the prompt (a completions prompt is plain text).
 	Images bool
+	// Priority: a request's priority field (vLLM's and SGLang's, on their OpenAI APIs).
+	Priority bool
 	// ProbeTokens is the least max_tokens the API accepts for a one-token probe.
 	ProbeTokens int
 }

@@ -43,6 +43,9 @@ type ChatRequest struct {
 	IncludeMetrics bool
 	// Images go with the prompt, before its text, as the API's image parts.
 	Images []Image
+	// Priority is sent as the request's priority (vLLM's and SGLang's field; lower is
+	// served first); nil sends none.
+	Priority *int
 }
 
 // Image is an encoded image and its media type ("image/png").

@@ -3,7 +3,6 @@ package workload
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,43 +95,7 @@ func (a Adapters) Shares(mix AdapterMix) []float64 {
 }
 
 // Assign gives each of n requests an adapter (its index in a): each adapter its share of n
-// exactly, rounded by largest remainder, in an order shuffled by seed, so a run of 40 at
-// 3:1 sends 30 and 10, not whatever a draw gives.
+// exactly (see Spread), so a run of 40 at 3:1 sends 30 and 10, not whatever a draw gives.
 func (a Adapters) Assign(n int, mix AdapterMix, seed int64) []int {
-	shares := a.Shares(mix)
-	counts := make([]int, len(a))
-	type rest struct {
-		k int
-		r float64
-	}
-	var rests []rest
-	given := 0
-	for k, s := range shares {
-		exact := s * float64(n)
-		counts[k] = int(exact)
-		given += counts[k]
-		rests = append(rests, rest{k, exact - float64(counts[k])})
-	}
-	slices.SortStableFunc(rests, func(x, y rest) int {
-		switch {
-		case x.r > y.r:
-			return -1
-		case x.r < y.r:
-			return 1
-		}
-		return 0
-	})
-	for i := 0; given < n; i++ {
-		counts[rests[i%len(rests)].k]++
-		given++
-	}
-	out := make([]int, 0, n)
-	for k, c := range counts {
-		for range c {
-			out = append(out, k)
-		}
-	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0xada9))
-	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
+	return Spread(a.Shares(mix), n, seed, 0xada9)
 }
