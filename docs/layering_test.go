@@ -54,7 +54,7 @@ var layers = map[string][]string{
 	"reporters/report": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/atomicfile", "internal/runrecord",
 		"reporters/report/internal/chart"},
 	// Floor 8: the toolkit and the command's code.
-	"harness/anvil": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/atomicfile", "internal/checklog",
+	"harness/anvil": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/refengine", "internal/atomicfile", "internal/checklog", "internal/stats",
 		"harness/anvil/internal/config", "internal/runrecord", "reporters/report", "harness/anvil/internal/junit"},
 	"harness/anvil/cli": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/anvil/internal/config",
 		"internal/atomicfile", "internal/runrecord", "reporters/report"},

@@ -38,9 +38,6 @@ const (
 	itemTruncation      = "a prompt over the window under a wrong declared window"
 	itemAlias           = "an unlisted alias served"
 	itemWrongModel      = "a wrong model refused in the preflight"
-	itemStopsLeft       = "stops a request its client leaves"
-	itemImages          = "takes images, or refuses them before any request"
-	itemAdapters        = "serves the configured LoRA adapters"
 	itemAccounted       = "every request accounted"
 )
 
@@ -226,7 +223,7 @@ func (c *conformer) runFor(ctx context.Context, item, name string, sc capacity.S
 }
 
 func (c *conformer) configured(ctx context.Context) {
-	items := []string{itemStreams, itemUsage, itemPlannedContext, itemExactWords, itemAdapters}
+	items := append([]string{itemStreams, itemUsage, itemPlannedContext, itemExactWords}, configuredTraffic...)
 	if c.base.Model == "" {
 		c.unserved(items...)
 		return
@@ -262,90 +259,7 @@ func (c *conformer) configured(ctx context.Context) {
 	c.set(itemUsage, yesIf(usage == b.Completed), fmt.Sprintf("prompt and completion tokens on %d of %d responses", usage, b.Completed))
 	c.contextRow(itemPlannedContext, b)
 	c.set(itemExactWords, yesIf(exact == b.Completed), fmt.Sprintf("exactly %d code words in %d of %d answers", c.base.ResponseWords, exact, b.Completed))
-	c.adaptersRow(b)
-}
-
-// adaptersRow records whether every configured adapter served its requests in the
-// configured scenario; n/a when none is configured.
-func (c *conformer) adaptersRow(b *artifact.Benchmark) {
-	GinkgoHelper()
-	if len(b.Extension.Adapters) == 0 {
-		c.set(itemAdapters, gate.NotApplicable, "no adapters configured (ANVIL_ADAPTERS)")
-		return
-	}
-	var parts []string
-	served := true
-	for _, a := range b.Extension.Adapters {
-		parts = append(parts, fmt.Sprintf("%s: %d of %d completed", a.Name, a.Completed, a.Requests))
-		served = served && a.Requests > 0 && a.Completed == a.Requests
-	}
-	c.set(itemAdapters, yesIf(served), strings.Join(parts, "; "))
-}
-
-// leaves leaves half of 4 requests after 2 tokens, 2 at a time, and records whether the
-// engine stopped them, by its gauges or, without metrics, a probe. The requests ask 64
-// words, so a one-slot engine decoding on would hold a probe long enough to tell.
-func (c *conformer) leaves(ctx context.Context) {
-	GinkgoHelper()
-	if c.unserved(itemStopsLeft) {
-		return
-	}
-	sc := c.base
-	sc.Requests, sc.Concurrency, sc.CancelRate, sc.CancelAfterTokens = 4, 2, 0.5, 2
-	sc.ImagesPerRequest, sc.Adapters = 0, nil
-	sc.ContextTokens, sc.ResponseWords = min(cmp.Or(sc.ContextTokens, 400), 400), 64
-	sc.MaxTokens = max(sc.MaxTokens, 2*sc.ResponseWords)
-	b := c.runFor(ctx, itemStopsLeft, "left", sc)
-	if b == nil {
-		return
-	}
-	cn := b.Extension.Cancellation
-	switch {
-	case cn == nil || cn.Abandoned == 0:
-		c.set(itemStopsLeft, gate.NotApplicable, fmt.Sprintf("no request was left (%d completed, %d failed)", b.Completed, b.Failed))
-	case cn.EngineStopped == nil:
-		c.set(itemStopsLeft, gate.NotApplicable, fmt.Sprintf("%d left after %d tokens; nothing could tell: %s", cn.Abandoned, cn.AfterTokens, cn.StopSource))
-	default:
-		c.set(itemStopsLeft, yesIf(*cn.EngineStopped), fmt.Sprintf("%d left after %d tokens: %s", cn.Abandoned, cn.AfterTokens, cn.StopSource))
-	}
-}
-
-// images sends one 512x512 image with each of 2 requests: a vision model counts it, a text
-// model refuses it before any request, naming images; a model that takes it and counts
-// nothing ignored it.
-func (c *conformer) images(ctx context.Context) {
-	GinkgoHelper()
-	if c.unserved(itemImages) {
-		return
-	}
-	sc := c.base
-	sc.Requests, sc.Concurrency, sc.ImagesPerRequest, sc.ImagePatch, sc.ImageSize = 2, 2, 1, 0, nil
-	sc.CancelRate, sc.Adapters = 0, nil
-	sc.ContextTokens = min(cmp.Or(sc.ContextTokens, 400), 400)
-	if err := sc.Validate(); err != nil {
-		c.set(itemImages, gate.NotApplicable, err.Error())
-		return
-	}
-	b, err := c.run(ctx, "images", sc)
-	switch {
-	case err != nil && strings.Contains(err.Error(), "does not take images: it accepted"):
-		// The run refused it; the engine did not: it took the image and dropped it.
-		c.set(itemImages, gate.NotHonoured, "took an image and dropped it, without a word: "+oneLine(err.Error()))
-	case err != nil && strings.Contains(err.Error(), "does not take images"):
-		c.set(itemImages, gate.Honoured, "refused before any request: "+oneLine(err.Error()))
-	case err != nil:
-		c.set(itemImages, gate.NotHonoured, "did not start: "+err.Error())
-	default:
-		n, counted := 0, false
-		if im := b.Extension.Images; im != nil {
-			n, counted = im.EngineTokens["512x512"]
-		}
-		detail := fmt.Sprintf("%d of %d requests with an image completed; the engine counts a 512x512 image %d tokens", b.Completed, b.Requests, n)
-		if !counted {
-			detail = fmt.Sprintf("%d of %d requests with an image completed; the engine reported no prompt tokens to count it by", b.Completed, b.Requests)
-		}
-		c.set(itemImages, yesIf(counted && n > 0 && b.Failed == 0), detail)
-	}
+	c.trafficRows(b)
 }
 
 // contextRow records how far the engine's prompt tokens were from the plan.
@@ -367,9 +281,9 @@ func (c *conformer) session(ctx context.Context) {
 	if c.unserved(itemSession) {
 		return
 	}
-	sc := c.base
-	// A session's turns carry neither images nor adapters, and none is left.
-	sc.ImagesPerRequest, sc.Adapters, sc.CancelRate = 0, nil, 0
+	// A session's turns carry no traffic feature: no images, adapters or priorities, and
+	// none is left.
+	sc := c.base.Plain()
 	sc.Sessions = capacity.Sessions{Count: 2, Turns: 3, TurnTokens: 200}
 	sc.ContextTokens = min(cmp.Or(sc.ContextTokens, 1000), 1000)
 	b := c.runFor(ctx, itemSession, "session", sc)

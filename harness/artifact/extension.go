@@ -8,7 +8,7 @@ const ExtensionVersion = "anvilbench.extension/v1"
 const OutcomeCancelled = "cancelled"
 
 // OutcomeAbandoned is the outcome of a request the client left as the scenario planned
-// (cancel_rate): neither completed nor failed, out of every latency figure.
+// (its requests left): neither completed nor failed, out of every latency figure.
 const OutcomeAbandoned = "abandoned"
 
 // Extension is anvilbench's own block, under the top-level key "anvilbench". It holds what
@@ -94,13 +94,9 @@ type Extension struct {
 	// Images is what a run that sent images sent and what the engine counted for them;
 	// absent without images.
 	Images *Images `json:"images,omitempty"`
-	// Adapters are the LoRA adapters the run spread its requests over, in the order
-	// configured, each with its figures; AdapterMix how they were spread (weighted, zipf).
-	// Absent without adapters. Priorities are its priority classes, each with its figures;
-	// absent without them. (groups.go defines each block of groups once.)
-	Adapters   []Group `json:"adapters,omitempty"`
-	AdapterMix string  `json:"adapter_mix,omitempty"`
-	Priorities []Group `json:"priorities,omitempty"`
+	// The blocks of groups of requests a traffic feature named (LoRA adapters, priority
+	// classes), each with its figures: groups.go defines them.
+	groupFields
 	// Send splits TTFT where each request's last byte left this host.
 	Send SendSplit `json:"send"`
 	// ServedModels counts the responses by the model their chunks named: what the engine

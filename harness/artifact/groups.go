@@ -20,6 +20,16 @@ type Group struct {
 	Metrics   Metrics `json:"metrics"`
 }
 
+// groupFields are the extension's blocks of groups (embedded in Extension, at their keys'
+// place). Adapters are the LoRA adapters the run spread its requests over, in the order
+// configured, each with its figures; AdapterMix how they were spread (weighted, zipf);
+// Priorities its priority classes, each with its figures. Each is absent without them.
+type groupFields struct {
+	Adapters   []Group `json:"adapters,omitempty"`
+	AdapterMix string  `json:"adapter_mix,omitempty"`
+	Priorities []Group `json:"priorities,omitempty"`
+}
+
 // groupBlock is one block of groups, defined once: where the extension holds its groups,
 // what its groups are called, which group a request belongs to, and what identity the
 // block gives the workload. A new block of groups is a row here and its fields.

@@ -34,6 +34,7 @@ type adapters struct {
 
 func (adapters) on(sc *Scenario) bool { return len(sc.Adapters) > 0 }
 func (adapters) start() feature       { return &adapters{} }
+func (adapters) off(sc *Scenario)     { sc.adapterSpread = adapterSpread{} }
 
 func (adapters) validate(sc *Scenario, k kind, add addProblem) {
 	independentOnly(k, add, "Adapters", sc.Adapters.String(), "a trace's lines and a session's turns keep their model")

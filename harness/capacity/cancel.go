@@ -38,6 +38,7 @@ type leaving struct {
 
 func (leaving) on(sc *Scenario) bool { return sc.CancelRate > 0 }
 func (leaving) start() feature       { return &leaving{} }
+func (leaving) off(sc *Scenario)     { sc.cancelling = cancelling{} }
 
 func (leaving) validate(sc *Scenario, k kind, add addProblem) {
 	independentOnly(k, add, "CancelRate", sc.CancelRate, "a trace's lines and a session's turns are not abandoned")

@@ -28,6 +28,8 @@ type feature interface {
 	// models are the model names its requests send in place of the scenario's (a GET
 	// /models listing them beside the base model does not make the model ambiguous).
 	models(sc *Scenario) []string
+	// off takes the feature out of sc.
+	off(sc *Scenario)
 	// start is a fresh value for one run.
 	start() feature
 	// prepare asks the engine what it must before any request and plans each request of a
@@ -117,6 +119,15 @@ func (sc *Scenario) featureModels() []string {
 		}
 	}
 	return out
+}
+
+// Plain is the scenario without its traffic features (images, LoRA adapters, requests
+// left, priority classes): for a run that asks the engine one thing at a time.
+func (sc Scenario) Plain() Scenario {
+	for _, r := range features {
+		r.f.off(&sc)
+	}
+	return sc
 }
 
 // mergeFeatures writes every feature's block of a merged run.

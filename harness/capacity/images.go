@@ -45,6 +45,7 @@ type images struct {
 
 func (images) on(sc *Scenario) bool { return sc.ImagesPerRequest > 0 }
 func (images) start() feature       { return &images{} }
+func (images) off(sc *Scenario)     { sc.imageTraffic = imageTraffic{} }
 
 func (images) validate(sc *Scenario, k kind, add addProblem) {
 	if !sc.API.supports().Images {

@@ -31,6 +31,7 @@ type priorities struct {
 
 func (priorities) on(sc *Scenario) bool { return len(sc.Priorities) > 0 }
 func (priorities) start() feature       { return &priorities{} }
+func (priorities) off(sc *Scenario)     { sc.priorityClasses = priorityClasses{} }
 
 func (priorities) validate(sc *Scenario, k kind, add addProblem) {
 	if !sc.API.supports().Priority {

@@ -14,7 +14,7 @@ const defaultProgressInterval = 10 * time.Second
 type progress struct {
 	mu         sync.Mutex
 	done, fail int
-	// left counts the requests the client abandoned as planned (cancel_rate).
+	// left counts the requests the client abandoned as planned (cancel.go).
 	left       int
 	ttft, tpot []float64
 	total      int

@@ -337,7 +337,7 @@ func regressionResult(v compare.Verdict, how Comparison) Result {
 // percent prints a fraction as a percentage with one decimal: 0.05 is "5.0%".
 func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
-// abandoned counts the requests the client left as planned (cancel_rate): neither completed
+// abandoned counts the requests the client left as planned: neither completed
 // nor failed, and scored on nothing.
 func abandoned(a *artifact.Benchmark) int {
 	if a.Extension == nil || a.Extension.Cancellation == nil {

@@ -11,7 +11,7 @@ import "strings"
 // the shortest such one; unless word's part more ends a close candidate as well
 // (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT), or a candidate of as many parts
 // is within two edits of it (ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL), or one edit when
-// word is the shorter (ANVIL_ADAPTER is ANVIL_ADAPTERS, not ANVIL_ADAPTER_MIX).
+// word is the shorter (ANVIL_BUDGET is ANVIL_BUDGETS, not ANVIL_BUDGETS_FILE).
 func Nearest(word string, candidates []string, maxDistance int) string {
 	best, bestDistance := "", maxDistance+1
 	part, more := "", ""
@@ -40,7 +40,7 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 	case part != "" && more != "" && typo(word, best, bestDistance):
 		return best // ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL, not ANVIL_BASELINE
 	case part != "" && bestDistance == 1 && typo(word, best, bestDistance):
-		return best // ANVIL_ADAPTER is ANVIL_ADAPTERS, not ANVIL_ADAPTER_MIX
+		return best // ANVIL_BUDGET is ANVIL_BUDGETS, not ANVIL_BUDGETS_FILE
 	case part != "":
 		return part
 	}
