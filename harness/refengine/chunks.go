@@ -9,6 +9,23 @@ import (
 
 // encoder builds the events of one streamed response: chat's chunks (chunkEncoder), or the
 // typed events of the Responses and Messages APIs (typedEncoder).
+func init() {
+	registerSurface(surfaceChat, surfaceDef{path: "/v1/chat/completions", encoder: newChatEncoder})
+	registerSurface(surfaceCompletions, surfaceDef{path: "/v1/completions", legacy: true, encoder: newChatEncoder})
+}
+
+// newChatEncoder writes chat's and completions' chunks.
+func newChatEncoder(g *run, _ int) encoder {
+	chunkObject := g.object
+	if !g.j.legacy {
+		chunkObject = "chat.completion.chunk"
+	}
+	enc := newChunkEncoder(g.id, chunkObject, g.j.model, g.created, g.j.legacy, g.j.includeUsage || g.j.continuousUsage)
+	enc.setReasoningField(string(g.s.opts.ReasoningField))
+	return enc
+}
+
+// encoder writes a streamed answer's events on one surface.
 type encoder interface {
 	// role opens the stream; u is its usage (nil: none).
 	role(u *usageCounts) []byte

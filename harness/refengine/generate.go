@@ -43,20 +43,8 @@ func (s *Server) newRun(w http.ResponseWriter, j *job, tr *traceRec) *run {
 	if j.legacy {
 		g.id, g.object = "cmpl-"+strconv.Itoa(index), "text_completion"
 	}
-	switch {
-	case j.stream && j.api == surfaceOllama:
-		g.enc = newOllamaEncoder(g)
-	case j.stream && j.api.typed():
-		g.enc = newTypedEncoder(j.api, strconv.Itoa(index), j.model, j.promptTokens)
-	case j.stream:
-		chunkObject := g.object
-		if !j.legacy {
-			chunkObject = "chat.completion.chunk"
-		}
-		enc := newChunkEncoder(g.id, chunkObject, j.model, g.created, j.legacy,
-			j.includeUsage || j.continuousUsage)
-		enc.setReasoningField(string(s.opts.ReasoningField))
-		g.enc = enc
+	if j.stream {
+		g.enc = surfaces[j.api].encoder(g, index)
 	}
 	return g
 }

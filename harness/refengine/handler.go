@@ -14,11 +14,7 @@ import (
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", s.handleModels)
-	mux.HandleFunc("/v1/chat/completions", s.handleGenerate(surfaceChat))
-	mux.HandleFunc("/v1/completions", s.handleGenerate(surfaceCompletions))
-	mux.HandleFunc("/v1/responses", s.handleGenerate(surfaceResponses))
-	mux.HandleFunc("/v1/messages", s.handleGenerate(surfaceMessages))
-	mux.HandleFunc("/api/chat", s.handleGenerate(surfaceOllama))
+	s.handleSurfaces(mux)
 	mux.HandleFunc("/tokenize", s.handleTokenize)
 	mux.HandleFunc("/metrics", s.handleMetrics)
 	if s.opts.ServeTraces {

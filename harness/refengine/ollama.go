@@ -27,8 +27,13 @@ type ollamaRequest struct {
 	} `json:"options"`
 }
 
+func init() {
+	registerSurface(surfaceOllama, surfaceDef{path: "/api/chat", ndjson: true, read: (*Server).readOllama,
+		encoder: func(g *run, _ int) encoder { return newOllamaEncoder(g) }})
+}
+
 // readOllama reads an Ollama native chat body into the chat request it stands for.
-func (s *Server) readOllama(w http.ResponseWriter, r *http.Request) (genRequest, error) {
+func (s *Server) readOllama(w http.ResponseWriter, r *http.Request, _ surface) (genRequest, error) {
 	var o ollamaRequest
 	if ae := s.readRequest(w, r, &o, &o.Model); ae != nil {
 		return genRequest{}, ae

@@ -222,22 +222,12 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, v any, mode
 // parseJob reads, decodes and validates a generation request. Errors are *apiError. On
 // success the caller must call job.leave when done.
 func (s *Server) parseJob(w http.ResponseWriter, r *http.Request, api surface, faults Faults) (*job, error) {
-	var req genRequest
-	if api == surfaceOllama {
-		var err error
-		if req, err = s.readOllama(w, r); err != nil {
-			return nil, err
-		}
-	} else if api.typed() {
-		var err error
-		if req, err = s.readTyped(w, r, api); err != nil {
-			return nil, err
-		}
-	} else if ae := s.readRequest(w, r, &req, &req.Model); ae != nil {
-		return nil, ae
+	req, err := s.readGeneration(w, r, api)
+	if err != nil {
+		return nil, err
 	}
 
-	legacy := api == surfaceCompletions
+	legacy := surfaces[api].legacy
 	j := &job{api: api, legacy: legacy, stream: req.Stream, faults: faults, leave: func() {}, includeMetrics: req.IncludeMetrics,
 		model: s.opts.Model, slowdown: 1, priority: req.Priority}
 	if f, ok := s.adapter(req.Model); ok {

@@ -9,7 +9,7 @@ import (
 // writeHeaders writes the stream's status and headers (not flushed).
 func (g *run) writeHeaders() {
 	g.headersSent = true
-	if g.j.api == surfaceOllama {
+	if surfaces[g.j.api].ndjson {
 		g.w.Header().Set("Content-Type", "application/x-ndjson")
 	} else {
 		g.w.Header().Set("Content-Type", "text/event-stream")

@@ -19,8 +19,14 @@ const (
 	surfaceOllama                     // Ollama's native chat, /api/chat (ollama.go)
 )
 
-// typed reports whether the surface streams typed events (Responses, Messages).
-func (a surface) typed() bool { return a == surfaceResponses || a == surfaceMessages }
+func init() {
+	for api, path := range map[surface]string{surfaceResponses: "/v1/responses", surfaceMessages: "/v1/messages"} {
+		registerSurface(api, surfaceDef{path: path, read: (*Server).readTyped,
+			encoder: func(g *run, index int) encoder {
+				return newTypedEncoder(g.j.api, strconv.Itoa(index), g.j.model, g.j.promptTokens)
+			}})
+	}
+}
 
 // typedRequest is the subset of a Responses or Messages API body that matters; it is read
 // into a genRequest, which the rest of the engine serves.
