@@ -36,7 +36,7 @@ var layers = map[string][]string{
 	"internal/runrecord": {"internal/atomicfile"},
 	"cmd/refengine":      {"harness/refengine"},
 	// Floor 4: over the artifact.
-	"harness/budget":                          {"internal/units", "harness/artifact", "internal/stats", "internal/suggest"},
+	"harness/budget":                          {"internal/units", "harness/artifact", "internal/atomicfile", "internal/stats", "internal/suggest"},
 	"harness/capacity/internal/workload":      {"harness/artifact"},
 	"harness/capacity/internal/enginemetrics": {"harness/artifact"},
 	"harness/capacity/internal/gpumetrics":    {"harness/artifact"},
@@ -48,7 +48,7 @@ var layers = map[string][]string{
 	"harness/gate": {"harness/artifact", "harness/budget", "harness/internal/compare", "internal/atomicfile", "internal/fields", "internal/runrecord", "internal/stats"},
 	// Floor 7: configuration, matchers, the report, the toolkit's JUnit.
 	"harness/anvil/internal/config": {"harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "harness/internal/compare", "harness/secret", "internal/fields",
-		"internal/runrecord", "internal/suggest"},
+		"internal/atomicfile", "internal/runrecord", "internal/suggest"},
 	"harness/anvil/internal/junit": {"harness/gate", "internal/atomicfile"},
 	"matchers":                     {"internal/units", "harness/artifact", "harness/budget", "harness/gate", "internal/checklog"},
 	"reporters/report": {"internal/units", "harness/artifact", "harness/budget", "harness/capacity", "harness/gate", "internal/atomicfile", "internal/runrecord",

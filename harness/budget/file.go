@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 )
 
 // maxFileBytes bounds a budgets file: it holds a handful of terms, never megabytes.
@@ -21,17 +21,9 @@ const maxFileBytes = 1 << 20
 // Unknown fields, a missing "budgets" list and trailing data are errors, so a misspelt key
 // does not silently gate nothing; a bad term is quoted with its position in the list.
 func ReadFile(path string) ([]Budget, error) {
-	f, err := os.Open(path)
+	data, err := atomicfile.ReadAtMost(path, maxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read budgets: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read budgets: %w", err)
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("read budgets: larger than %d bytes", maxFileBytes)
 	}
 	return parseFile(data)
 }

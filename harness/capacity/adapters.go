@@ -23,7 +23,7 @@ type adapterSpread struct {
 	AdapterMix workload.AdapterMix `key:"adapter_mix" default:"weighted" zero:"default"`
 }
 
-func init() { registerFeature(&adapters{}, 20) }
+func init() { registerFeature(func() feature { return &adapters{} }, 20) }
 
 // adapters is the feature of a run spread over LoRA adapters. of[i] is the adapter request
 // i of a block names (an index into the scenario's Adapters).
@@ -33,7 +33,6 @@ type adapters struct {
 }
 
 func (adapters) on(sc *Scenario) bool { return len(sc.Adapters) > 0 }
-func (adapters) start() feature       { return &adapters{} }
 func (adapters) off(sc *Scenario)     { sc.adapterSpread = adapterSpread{} }
 
 func (adapters) validate(sc *Scenario, k kind, add addProblem) {

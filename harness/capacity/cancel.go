@@ -24,7 +24,7 @@ type cancelling struct {
 	CancelAfterTokens int     `key:"cancel_after_tokens" range:"[0,1048576]" default:"4" zero:"default"`
 }
 
-func init() { registerFeature(&leaving{}, 30) }
+func init() { registerFeature(func() feature { return &leaving{} }, 30) }
 
 // leaving is the feature of requests the client leaves: which ones, whether the engine
 // stopped them (its metrics over the run, a request left on the idle engine after it, or a
@@ -37,7 +37,6 @@ type leaving struct {
 }
 
 func (leaving) on(sc *Scenario) bool { return sc.CancelRate > 0 }
-func (leaving) start() feature       { return &leaving{} }
 func (leaving) off(sc *Scenario)     { sc.cancelling = cancelling{} }
 
 func (leaving) validate(sc *Scenario, k kind, add addProblem) {

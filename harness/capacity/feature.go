@@ -17,8 +17,8 @@ import (
 // notes of each outcome, its artifact block and how merged shards keep it. The runner,
 // assemble, merge and validation iterate the features and name none.
 //
-// A run holds a fresh value of each feature its scenario uses (start), so a feature keeps
-// its run's state in itself. Methods a feature has nothing for come from noFeatureHooks.
+// A run holds a fresh value of each feature its scenario uses (from the constructor its file
+// registered), so a feature keeps its run's state in itself. Methods a feature has nothing for come from noFeatureHooks.
 type feature interface {
 	// on reports whether sc uses the feature.
 	on(sc *Scenario) bool
@@ -30,8 +30,6 @@ type feature interface {
 	models(sc *Scenario) []string
 	// off takes the feature out of sc.
 	off(sc *Scenario)
-	// start is a fresh value for one run.
-	start() feature
 	// prepare asks the engine what it must before any request and plans each request of a
 	// block (r.plan is planned, r.prompts not yet).
 	prepare(ctx context.Context, r *run) error
@@ -74,14 +72,16 @@ func (noFeatureHooks) merge([]NamedArtifact, []artifact.RequestSpan, *artifact.B
 var features []registeredFeature
 
 type registeredFeature struct {
-	f    feature
-	rank int
+	f     feature
+	fresh func() feature
+	rank  int
 }
 
-// registerFeature adds a feature; each feature's file calls it from init, with its rank
-// (the order a run asks them, and a merged artifact's blocks are written).
-func registerFeature(f feature, rank int) {
-	features = append(features, registeredFeature{f, rank})
+// registerFeature adds a feature by its constructor; each feature's file calls it from
+// init, with its rank (the order a run asks them, and a merged artifact's blocks are
+// written).
+func registerFeature(fresh func() feature, rank int) {
+	features = append(features, registeredFeature{fresh(), fresh, rank})
 	slices.SortFunc(features, func(a, b registeredFeature) int { return a.rank - b.rank })
 }
 
@@ -90,7 +90,7 @@ func featuresOf(sc *Scenario) []feature {
 	var out []feature
 	for _, r := range features {
 		if r.f.on(sc) {
-			out = append(out, r.f.start())
+			out = append(out, r.fresh())
 		}
 	}
 	return out

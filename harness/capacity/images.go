@@ -30,7 +30,7 @@ type imageTraffic struct {
 	ImagePatch       int                  `key:"image_patch" range:"[0,4096]" default:"0"`
 }
 
-func init() { registerFeature(&images{}, 10) }
+func init() { registerFeature(func() feature { return &images{} }, 10) }
 
 // images is the feature of requests that carry images: each of a size drawn by ContextSeed
 // (the same sizes every run of the scenario), and either its own (seeded by the block's
@@ -44,7 +44,6 @@ type images struct {
 }
 
 func (images) on(sc *Scenario) bool { return sc.ImagesPerRequest > 0 }
-func (images) start() feature       { return &images{} }
 func (images) off(sc *Scenario)     { sc.imageTraffic = imageTraffic{} }
 
 func (images) validate(sc *Scenario, k kind, add addProblem) {

@@ -20,7 +20,7 @@ type priorityClasses struct {
 	Priorities workload.Classes `key:"priorities"`
 }
 
-func init() { registerFeature(&priorities{}, 40) }
+func init() { registerFeature(func() feature { return &priorities{} }, 40) }
 
 // priorities is the feature of a run spread over priority classes. of[i] is the class of
 // request i of a block (an index into the scenario's Priorities).
@@ -30,7 +30,6 @@ type priorities struct {
 }
 
 func (priorities) on(sc *Scenario) bool { return len(sc.Priorities) > 0 }
-func (priorities) start() feature       { return &priorities{} }
 func (priorities) off(sc *Scenario)     { sc.priorityClasses = priorityClasses{} }
 
 func (priorities) validate(sc *Scenario, k kind, add addProblem) {

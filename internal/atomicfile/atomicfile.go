@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,4 +123,22 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// ReadAtMost reads the whole file at path, refusing one larger than limit bytes (a
+// configuration file, which a wrong path could make a device or a log).
+func ReadAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return data, nil
 }

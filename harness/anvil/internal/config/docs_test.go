@@ -10,21 +10,16 @@ import (
 	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
-func read(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // The configuration page names every variable the configuration accepts, and none it
 // does not: a variable added to the code without a line here, or a line left for a
 // variable that is gone, fails.
 func TestTheConfigurationPageMatchesTheCode(t *testing.T) {
 	t.Parallel()
-	page := read(t, "../../../../docs/configuration.md")
+	data, err := os.ReadFile("../../../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
 	documented := map[string]bool{}
 	for _, m := range regexp.MustCompile("`(ANVIL_[A-Z0-9_]+)`").FindAllStringSubmatch(page, -1) {
 		documented[m[1]] = true

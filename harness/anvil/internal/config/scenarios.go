@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -16,6 +14,7 @@ import (
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
+	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/fields"
 	"github.com/anvilbench/anvilbench/internal/suggest"
 )
@@ -81,17 +80,9 @@ var scenarioNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 // used: the error is Problems, one line per problem with its position
 // ("scenarios[2].budgets[0]: ..."), unknown keys included.
 func readScenarios(path string, env Config) ([]GatedScenario, error) {
-	f, err := os.Open(path)
+	data, err := atomicfile.ReadAtMost(path, maxScenariosFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read scenarios: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxScenariosFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read scenarios: %w", err)
-	}
-	if len(data) > maxScenariosFileBytes {
-		return nil, fmt.Errorf("read scenarios: larger than %d bytes", maxScenariosFileBytes)
 	}
 	return ParseScenarios(data, filepath.Dir(path), env)
 }

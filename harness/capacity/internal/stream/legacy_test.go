@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/anvilbench/anvilbench/internal/wire"
 	"github.com/tmaxmax/go-sse"
 )
 
@@ -155,22 +156,14 @@ func legacyObserve(res *Result, ch *legacyChunk, at time.Duration) {
 	}
 }
 
+// legacyAttribute attributes as the decoder does: the rule is the Result's, the usage the
+// legacy decoding's.
 func legacyAttribute(res *Result, u *legacyUsage) {
-	n := len(res.Arrivals)
-	if u == nil || u.CompletionTokens == nil {
-		res.ArrivalTokens = nil
-		res.noPerChunkUsage = true
+	if u == nil {
+		res.attribute(nil)
 		return
 	}
-	if res.noPerChunkUsage {
-		return
-	}
-	if res.ArrivalTokens == nil {
-		res.ArrivalTokens = make([]int, 0, cap(res.Arrivals))
-	}
-	if len(res.ArrivalTokens) == n-1 {
-		res.ArrivalTokens = append(res.ArrivalTokens, *u.CompletionTokens)
-	}
+	res.attribute(&wire.Usage{CompletionTokens: u.CompletionTokens})
 }
 
 func legacyCapture(res *Result, s string) {

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,24 +36,16 @@ func (a *Adapters) UnmarshalText(text []byte) error {
 		*a = nil
 		return nil
 	}
-	for term := range strings.SplitSeq(string(text), ",") {
-		term = strings.TrimSpace(term)
-		name, weight, weighted := strings.Cut(term, ":")
-		x := Adapter{Name: strings.TrimSpace(name), Weight: 1}
-		if weighted {
-			f, err := strconv.ParseFloat(strings.TrimSpace(weight), 64)
-			if err != nil || !(f > 0) || math.IsInf(f, 0) {
-				return fmt.Errorf("adapter %q: the weight must be a number above 0", term)
-			}
-			x.Weight = f
-		}
-		if x.Name == "" || strings.ContainsAny(x.Name, " \t") {
-			return fmt.Errorf("adapter %q: want name:weight (lora-a:3)", term)
-		}
-		if slices.ContainsFunc(out, func(y Adapter) bool { return y.Name == x.Name }) {
-			return fmt.Errorf("adapter %q is named twice", x.Name)
+	err := readTerms(text, "adapter", "name:weight (lora-a:3)", 1, func(name string, rest []string) (err error) {
+		x := Adapter{Name: name, Weight: 1}
+		if len(rest) == 1 {
+			x.Weight, err = readWeight(rest[0])
 		}
 		out = append(out, x)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	*a = out
 	return nil

@@ -2,8 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,29 +38,24 @@ func (c *Classes) UnmarshalText(text []byte) error {
 		*c = nil
 		return nil
 	}
-	for term := range strings.SplitSeq(string(text), ",") {
-		term = strings.TrimSpace(term)
-		parts := strings.Split(term, ":")
-		if len(parts) != 3 {
-			return fmt.Errorf("priority class %q: want name:weight:priority (interactive:1:0)", term)
+	const form = "name:weight:priority (interactive:1:0)"
+	err := readTerms(text, "priority class", form, 2, func(name string, rest []string) error {
+		if len(rest) != 2 {
+			return fmt.Errorf("want %s", form)
 		}
-		x := Class{Name: strings.TrimSpace(parts[0])}
-		w, err := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-		if err != nil || !(w > 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("priority class %q: the weight must be a number above 0", term)
-		}
-		p, err := strconv.Atoi(strings.TrimSpace(parts[2]))
+		w, err := readWeight(rest[0])
 		if err != nil {
-			return fmt.Errorf("priority class %q: the priority must be an integer (lower is served first)", term)
+			return err
 		}
-		x.Weight, x.Priority = w, p
-		if x.Name == "" || strings.ContainsAny(x.Name, " \t[]") {
-			return fmt.Errorf("priority class %q: want a name without spaces or brackets", term)
+		p, err := strconv.Atoi(strings.TrimSpace(rest[1]))
+		if err != nil {
+			return fmt.Errorf("the priority must be an integer (lower is served first)")
 		}
-		if slices.ContainsFunc(out, func(y Class) bool { return y.Name == x.Name }) {
-			return fmt.Errorf("priority class %q is named twice", x.Name)
-		}
-		out = append(out, x)
+		out = append(out, Class{Name: name, Weight: w, Priority: p})
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	*c = out
 	return nil
