@@ -2,7 +2,6 @@ package cli
 
 import (
 	"cmp"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -42,11 +41,9 @@ between starts they measure (docs/gating.md, the spread between starts).
 
 // runBaseline copies the run's artifacts into a history directory.
 func runBaseline(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("baseline", stderr, baselineUsage+"\nFlags:\n")
 	force := fs.Bool("force", false, "record a run that failed or was invalid")
 	starts := fs.Bool("starts", false, "the run was main's build against a second start of it: record both sides of its interleaved scenarios")
-	fs.Usage = func() { fmt.Fprint(stderr, baselineUsage+"\nFlags:\n"); fs.PrintDefaults() }
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return helpOr(err, exitUnjudged)

@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -86,22 +85,17 @@ func (b *bisector) startBuild(ctx context.Context, sha string) (*engineProcess, 
 // runBisect is `anvilbench bisect [flags] GOOD BAD -- START...`.
 func runBisect(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	const unjudged = exitUnjudged
-	fs := flag.NewFlagSet("bisect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("bisect", stderr, "usage: anvilbench bisect [flags] GOOD BAD -- START...\n\n"+
+		"Run inside the engine's git repository: finds the first commit between GOOD and BAD that is\n"+
+		"slower than GOOD. START runs in a checkout of each commit tried, with PORT in its environment,\n"+
+		"and must serve 127.0.0.1:$PORT/v1. Each commit is judged against GOOD's build by interleaved\n"+
+		"blocks (the ANVIL_* scenario, at least 4 pairs, and the gate's metrics): regressed is bad,\n"+
+		"held is good, inconclusive asks for more pairs and then skips; a commit whose START fails\n"+
+		"or never serves is skipped. Exit status: 0 with `first slower commit: SHA`, 2 for bad\n"+
+		"input, 4 when GOOD's build does not serve, 5 when it cannot tell.\n\nFlags:\n")
 	tries := fs.Int("tries", 3, "interleaved runs a commit gets while inconclusive, each with twice the pairs, before it is skipped")
 	startTimeout := fs.Duration("start-timeout", 2*time.Minute, "how long START may take to serve 127.0.0.1:$PORT/v1")
 	aa := fs.Int("starts", 2, "other starts of GOOD the spread between starts is first measured on, each an interleaved run against its first")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench bisect [flags] GOOD BAD -- START...\n\n"+
-			"Run inside the engine's git repository: finds the first commit between GOOD and BAD that is\n"+
-			"slower than GOOD. START runs in a checkout of each commit tried, with PORT in its environment,\n"+
-			"and must serve 127.0.0.1:$PORT/v1. Each commit is judged against GOOD's build by interleaved\n"+
-			"blocks (the ANVIL_* scenario, at least 4 pairs, and the gate's metrics): regressed is bad,\n"+
-			"held is good, inconclusive asks for more pairs and then skips; a commit whose START fails\n"+
-			"or never serves is skipped. Exit status: 0 with `first slower commit: SHA`, 2 for bad\n"+
-			"input, 4 when GOOD's build does not serve, 5 when it cannot tell.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	dash := len(args)
 	for i, a := range args {
 		if a == "--" {

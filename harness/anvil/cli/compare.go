@@ -31,21 +31,16 @@ func runCompare(args []string, stdout, stderr io.Writer, getenv func(string) str
 	if !ok {
 		return exitUnjudged
 	}
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("compare", stderr, "usage: anvilbench compare [flags] OLD NEW.json\n\n"+
+		"OLD is one artifact, or a directory or glob of earlier runs of NEW's scenario (a history).\n"+
+		"The two artifacts of an interleaved run (NAME-baseline.json, NAME.json) are compared block by block.\n\n"+
+		"Exit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")
 	fs.StringVar(&f.format, "format", "text", "output format: text, json or markdown")
 	fs.Float64Var(&f.by, "by", g.By, "the smallest relative change that must be resolved (0.05 is 5%); a significant change over half of it regresses (default ANVIL_GATE_BY)")
 	fs.StringVar(&f.metrics, "metrics", strings.Join(g.Metrics, ","), "comma-separated metrics to compare and gate (default ANVIL_GATE_METRICS, the gate's)")
 	fs.BoolVar(&f.allowMismatch, "allow-mismatch", g.AllowMismatch, "compare even when the workloads differ")
 	fs.Float64Var(&f.runCV, "run-cv", g.RunCV, "the run-to-run spread counted between two sessions no history measured (default ANVIL_GATE_RUN_CV)")
 	fs.Float64Var(&f.restartCV, "restart-cv", g.RestartCV, "what two engines measured side by side do not share (default ANVIL_GATE_RESTART_CV)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench compare [flags] OLD NEW.json\n\n"+
-			"OLD is one artifact, or a directory or glob of earlier runs of NEW's scenario (a history).\n"+
-			"The two artifacts of an interleaved run (NAME-baseline.json, NAME.json) are compared block by block.\n\n"+
-			"Exit status: 0 no regression, 1 a regression, 2 not comparable (too few requests\nincluded) or bad input, 5 inconclusive: the samples cannot resolve a change of the gate's size.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return helpOr(err, exitUnjudged) // the flag package has printed the problem and the usage

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -22,19 +21,14 @@ func runHistory(args []string, stdout, stderr io.Writer, getenv func(string) str
 	if !ok {
 		return exitUnjudged
 	}
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("history", stderr, "usage: anvilbench history [flags] PATH...\n\n"+
+		"Prints each metric over the runs the PATHs hold (artifacts, directories of them, globs), oldest first\n"+
+		"and scenario by scenario, with where its level changed (E-divisive means, 5%). With -current, judges\n"+
+		"that run against its scenario's history: \"the baseline already changed at run N\" is the history's\n"+
+		"own step, not the run's regression. Exit status as compare's; 0 without -current.\n\nFlags:\n")
 	metrics := fs.String("metrics", strings.Join(g.Metrics, ","), "comma-separated metrics to print (and judge with -current) (default ANVIL_GATE_METRICS)")
 	current := fs.String("current", "", "a run to judge against the history of its scenario")
 	by := fs.Float64("by", g.By, "with -current, the smallest relative change that must be resolved; a significant change over half of it regresses (default ANVIL_GATE_BY)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench history [flags] PATH...\n\n"+
-			"Prints each metric over the runs the PATHs hold (artifacts, directories of them, globs), oldest first\n"+
-			"and scenario by scenario, with where its level changed (E-divisive means, 5%). With -current, judges\n"+
-			"that run against its scenario's history: \"the baseline already changed at run N\" is the history's\n"+
-			"own step, not the run's regression. Exit status as compare's; 0 without -current.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return helpOr(err, exitUnjudged)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -25,8 +24,10 @@ func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	if !ok {
 		return failed
 	}
-	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("judge", stderr, "usage: anvilbench judge [flags] ARTIFACT.json\n\n"+
+		"Gates an artifact (e.g. one anvilbench merge wrote) as the gated specs gate a run.\n"+
+		"Exit status: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,\n"+
+		"5 inconclusive, 6 invalid run.\n\nFlags:\n")
 	budgets := fs.String("budgets", "", "budgets, as ANVIL_BUDGETS: tpot_p50_ms<=6, ttft_p95_ms<=1500@upper95")
 	budgetsFile := fs.String("budgets-file", "", "a budgets file, as ANVIL_BUDGETS_FILE")
 	baselinePath := fs.String("baseline", "", "the artifact, or a directory or glob of earlier runs, the run must not regress from, as ANVIL_BASELINE")
@@ -40,13 +41,6 @@ func runJudge(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	maxCPU := fs.Float64("max-client-cpu-pct", g.Client.MaxCPUPct, "the CPU the client may want, in percent of its cores, as ANVIL_MAX_CLIENT_CPU_PCT")
 	maxLag := fs.Float64("max-start-lag-pct", g.Client.MaxStartLagPct, "the share of the requests' time they may wait on the client to start, as ANVIL_MAX_START_LAG_PCT")
 	out := fs.String("o", "", "write gate.json into this directory")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench judge [flags] ARTIFACT.json\n\n"+
-			"Gates an artifact (e.g. one anvilbench merge wrote) as the gated specs gate a run.\n"+
-			"Exit status: 0 pass, 1 regression, 2 not comparable, 3 budget broken, 4 run failed,\n"+
-			"5 inconclusive, 6 invalid run.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return helpOr(err, failed)

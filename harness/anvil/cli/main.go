@@ -112,6 +112,18 @@ func isHelp(arg string) bool {
 	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
+// newCommand is a subcommand's flag set: its problems on stderr, and its usage there as
+// usage says it, then its flags.
+func newCommand(name string, stderr io.Writer, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // helpOr is the exit code after a flag-parsing error: 0 when it was a request for help
 // (the usage is printed), code otherwise.
 func helpOr(err error, code int) int {

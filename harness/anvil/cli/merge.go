@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,16 +10,11 @@ import (
 
 // runMerge merges the shard artifacts of one sharded run into one v1 artifact.
 func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("merge", stderr, "usage: anvilbench merge -o OUT.json SHARD.json...\n\n"+
+		"Merges the artifacts of every shard of one sharded run (ANVIL_SHARD or ANVIL_SHARDS) into\n"+
+		"one v1 artifact recomputed from the per-request rows; refuses shards of other runs or\n"+
+		"workloads, a missing or repeated shard and overlapping requests.\n\n")
 	out := fs.String("o", "", "write the merged artifact here (required)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench merge -o OUT.json SHARD.json...\n\n"+
-			"Merges the artifacts of every shard of one sharded run (ANVIL_SHARD or ANVIL_SHARDS) into\n"+
-			"one v1 artifact recomputed from the per-request rows; refuses shards of other runs or\n"+
-			"workloads, a missing or repeated shard and overlapping requests.\n\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return helpOr(err, exitUnjudged)
 	}

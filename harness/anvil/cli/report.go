@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,17 +12,12 @@ import (
 // runReport writes the report of an output directory (report.html and report.md), as the
 // suites do at the end of a run: after a merge, with another baseline, or elsewhere.
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCommand("report", stderr, "usage: anvilbench report [flags] OUT_DIR\n\n"+
+		"Writes OUT_DIR/report.html and OUT_DIR/report.md from the artifacts, gate.json and\n"+
+		"capacity curves in OUT_DIR, and prints the verdict's line.\n\nFlags:\n")
 	baseline := fs.String("baseline", "", "the output directory of an earlier run to compare with, as ANVIL_BASELINE_DIR")
 	budgets := fs.String("budgets", "", "budgets to draw on the charts (and judge, without a gate.json), as ANVIL_BUDGETS")
 	title := fs.String("title", "", "the report's title")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: anvilbench report [flags] OUT_DIR\n\n"+
-			"Writes OUT_DIR/report.html and OUT_DIR/report.md from the artifacts, gate.json and\n"+
-			"capacity curves in OUT_DIR, and prints the verdict's line.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return helpOr(err, exitUnjudged)
 	}
