@@ -171,14 +171,18 @@ func delta[T ~string | ~[]byte](e *chunkEncoder, reasoning bool, text T, raw, fi
 	if !e.legacy {
 		b = append(b, '}')
 	}
+	return e.end(appendFinish(b, finish), u)
+}
+
+// appendFinish closes a choice with its finish reason ("": null) and the choices.
+func appendFinish(b []byte, finish string) []byte {
 	b = append(b, `,"logprobs":null,"finish_reason":`...)
 	if finish == "" {
 		b = append(b, "null"...)
 	} else {
 		b = wire.AppendString(b, finish)
 	}
-	b = append(b, "}]"...)
-	return e.end(b, u)
+	return append(b, "}]"...)
 }
 
 // toolCall is a chunk carrying a fragment of the reply's tool call, vLLM's layout: the
@@ -202,14 +206,7 @@ func (e *chunkEncoder) toolCall(first bool, id, name string, args []byte, finish
 		b = wire.AppendString(b, args)
 		b = append(b, "}}]}"...)
 	}
-	b = append(b, `,"logprobs":null,"finish_reason":`...)
-	if finish == "" {
-		b = append(b, "null"...)
-	} else {
-		b = wire.AppendString(b, finish)
-	}
-	b = append(b, "}]"...)
-	return e.end(b, u)
+	return e.end(appendFinish(b, finish), u)
 }
 
 // content is a content chunk without usage; finish is "" (null) or the finish reason.

@@ -1,6 +1,7 @@
 package refengine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -221,65 +222,43 @@ type Options struct {
 // withDefaults returns o with defaults filled in, or an error listing every invalid field.
 func (o Options) withDefaults() (Options, error) {
 	var errs []error
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if o.MaxModelLen == 0 {
-		o.MaxModelLen = DefaultMaxModelLen
-	}
-	if o.PrefillOverhead == 0 {
-		o.PrefillOverhead = defaultPrefillOverhead
-	}
-	if o.ITL == 0 {
-		o.ITL = defaultITL
-	}
-	if o.TokensPerChunk == 0 {
-		o.TokensPerChunk = 1
-	}
+	o.Model = cmp.Or(o.Model, DefaultModel)
+	o.MaxModelLen = cmp.Or(o.MaxModelLen, DefaultMaxModelLen)
+	o.PrefillOverhead = cmp.Or(o.PrefillOverhead, defaultPrefillOverhead)
+	o.ITL = cmp.Or(o.ITL, defaultITL)
+	o.TokensPerChunk = cmp.Or(o.TokensPerChunk, 1)
 	if o.Tokenizer == nil {
 		o.Tokenizer = CountTokens
 	}
-	if o.Overflow == "" {
-		o.Overflow = overflowQueue
-	}
-	if o.CacheBlockTokens == 0 {
-		o.CacheBlockTokens = defaultCacheBlockTokens
-	}
-	if o.CacheCapacityBlocks == 0 {
-		o.CacheCapacityBlocks = defaultCacheCapacityBlocks
-	}
-	if o.ReasoningTokens == 0 {
-		o.ReasoningTokens = defaultReasoningTokens
-	}
-	if o.ReasoningField == "" {
-		o.ReasoningField = reasoningContentField
-	}
-	if o.Speed == 0 {
-		o.Speed = 1
-	}
-	if o.ColdFactor == 0 {
-		o.ColdFactor = 1
-	}
-	if o.MaxModelLen < 0 {
-		errs = append(errs, fmt.Errorf("MaxModelLen %d is negative", o.MaxModelLen))
-	}
-	if o.PrefillOverhead < 0 {
-		errs = append(errs, fmt.Errorf("PrefillOverhead %v is negative", o.PrefillOverhead))
-	}
-	if o.PrefillRate < 0 {
-		errs = append(errs, fmt.Errorf("PrefillRate %g tokens/s is negative", o.PrefillRate))
-	}
-	if o.ITL < 0 {
-		errs = append(errs, fmt.Errorf("ITL %v is negative", o.ITL))
-	}
-	if o.RequestJitter < 0 {
-		errs = append(errs, fmt.Errorf("RequestJitter %g is negative", o.RequestJitter))
-	}
-	if o.ITLJitter < 0 {
-		errs = append(errs, fmt.Errorf("ITLJitter %g is negative", o.ITLJitter))
-	}
-	if o.BatchSlowdown < 0 {
-		errs = append(errs, fmt.Errorf("BatchSlowdown %g is negative", o.BatchSlowdown))
+	o.Overflow = cmp.Or(o.Overflow, overflowQueue)
+	o.CacheBlockTokens = cmp.Or(o.CacheBlockTokens, defaultCacheBlockTokens)
+	o.CacheCapacityBlocks = cmp.Or(o.CacheCapacityBlocks, defaultCacheCapacityBlocks)
+	o.ReasoningTokens = cmp.Or(o.ReasoningTokens, defaultReasoningTokens)
+	o.ReasoningField = cmp.Or(o.ReasoningField, reasoningContentField)
+	o.Speed = cmp.Or(o.Speed, 1)
+	o.ColdFactor = cmp.Or(o.ColdFactor, 1)
+	// What may not be negative.
+	for _, f := range []struct {
+		name     string
+		negative bool
+		value    string
+	}{
+		{"MaxModelLen", o.MaxModelLen < 0, fmt.Sprintf("%d", o.MaxModelLen)},
+		{"PrefillOverhead", o.PrefillOverhead < 0, fmt.Sprintf("%v", o.PrefillOverhead)},
+		{"PrefillRate", o.PrefillRate < 0, fmt.Sprintf("%g tokens/s", o.PrefillRate)},
+		{"ITL", o.ITL < 0, fmt.Sprintf("%v", o.ITL)},
+		{"RequestJitter", o.RequestJitter < 0, fmt.Sprintf("%g", o.RequestJitter)},
+		{"ITLJitter", o.ITLJitter < 0, fmt.Sprintf("%g", o.ITLJitter)},
+		{"BatchSlowdown", o.BatchSlowdown < 0, fmt.Sprintf("%g", o.BatchSlowdown)},
+		{"MaxBatch", o.MaxBatch < 0, fmt.Sprintf("%d", o.MaxBatch)},
+		{"TokensPerChunk", o.TokensPerChunk < 0, fmt.Sprintf("%d", o.TokensPerChunk)},
+		{"CacheBlockTokens", o.CacheBlockTokens < 0, fmt.Sprintf("%d", o.CacheBlockTokens)},
+		{"CacheCapacityBlocks", o.CacheCapacityBlocks < 0, fmt.Sprintf("%d", o.CacheCapacityBlocks)},
+		{"ReasoningTokens", o.ReasoningTokens < 0, fmt.Sprintf("%d", o.ReasoningTokens)},
+	} {
+		if f.negative {
+			errs = append(errs, fmt.Errorf("%s %s is negative", f.name, f.value))
+		}
 	}
 	if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
 		errs = append(errs, fmt.Errorf("Speed %g: want a positive factor", o.Speed))
@@ -293,29 +272,14 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ColdRequests < 0 || !(o.ColdFactor > 0) || math.IsInf(o.ColdFactor, 0) {
 		errs = append(errs, fmt.Errorf("ColdRequests %d, ColdFactor %g: want a count and a positive factor", o.ColdRequests, o.ColdFactor))
 	}
-	if o.MaxBatch < 0 {
-		errs = append(errs, fmt.Errorf("MaxBatch %d is negative", o.MaxBatch))
-	}
-	if o.TokensPerChunk < 0 {
-		errs = append(errs, fmt.Errorf("TokensPerChunk %d is negative", o.TokensPerChunk))
-	}
 	if o.Overflow != overflowQueue && o.Overflow != OverflowTimeslice {
 		errs = append(errs, fmt.Errorf("Overflow %q: want %q or %q", o.Overflow, overflowQueue, OverflowTimeslice))
-	}
-	if o.CacheBlockTokens < 0 {
-		errs = append(errs, fmt.Errorf("CacheBlockTokens %d is negative", o.CacheBlockTokens))
-	}
-	if o.CacheCapacityBlocks < 0 {
-		errs = append(errs, fmt.Errorf("CacheCapacityBlocks %d is negative", o.CacheCapacityBlocks))
 	}
 	if o.SpecTokens < 0 || o.SpecTokens > 16 {
 		errs = append(errs, fmt.Errorf("SpecTokens %d: want 0 to 16", o.SpecTokens))
 	}
 	if !(o.SpecAccept >= 0 && o.SpecAccept <= 1) {
 		errs = append(errs, fmt.Errorf("SpecAccept %g: want a share in [0, 1]", o.SpecAccept))
-	}
-	if o.ReasoningTokens < 0 {
-		errs = append(errs, fmt.Errorf("ReasoningTokens %d is negative", o.ReasoningTokens))
 	}
 	if o.ReasoningField != reasoningContentField && o.ReasoningField != reasoningField {
 		errs = append(errs, fmt.Errorf("ReasoningField %q: want %q or %q", o.ReasoningField, reasoningContentField, reasoningField))
