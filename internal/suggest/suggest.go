@@ -11,8 +11,14 @@ import "strings"
 // the shortest such one; unless word's part more ends a close candidate as well
 // (ANVIL_OUTPUT_DIR is ANVIL_OUT_DIR, not ANVIL_OUTPUT), or a candidate of as many parts
 // is within two edits of it (ANVIL_BASELINE_ULR is ANVIL_BASELINE_URL), or one edit when
-// word is the shorter (ANVIL_BUDGET is ANVIL_BUDGETS, not ANVIL_BUDGETS_FILE).
+// word is the shorter (ANVIL_BUDGET is ANVIL_BUDGETS, not ANVIL_BUDGETS_FILE). Word's
+// plural is nearest of all (priority is priorities, adapter adapters).
 func Nearest(word string, candidates []string, maxDistance int) string {
+	for _, c := range candidates {
+		if plural(word, c) {
+			return c
+		}
+	}
 	best, bestDistance := "", maxDistance+1
 	part, more := "", ""
 	sameEnd, sameEndDistance := "", maxDistance+1
@@ -45,6 +51,18 @@ func Nearest(word string, candidates []string, maxDistance int) string {
 		return part
 	}
 	return best
+}
+
+// plural reports whether c is word's plural, in word's case: +s, or y as ies.
+func plural(word, c string) bool {
+	s, y, ies := "s", "y", "ies"
+	if strings.ToUpper(word) == word {
+		s, y, ies = "S", "Y", "IES"
+	}
+	if stem, ok := strings.CutSuffix(word, y); ok && c == stem+ies {
+		return true
+	}
+	return c == word+s
 }
 
 // typo reports whether c, at edit distance d from word, reads as word mistyped: two edits
