@@ -78,6 +78,7 @@ func TestTheConformanceTableSaysWhatTheEngineDid(t *testing.T) {
 		want(t, c, "chat", itemImages, gate.Honoured, "refused before any request: model \"tiny\" does not take images")
 		want(t, c, "completions", itemImages, gate.NotApplicable, "needs API chat, responses, messages or ollama")
 		want(t, c, "chat", itemAdapters, gate.NotApplicable, "no adapters configured")
+		want(t, c, "chat", itemPriorities, gate.NotApplicable, "no priority classes configured")
 		want(t, c, "chat", itemAccounted, gate.Honoured, "19 of 19 requests over 6 runs")
 	})
 	t.Run("no usage", func(t *testing.T) {

@@ -33,15 +33,21 @@ func (c *conformer) trafficRows(b *artifact.Benchmark) {
 }
 
 // prioritiesRow records whether the engine served the configured scenario's most urgent
-// priority class sooner than its least: the first's TTFTs below the second's by a one-sided
-// Mann-Whitney test at 5%. An engine whose requests never waited for a slot (its waiting
-// gauge at none throughout) had nothing to order: n/a. n/a without priority classes.
+// priority class sooner than its least (priorityOrder).
 func (c *conformer) prioritiesRow(b *artifact.Benchmark) {
 	GinkgoHelper()
+	status, detail := priorityOrder(b)
+	c.set(itemPriorities, status, detail)
+}
+
+// priorityOrder is whether a run's most urgent priority class was served sooner than its
+// least: the first's TTFTs below the second's by a one-sided Mann-Whitney test at 5%. An
+// engine whose requests never waited for a slot (its waiting gauge at none throughout)
+// had nothing to order: n/a; n/a without two classes.
+func priorityOrder(b *artifact.Benchmark) (gate.ConformanceStatus, string) {
 	classes := b.Extension.Priorities
 	if len(classes) < 2 {
-		c.set(itemPriorities, gate.NotApplicable, "no priority classes configured (ANVIL_PRIORITIES, two at least)")
-		return
+		return gate.NotApplicable, "no priority classes configured (ANVIL_PRIORITIES, two at least)"
 	}
 	first, last := classes[0], classes[0]
 	for _, g := range classes {
@@ -65,12 +71,11 @@ func (c *conformer) prioritiesRow(b *artifact.Benchmark) {
 	waited := b.Extension.EngineMetrics.WaitingPeak
 	switch {
 	case p < 0.05:
-		c.set(itemPriorities, gate.Honoured, fmt.Sprintf("%s: the first sooner (one-sided p %.3f)", detail, p))
+		return gate.Honoured, fmt.Sprintf("%s: the first sooner (one-sided p %.3f)", detail, p)
 	case waited != nil && *waited == 0:
-		c.set(itemPriorities, gate.NotApplicable, detail+": no request waited for a slot (its waiting gauge read none), so there was nothing to order")
-	default:
-		c.set(itemPriorities, gate.NotHonoured, fmt.Sprintf("%s: the first not sooner (one-sided p %.2f): served first come first served, or too few waited to tell", detail, p))
+		return gate.NotApplicable, detail + ": no request waited for a slot (its waiting gauge read none), so there was nothing to order"
 	}
+	return gate.NotHonoured, fmt.Sprintf("%s: the first not sooner (one-sided p %.2f): served first come first served, or too few waited to tell", detail, p)
 }
 
 // adaptersRow records whether every configured adapter served its requests in the

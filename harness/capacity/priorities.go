@@ -2,6 +2,8 @@ package capacity
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
@@ -38,6 +40,12 @@ func (priorities) validate(sc *Scenario, k kind, add addProblem) {
 			": "+sc.API.Name()+" has no request priority", "API")
 	}
 	independentOnly(k, add, "Priorities", sc.Priorities.String(), "a trace's lines and a session's turns keep their order")
+	// A class's figures are named as an adapter's are ("ttft_p95_ms[name]"): one name each.
+	for _, m := range sc.featureModels() {
+		if slices.ContainsFunc(sc.Priorities, func(c workload.Class) bool { return c.Name == m }) {
+			add("Priorities", sc.Priorities.String(), fmt.Sprintf("names %q, which a request's model names too: its figures would name either", m))
+		}
+	}
 }
 
 // prepare spreads a block's requests over the classes, drawn apart from any other spread.

@@ -80,7 +80,8 @@ func priorityRun(t *testing.T, sc Scenario, bu budget.Budget, byPriority bool) {
 	}
 }
 
-// Priorities need an API with a priority field, and independent requests.
+// Priorities need an API with a priority field, and names of their own; a malformed list is
+// refused.
 func TestPrioritiesAreRefusedWhereNoRequestCarriesThem(t *testing.T) {
 	sc := Defaults()
 	sc.API = APIMessages
@@ -89,6 +90,13 @@ func TestPrioritiesAreRefusedWhereNoRequestCarriesThem(t *testing.T) {
 	}
 	err := sc.Validate()
 	if err == nil || !strings.Contains(err.Error(), "has no request priority") {
+		t.Fatalf("err = %v", err)
+	}
+	sc.API = APIChat
+	if err := sc.Adapters.UnmarshalText([]byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.Validate(); err == nil || !strings.Contains(err.Error(), `names "a", which a request's model names too`) {
 		t.Fatalf("err = %v", err)
 	}
 	for _, bad := range []string{"a:1", "a:0:1", "a:1:x", "a:1:0,a:2:1", "a[1]:1:0"} {
