@@ -186,7 +186,8 @@ type Scenario struct {
 
 	// The traffic features' own fields (see feature), each in its feature's file: requests
 	// the client leaves (cancel.go), images (images.go), LoRA adapters (adapters.go) and
-	// priority classes (priorities.go).
+	// priority classes (priorities.go). Their fields are promoted: set them on a scenario
+	// (Defaults, then the field), since a struct literal cannot name a promoted field.
 	cancelling
 	imageTraffic
 	adapterSpread
