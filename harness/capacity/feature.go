@@ -17,8 +17,10 @@ import (
 // notes of each outcome, its artifact block and how merged shards keep it. The runner,
 // assemble, merge and validation iterate the features and name none.
 //
-// A run holds a fresh value of each feature its scenario uses (from the constructor its file
-// registered), so a feature keeps its run's state in itself. Methods a feature has nothing for come from noFeatureHooks.
+// A run holds a fresh value of each feature its scenario uses (from the constructor its
+// file registered), so a feature keeps its run's state in itself. Methods a feature has
+// nothing for come from noFeatureHooks. A feature's gate check, where it has one, is in
+// harness/gate, a floor above: the gate judges artifacts and needs no runner.
 type feature interface {
 	// on reports whether sc uses the feature.
 	on(sc *Scenario) bool
