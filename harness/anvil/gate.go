@@ -159,6 +159,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 				run, partner = runInterleavedIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), *g.Interleave, func(run *artifact.Benchmark) {
 					if x := run.Extension; x != nil {
 						x.Budgets = budgets
+						x.SLOAttainment, x.GoodputRPS = run.SLO()
 						if x.Baseline != nil {
 							x.Baseline.GateBy = cmp.Or(g.Spec.By, gate.DefaultSpec().By)
 						}
@@ -172,6 +173,7 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 			run = runIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), func(run *artifact.Benchmark) {
 				if run.Extension != nil {
 					run.Extension.Baseline, run.Extension.Budgets = g.Spec.BaselineRef(), budgets
+					run.Extension.SLOAttainment, run.Extension.GoodputRPS = run.SLO()
 				}
 			})
 		}, NodeTimeout(time.Hour))

@@ -50,6 +50,11 @@ type Extension struct {
 	// Budgets are the budgets the scenario's gate judged it against, as written
 	// ("tpot_p50_ms<=6"); null when it had none.
 	Budgets []string `json:"budgets"`
+	// SLOAttainment and GoodputRPS are what the budgets' per-request thresholds made of the
+	// run (Benchmark.SLO): the share of the requests attempted that met every one, and
+	// those requests per second of the measured phase; absent when no budget set one.
+	SLOAttainment *Float `json:"slo_attainment,omitempty"`
+	GoodputRPS    *Float `json:"goodput_rps,omitempty"`
 	// RunID names the run (every suite of one ginkgo -r, or the shards of one sharded run)
 	// the artifact belongs to; "" for an artifact written outside a run. The v1 run_id names
 	// this scenario's own measurement.

@@ -44,7 +44,7 @@ func (f Figure) Label() string {
 	switch {
 	case f.Stat != "" && f.Group != "":
 		return f.Family + " " + f.Stat + " of " + f.Group
-	case f.Stat != "":
+	case f.Stat != "" && f.Family != f.Key:
 		return f.Family + " " + f.Stat
 	}
 	return f.Key
@@ -199,6 +199,9 @@ var figureIndex = sync.OnceValue(func() map[string]Figure {
 			}
 			return nil, -1
 		}}
+	}
+	for _, f := range sloFigures() {
+		index[f.Key] = f
 	}
 	for _, key := range headline {
 		f := index[key]
