@@ -44,7 +44,7 @@ func (f Figure) Label() string {
 	switch {
 	case f.Stat != "" && f.Group != "":
 		return f.Family + " " + f.Stat + " of " + f.Group
-	case f.Stat != "" && f.Family != f.Key:
+	case f.Stat != "":
 		return f.Family + " " + f.Stat
 	}
 	return f.Key

@@ -1,10 +1,6 @@
 package artifact
 
-import (
-	"math"
-	"slices"
-	"testing"
-)
+import "testing"
 
 // A budget on a latency percentile sets every request its threshold: slo_attainment counts
 // the requests attempted that completed within all of them (a failed or left one misses),
@@ -27,9 +23,8 @@ func TestTheBudgetsSetEachRequestItsSLO(t *testing.T) {
 	}
 	f, ok := LookupFigure("slo_attainment")
 	v, _ := f.Of(b)
-	values, _ := f.Values(b, math.MinInt, math.MaxInt)
-	if !ok || v == nil || *v != 0.4 || !slices.Equal(values, []float64{1, 0, 1, 0, 0}) || f.HigherIsWorse || f.Label() != "slo_attainment" {
-		t.Errorf("slo_attainment: %v, values %v, %+v", v, values, f)
+	if !ok || v == nil || *v != 0.4 || f.HigherIsWorse || f.Label() != "slo_attainment" {
+		t.Errorf("slo_attainment: %v, %+v", v, f)
 	}
 	b.Extension.Budgets = []string{"throughput_tok_s>=10"}
 	if a, g := b.SLO(); a != nil || g != nil {
