@@ -58,14 +58,15 @@ func (l *leaving) call(r *run, i int, c *stream.Call) {
 }
 
 func (l *leaving) settle(ctx context.Context, r *run, b *artifact.Benchmark) {
-	l.drain = l.drained(ctx, r, b, time.Unix(0, b.FinishedAtUnixNs))
+	// The measured phase's end as its last block stamped it, on the monotonic clock.
+	l.drain = l.drained(ctx, r, b, r.blocks[len(r.blocks)-1].finished)
 }
 
 // record asks the idle engine (after the watch's last scrape: the request left to ask is in
 // none of the run's counts) and writes anvilbench.cancellation.
 func (l *leaving) record(ctx context.Context, r *run, b *artifact.Benchmark) {
-	l.drain.asked = l.askLeave(ctx, r, b, l.drain)
-	b.Extension.Cancellation = l.cancellation(r, b, l.drain)
+	l.drain.asked = l.askLeave(ctx, r, b)
+	b.Extension.Cancellation = l.cancellation(r, b)
 }
 
 func (leaving) merge(shards []NamedArtifact, _ []artifact.RequestSpan, b *artifact.Benchmark) {
@@ -133,7 +134,7 @@ type leftProbe struct {
 	err              error
 }
 
-// drain polls the engine's running and waiting gauges from the measured phase's end until
+// drained polls the engine's running and waiting gauges from the measured phase's end until
 // both read none, at most until twice the longest completed request (5 s to a minute) has
 // passed; nothing when the run left no request or the metrics are not scraped.
 func (l *leaving) drained(ctx context.Context, r *run, b *artifact.Benchmark, finished time.Time) drained {
@@ -158,7 +159,7 @@ func (l *leaving) drained(ctx context.Context, r *run, b *artifact.Benchmark, fi
 // have ended), then its generated-tokens counter. A gauge at none when the run ended says
 // nothing of a request left earlier that the engine decoded on and finished meanwhile;
 // this asks. nil when the run left none or the engine serves no metrics.
-func (l *leaving) askLeave(ctx context.Context, r *run, b *artifact.Benchmark, d drained) *leftAsked {
+func (l *leaving) askLeave(ctx context.Context, r *run, b *artifact.Benchmark) *leftAsked {
 	if l.abandon == nil || r.abandoned() == 0 || r.engine == nil || !r.engine.Serves() {
 		return nil
 	}
@@ -182,7 +183,7 @@ func (l *leaving) askLeave(ctx context.Context, r *run, b *artifact.Benchmark, d
 	case !before.HasRunning && !before.HasGenerated:
 		return nil
 	case before.HasRunning && !before.Idle():
-		a.err = fmt.Errorf("it could not be asked: the engine was not idle (%.0f running, %.0f waiting) %.1f s after the run", before.Running, before.Waiting, d.after.Seconds())
+		a.err = fmt.Errorf("it could not be asked: the engine was not idle (%.0f running, %.0f waiting) %.1f s after the run", before.Running, before.Waiting, l.drain.after.Seconds())
 		return a
 	}
 	if tpot := b.Metrics.TPOT.P50; tpot != nil {
@@ -257,7 +258,8 @@ func (r *run) leaveOne(ctx context.Context, words int) (time.Time, error) {
 // run beyond the usage of the requests that ran to their end, per request left; and
 // requests still running well after the measured phase. Any sign against it says it did not
 // stop. Without metrics, a probe (leaveProbe). nil for a run that planned to leave none.
-func (l *leaving) cancellation(r *run, b *artifact.Benchmark, d drained) *artifact.Cancellation {
+func (l *leaving) cancellation(r *run, b *artifact.Benchmark) *artifact.Cancellation {
+	d := l.drain
 	if l.abandon == nil {
 		return nil
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
-	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 // A feature is a per-request traffic feature: images, LoRA adapters, requests the client
@@ -53,9 +52,6 @@ type feature interface {
 	merge(shards []NamedArtifact, spans []artifact.RequestSpan, b *artifact.Benchmark)
 }
 
-// addProblem records a field's problem (see fields.FieldError).
-type addProblem func(field string, value any, problem string, others ...string)
-
 // noFeatureHooks gives a feature the hooks it has nothing for.
 type noFeatureHooks struct{}
 
@@ -101,9 +97,7 @@ func featuresOf(sc *Scenario) []feature {
 // featureProblems are the problems of sc's use of its features.
 func (sc Scenario) featureProblems(k kind) []error {
 	var errs []error
-	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
-	}
+	add := problemsInto(&errs)
 	for _, r := range features {
 		if r.f.on(&sc) {
 			r.f.validate(&sc, k, add)

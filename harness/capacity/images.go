@@ -162,12 +162,9 @@ func (r *run) encodeImages(i int, nonce string) ([]stream.Image, error) {
 // probeImages asks the engine, before any measured request, how many prompt tokens it
 // counts for one image of each planned size: the preflight's probe with the image and
 // without it, the difference of their usage. A model that refuses the image stops the run
-// here, naming images. The record is nil when the scenario sends none.
+// here, naming images.
 func (r *run) probeImages(ctx context.Context) (*artifact.Images, error) {
 	sc := r.sc
-	if sc.ImagesPerRequest == 0 {
-		return nil, nil
-	}
 	rec := &artifact.Images{PerRequest: sc.ImagesPerRequest, Sizes: sc.ImageSize.String(), Format: string(sc.ImageFormat),
 		Pool: sc.ImagePool, Patch: sc.ImagePatch, EngineTokens: map[string]int{}, RuleTokens: map[string]int{}}
 	count := func(images ...stream.Image) (*int, error) {
@@ -214,9 +211,6 @@ func patchTokens(s workload.ImageSize, patch int) int {
 
 // gatheredSlots are request i's images once the blocks are gathered (i counts across them).
 func (r *run) gatheredSlots(i int) []imageSlot {
-	if r.sc.ImagesPerRequest == 0 {
-		return nil
-	}
 	return r.imageSlots(i, r.blocks[min(i/len(r.base), len(r.blocks)-1)].nonce)
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/schedule"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/stream"
 	"github.com/anvilbench/anvilbench/harness/capacity/internal/workload"
-	"github.com/anvilbench/anvilbench/internal/fields"
 )
 
 // Sessions, when Count is above 0, runs that many multi-turn conversations in place of a
@@ -43,9 +42,7 @@ func (s Sessions) held() bool { return s.Count > 0 }
 // without them.
 func (s Sessions) problems(sc Scenario) []error {
 	var errs []error
-	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
-	}
+	add := problemsInto(&errs)
 	if s.ThinkTime < 0 || s.ThinkTime > time.Hour {
 		add("Sessions.ThinkTime", s.ThinkTime, "want a duration in [0, 1h]")
 	}

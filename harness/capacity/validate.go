@@ -41,12 +41,20 @@ func (sc Scenario) Validate() error {
 	return errors.Join(errs...)
 }
 
+// addProblem records a field's problem (see fields.FieldError).
+type addProblem func(field string, value any, problem string, others ...string)
+
+// problemsInto is the addProblem that appends each problem to errs.
+func problemsInto(errs *[]error) addProblem {
+	return func(field string, value any, problem string, others ...string) {
+		*errs = append(*errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
+	}
+}
+
 // combinations are the problems of fields that depend on each other.
 func (sc Scenario) combinations(k kind) []error {
 	var errs []error
-	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
-	}
+	add := problemsInto(&errs)
 	if sc.ContextTokens > 0 && sc.ContextTokens < workload.MinPromptTokens {
 		add("ContextTokens", sc.ContextTokens, fmt.Sprintf("too small (want 0 to sample, or %d..1048576)", workload.MinPromptTokens))
 	}
@@ -97,9 +105,7 @@ func (sc Scenario) combinations(k kind) []error {
 // (a trace's lines set their own), and of the forms an answer can give them in.
 func (sc Scenario) wordProblems(k kind) []error {
 	var errs []error
-	add := func(field string, value any, problem string, others ...string) {
-		errs = append(errs, &fields.FieldError{Field: field, Value: value, Problem: problem, Others: others})
-	}
+	add := problemsInto(&errs)
 	ownWords := !k.replaces(sc, "ResponseWords")
 	if ownWords && sc.policy() == PolicyStrict && sc.ResponseWords == 0 {
 		add("Policy", string(PolicyStrict), "needs %s > 0", "ResponseWords")
