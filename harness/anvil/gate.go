@@ -154,6 +154,21 @@ func describeGated(title, dir string, g config.GatedScenario, reg gated, labels 
 			for i, b := range g.Spec.Budgets {
 				budgets[i] = b.String()
 			}
+			if g.Scenario.Search.On() {
+				var partner *artifact.Benchmark
+				run, partner = searchIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), g.Spec.Budgets, g.Interleave, func(run *artifact.Benchmark) {
+					if x := run.Extension; x != nil {
+						x.Budgets = budgets
+						x.SLOAttainment, x.GoodputRPS = run.SLO()
+					}
+				})
+				spec := g.Spec
+				if partner != nil {
+					spec.Baseline = partner
+				}
+				judged = spec.Checks()
+				return
+			}
 			if g.Interleave != nil {
 				var partner *artifact.Benchmark
 				run, partner = runInterleavedIn(ctx, into, g.Name, env.Target(), env.named(g.Scenario), *g.Interleave, func(run *artifact.Benchmark) {

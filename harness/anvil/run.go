@@ -13,10 +13,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
+	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/refengine"
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
-	"github.com/anvilbench/anvilbench/reporters/report"
 )
 
 // Run executes a scenario against target, writes its artifact to
@@ -85,6 +84,52 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	}
 	if annotate != nil {
 		annotate(run)
+	}
+	recordIn(dir, spec, run)
+	AddReportEntry("summary", Summarize(run))
+	return run, baseline
+}
+
+// Search runs sc's search (sc.Search: "concurrency:64") for the highest load within
+// budgets against target (capacity.SearchCapacity) and writes the run at the capacity,
+// which carries every probe (anvilbench.search), to $ANVIL_OUT_DIR/<suite>/<spec>.json,
+// recording the budgets as its SLO: a budget on capacity_concurrency then judges it, and
+// the report draws its curve.
+func Search(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario, budgets []budget.Budget) *artifact.Benchmark {
+	GinkgoHelper()
+	run, _ := searchIn(ctx, Current().Suite, spec, target, sc, budgets, nil, func(run *artifact.Benchmark) {
+		if x := run.Extension; x != nil {
+			for _, b := range budgets {
+				x.Budgets = append(x.Budgets, b.String())
+			}
+			x.SLOAttainment, x.GoodputRPS = run.SLO()
+		}
+	})
+	return run
+}
+
+// searchIn searches the highest load within budgets (capacity.SearchCapacity), beside
+// the baseline build when with is set, and writes the engine's run at its capacity to
+// $ANVIL_OUT_DIR/<dir>/<spec>.json (the baseline build's to <spec>-baseline.json) after
+// annotate, each carrying every probe of the search.
+func searchIn(ctx context.Context, dir, spec string, target capacity.Target, sc capacity.Scenario, budgets []budget.Budget, with *capacity.Interleaving, annotate func(*artifact.Benchmark)) (run, baseline *artifact.Benchmark) {
+	GinkgoHelper()
+	sc = reporting(spec, sc)
+	run, baseline, err := capacity.SearchCapacity(ctx, target, sc, sc.Search, budgets, with)
+	if err != nil {
+		Fail(fmt.Sprintf("scenario %s: search did not finish: %v", spec, err))
+	}
+	for _, b := range []*artifact.Benchmark{run, baseline} {
+		if b != nil && annotate != nil {
+			annotate(b)
+		}
+	}
+	if baseline != nil {
+		path := recordIn(dir, spec+baselineSuffix, baseline)
+		if run.Extension != nil {
+			run.Extension.Baseline = baseline.BaselineRef(path)
+			run.Extension.Baseline.Design = artifact.DesignInterleaved
+		}
 	}
 	recordIn(dir, spec, run)
 	AddReportEntry("summary", Summarize(run))
@@ -161,20 +206,6 @@ func recordIn(dir, spec string, run *artifact.Benchmark) string {
 		return path
 	}
 	return rel
-}
-
-// RecordCurve writes a knee search's capacity curve to
-// $ANVIL_OUT_DIR/<suite>/<name>.capacity-curve.json, carrying the run's id so the report
-// draws it as this run's, and returns the path.
-func RecordCurve(name string, curve *capacity.Curve) string {
-	GinkgoHelper()
-	env := Current()
-	curve.RunID = env.RunID
-	path := filepath.Join(env.OutDir, slug(env.Suite), slug(name)+report.CurveFileSuffix)
-	if err := atomicfile.WriteJSON(path, curve); err != nil {
-		Fail(fmt.Sprintf("write the capacity curve: %v", err))
-	}
-	return path
 }
 
 // PrivateEngine starts a reference engine for the current spec only, stopped when the

@@ -55,6 +55,9 @@ type Extension struct {
 	// those requests per second of the measured phase; absent when no budget set one.
 	SLOAttainment *Float `json:"slo_attainment,omitempty"`
 	GoodputRPS    *Float `json:"goodput_rps,omitempty"`
+	// Search is the search for the highest load within the budgets that this run is the
+	// capacity of; absent for a run at one load.
+	Search *Search `json:"search,omitempty"`
 	// RunID names the run (every suite of one ginkgo -r, or the shards of one sharded run)
 	// the artifact belongs to; "" for an artifact written outside a run. The v1 run_id names
 	// this scenario's own measurement.

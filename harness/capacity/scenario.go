@@ -217,6 +217,11 @@ type Scenario struct {
 	Trace    Trace
 	Sessions Sessions
 
+	// Search, when on ("concurrency:64"), makes a gated scenario a search for the highest
+	// load its budgets hold at (SearchCapacity), in place of one run at its own load; Run
+	// ignores it.
+	Search Search `key:"search"`
+
 	// CacheBlockTokens is the engine's prefix-cache granularity (vLLM's block size; 1 for a
 	// token-level cache): how far the cached tokens it reports may lie from what a trace or
 	// a session shares. 0 means DefaultCacheBlockTokens.

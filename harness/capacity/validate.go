@@ -38,6 +38,7 @@ func (sc Scenario) Validate() error {
 	errs = append(errs, sc.Trace.problems(sc)...)
 	errs = append(errs, sc.Sessions.problems(sc)...)
 	errs = append(errs, sc.shardProblems(k)...)
+	errs = append(errs, sc.searchProblems(k)...)
 	return errors.Join(errs...)
 }
 

@@ -148,6 +148,9 @@ type Spec struct {
 	Baseline     *artifact.Benchmark
 	History      []*artifact.Benchmark
 	Interleaved  bool
+	// Searched says the run is a search for the highest load within the budgets (its
+	// capacity): against a baseline its capacity is judged, not its figures at one load.
+	Searched bool
 	// Metrics are judged against the baseline (DefaultMetrics when nil), with Comparison's
 	// By, AllowMismatch and OnInconclusive.
 	Metrics metricList `key:"gate_metrics" default:"tpot_p50_ms,ttft_p50_ms"`
@@ -280,6 +283,9 @@ func (s Spec) Checks() []Check {
 	}
 	if !s.compares() {
 		return checks
+	}
+	if s.Searched {
+		return append(checks, capacityHeld(Against{Baseline: s.Baseline, History: s.History}, s.OnMain))
 	}
 	var compared []Check
 	if !s.AllowMismatch {
@@ -448,6 +454,9 @@ func when(c Check, skip func(*artifact.Benchmark) string) Check {
 func (s Spec) Refusals(requests, blocks int) []Result {
 	var out []Result
 	for _, b := range s.Budgets {
+		if s.Searched {
+			break // a search sizes each probe to its budgets
+		}
 		need := b.RequiredSamples()
 		switch bound := b.BoundSamples(); {
 		case requests > 0 && need > requests:

@@ -81,3 +81,28 @@ func TestPercentileCICoverage(t *testing.T) {
 		t.Errorf("coverage %.3f, want ≥ 0.95 (less sampling error)", rate)
 	}
 }
+
+// MLPerf LoadGen's early stopping counts the queries a p99 claim needs at 99% confidence
+// with the same binomial construction: 459 with no query beyond it, 662 with one. At a
+// two-sided level of 98% (99% one-sided) the upper end of the interval must first exist,
+// as the largest sample, at 459, and be the second largest at 662.
+func TestThePercentileIntervalCountsAsLoadGenDoes(t *testing.T) {
+	first := func(rank func(n int) int) int {
+		for n := 1; n < 2000; n++ {
+			if r := rank(n); r > 0 {
+				return n
+			}
+		}
+		return 0
+	}
+	anyUpper := first(func(n int) int { _, hi := PercentileCIRanks(n, 99, 0.98); return hi })
+	secondLargest := first(func(n int) int {
+		if _, hi := PercentileCIRanks(n, 99, 0.98); hi > 0 && hi <= n-1 {
+			return hi
+		}
+		return 0
+	})
+	if anyUpper != 459 || secondLargest != 662 {
+		t.Errorf("a p99's upper end at 99%% one-sided first exists at %d samples, and below the maximum at %d; LoadGen counts 459 and 662", anyUpper, secondLargest)
+	}
+}

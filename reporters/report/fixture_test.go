@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
-	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 )
 
@@ -114,7 +113,7 @@ func ladder(url string, tpot float64, concs ...int) []Run {
 
 // fixture is a run as the suites leave it: the endpoint's configured scenario (with a
 // baseline), a concurrency ladder and a context ladder against it, self-tests against
-// private engines (a knee search among them), and a gate whose budget broke.
+// private engines (a capacity search among them), and a gate whose budget broke.
 // fixtureRun is the run every artifact of the fixture belongs to.
 const fixtureRun = "run-fixture"
 
@@ -128,20 +127,22 @@ func fixture() Input {
 		in.Runs = append(in.Runs, Run{Path: fmt.Sprintf("curves/context-%dk.json", k),
 			Benchmark: synth(synthSpec{name: fmt.Sprintf("context-%dk", k), conc: 1, ctx: k * 1000, n: 4, ttftMs: float64(k) * 12, tpotMs: 4})})
 	}
-	// self-tests: two private engines with a "ladder" of their own, and a knee search
+	// self-tests: two private engines with a "ladder" of their own, and a capacity search
 	for i, c := range []int{1, 2} {
 		in.Runs = append(in.Runs, Run{Path: fmt.Sprintf("capacity/gate-unchanged-%d.json", i+1),
 			Benchmark: synth(synthSpec{name: fmt.Sprintf("gate-unchanged-%d", i+1), url: []string{privateA, privateB}[i], conc: c, ctx: 1000, n: 8, ttftMs: 10, tpotMs: 1, selfTest: true})})
 	}
-	curve := capacity.Curve{Schema: capacity.CurveSchema, RunID: fixtureRun, Budgets: []string{"tpot_p95_ms<=8"}, Knee: 9, Bounded: true}
+	knee := synth(synthSpec{name: "knee", url: privateB, conc: 9, ctx: 1000, n: 18, ttftMs: 10, tpotMs: 1 + 0.75*9, selfTest: true})
+	search := &artifact.Search{Over: "concurrency", Max: 64, SLO: []string{"tpot_p95_ms<=8"}}
 	for _, c := range []int{1, 2, 4, 8, 16, 12, 10, 9} {
-		path := fmt.Sprintf("curves/knee-c%d.json", c)
-		b := synth(synthSpec{name: fmt.Sprintf("knee-c%d", c), url: privateB, conc: c, ctx: 1000, n: max(8, 2*c), ttftMs: 10, tpotMs: 1 + 0.75*float64(c), selfTest: true})
-		in.Runs = append(in.Runs, Run{Path: path, Benchmark: b})
-		curve.Probes = append(curve.Probes, capacity.CurveProbe{Concurrency: c, Passed: c <= 9, Artifact: path,
-			Metrics: map[string]float64{"tpot_p95_ms": 1 + 0.75*float64(c)}})
+		verdict := map[bool]string{true: "held", false: "broke"}[c <= 9]
+		search.Probes = append(search.Probes, artifact.SearchProbe{Load: artifact.Float(c), Attempt: 1, Requests: max(8, 2*c), Verdict: verdict, Decided: verdict,
+			Figures: []artifact.SearchFigure{{Budget: "tpot_p95_ms<=8", Value: artifact.F(1 + 0.75*float64(c)), Verdict: verdict}}})
+		search.Requests += max(8, 2*c)
 	}
-	in.Curves = []curveView{{Path: "curves/knee" + CurveFileSuffix, Curve: curve}}
+	search.Capacity, search.Broke, search.BrokeFirst = 9, artifact.F(10), []string{"tpot_p95_ms<=8"}
+	knee.Extension.Search = search
+	in.Runs = append(in.Runs, Run{Path: "curves/knee.json", Benchmark: knee})
 	in.Gate = &gate.Summary{RunID: fixtureRun, Suites: []gate.SuiteState{{Name: "capacity", State: gate.SuiteFinished, Checks: 7}},
 		Failed: []gate.Failure{{Suite: "capacity", Check: "configured scenario meets the budget tpot_p95_ms<=5", Kind: gate.KindBudget,
 			State: "failed", Message: "tpot p95 6.12ms exceeds budget 5.00ms over 40 samples", Outcome: gate.BudgetBroken}}}

@@ -28,11 +28,11 @@ type Model struct {
 	// Endpoints is true when the scenarios ran against more than one endpoint, so the
 	// table names each one's.
 	Endpoints bool
-	// Charts draw the comparable sets of those runs; Curves their knee searches.
+	// Charts draw the comparable sets of those runs; Curves their capacity searches.
 	Charts []chartView
 	Curves []chartView
 	// SelfTests are the runs that proved the harness against private engines, and
-	// SelfTestCurves their knee searches: kept apart, collapsed.
+	// SelfTestCurves their capacity searches: kept apart, collapsed.
 	SelfTests      []*runView
 	SelfTestCurves []chartView
 	// Conformance is what the endpoint honoured per API, when the run asked (nil otherwise).
@@ -44,10 +44,10 @@ type Model struct {
 type fieldView struct{ Label, Value string }
 
 // Build turns an Input into the report's Model. It fails only on input no report can
-// show: a nil artifact or a budget of an unknown metric. A capacity curve it cannot read
-// is left out with a note.
+// show: a nil artifact or a budget of an unknown metric. A search whose SLO it cannot read
+// is drawn with no curve, and a note.
 func Build(in Input) (*Model, error) {
-	runs, curves := thisRun(&in)
+	runs := thisRun(&in)
 	m := &Model{Title: strings.TrimSpace(in.Title), Notes: slices.Clip(in.Notes)}
 	if m.Title == "" {
 		m.Title = defaultTitle
@@ -101,16 +101,13 @@ func Build(in Input) (*Model, error) {
 	if m.Charts, err = comparableCharts(m.Scenarios, in.Baseline, in.Budgets); err != nil {
 		return nil, err
 	}
-	selfTest := map[string]bool{}
-	for _, v := range m.SelfTests {
-		selfTest[v.Path] = true
-	}
-	endpoint := map[string]string{}
+	n := 0
 	for _, r := range runs {
-		endpoint[r.Path] = r.BaseURL
-	}
-	for i, c := range curves {
-		ch, ok, err := curveChart(i+1, c, endpoint)
+		if r.Benchmark == nil || r.Extension == nil || r.Extension.Search == nil || r.Extension.Interleaved != nil && r.Extension.Interleaved.Role == artifact.RoleBaseline {
+			continue
+		}
+		n++
+		ch, ok, err := curveChart(n, r)
 		if err != nil {
 			m.Notes = append(m.Notes, err.Error())
 			continue
@@ -118,7 +115,7 @@ func Build(in Input) (*Model, error) {
 		if !ok {
 			continue
 		}
-		if curveOfSelfTest(c, selfTest) {
+		if r.Extension.SelfTest {
 			m.SelfTestCurves = append(m.SelfTestCurves, ch)
 		} else {
 			m.Curves = append(m.Curves, ch)
@@ -155,17 +152,6 @@ func partnersTogether(runs []*runView) []*runView {
 		out = slices.Insert(out, at, p)
 	}
 	return out
-}
-
-// curveOfSelfTest reports whether a knee search probed a private engine: its probes'
-// artifacts are self-tests.
-func curveOfSelfTest(c curveView, selfTest map[string]bool) bool {
-	for _, p := range c.Probes {
-		if selfTest[p.Artifact] {
-			return true
-		}
-	}
-	return false
 }
 
 // underTest is the header: each field once when every run agrees, else every distinct
@@ -333,12 +319,12 @@ func suiteOf(p string) string {
 	return ""
 }
 
-// thisRun are the runs and curves of the run the report shows (in.RunID): those of
-// earlier runs left in the directory are left out, with a note naming them, so nothing an
-// earlier run wrote is presented as this run's.
-func thisRun(in *Input) ([]Run, []curveView) {
+// thisRun are the runs of the run the report shows (in.RunID): those of earlier runs left
+// in the directory are left out, with a note naming them, so nothing an earlier run wrote
+// is presented as this run's.
+func thisRun(in *Input) []Run {
 	if in.RunID == "" {
-		return slices.Clone(in.Runs), in.Curves
+		return slices.Clone(in.Runs)
 	}
 	var runs []Run
 	var stale []string
@@ -349,14 +335,6 @@ func thisRun(in *Input) ([]Run, []curveView) {
 		}
 		runs = append(runs, r)
 	}
-	var curves []curveView
-	for _, c := range in.Curves {
-		if c.RunID != in.RunID {
-			stale = append(stale, c.Path)
-			continue
-		}
-		curves = append(curves, c)
-	}
 	if len(stale) > 0 {
 		shown := stale
 		if len(shown) > 5 {
@@ -365,7 +343,7 @@ func thisRun(in *Input) ([]Run, []curveView) {
 		in.Notes = append(in.Notes, fmt.Sprintf("%s of other runs in this directory left out, not run %s's: %s",
 			plural(len(stale), "file", "files"), in.RunID, strings.Join(shown, ", ")))
 	}
-	return runs, curves
+	return runs
 }
 
 // interleavedPartner is the baseline build's artifact of the interleaved run b is the

@@ -15,7 +15,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,7 +27,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/harness/gate"
 	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
@@ -38,9 +36,6 @@ import (
 const (
 	HTMLFile     = "report.html"
 	MarkdownFile = "report.md"
-	// CurveFileSuffix ends the file name of a knee search's capacity curve, written beside
-	// its probes' artifacts: <outDir>/<suite>/<name>.capacity-curve.json.
-	CurveFileSuffix = ".capacity-curve.json"
 )
 
 // defaultTitle is the title of a report whose input names none.
@@ -61,13 +56,6 @@ type Run struct {
 	*artifact.Benchmark
 }
 
-// curveView is one capacity curve (a knee search) and its path relative to the output
-// directory.
-type curveView struct {
-	Path string
-	capacity.Curve
-}
-
 // Input is everything a report is built from.
 type Input struct {
 	// Title heads the report; empty is defaultTitle.
@@ -83,8 +71,6 @@ type Input struct {
 	// Budgets are drawn on the charts of their metric and, without a gate summary, judged
 	// against the endpoint's runs for the verdict.
 	Budgets []budget.Budget
-	// Curves are the knee searches of the run.
-	Curves []curveView
 	// Baseline are the artifacts of an earlier run: each run is compared with the baseline
 	// artifact at its own path, and drawn beside it on the charts.
 	Baseline []Run
@@ -148,8 +134,7 @@ func WriteDir(outDir string, opts Options) (*Model, error) {
 }
 
 // load reads an output directory: its artifacts (loadRuns), its run's verdict
-// (runrecord.SummaryFile) and run id (runrecord.Current), and its capacity curves
-// (<suite>/*.capacity-curve.json). A file that cannot be read is left out with a note,
+// (runrecord.SummaryFile) and run id (runrecord.Current). A file that cannot be read is left out with a note,
 // never failing the load; the error is reserved for a directory that cannot be listed.
 func load(outDir string) (Input, error) {
 	runs, notes, err := loadRuns(outDir)
@@ -166,20 +151,6 @@ func load(outDir string) (Input, error) {
 	}
 	if id, err := runrecord.Current(outDir); err == nil {
 		in.RunID = id
-	}
-	paths, _ := filepath.Glob(filepath.Join(outDir, "*", "*"+CurveFileSuffix))
-	for _, p := range paths {
-		rel := filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(p)), filepath.Base(p)))
-		var c capacity.Curve
-		data, err := os.ReadFile(p)
-		if err == nil {
-			err = json.Unmarshal(data, &c)
-		}
-		if err != nil || c.Schema != capacity.CurveSchema {
-			in.Notes = append(in.Notes, rel+": not a "+capacity.CurveSchema+" summary")
-			continue
-		}
-		in.Curves = append(in.Curves, curveView{Path: rel, Curve: c})
 	}
 	return in, nil
 }
@@ -207,7 +178,7 @@ func loadRuns(outDir string) ([]Run, []string, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || strings.HasSuffix(name, CurveFileSuffix) {
+			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 				continue
 			}
 			rel := path.Join(suite.Name(), name)

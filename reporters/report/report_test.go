@@ -12,7 +12,6 @@ import (
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
 	"github.com/anvilbench/anvilbench/harness/gate"
-	"github.com/anvilbench/anvilbench/internal/atomicfile"
 	"github.com/anvilbench/anvilbench/internal/runrecord"
 )
 
@@ -96,8 +95,8 @@ func TestTheHeaderNamesOnlyTheEndpointUnderTest(t *testing.T) {
 			t.Errorf("the header names the private engine %s", private)
 		}
 	}
-	if len(m.Scenarios) != 12 || len(m.SelfTests) != 10 {
-		t.Errorf("%d scenarios and %d self-tests, want 12 and 10", len(m.Scenarios), len(m.SelfTests))
+	if len(m.Scenarios) != 12 || len(m.SelfTests) != 3 {
+		t.Errorf("%d scenarios and %d self-tests, want 12 and 3", len(m.Scenarios), len(m.SelfTests))
 	}
 }
 
@@ -249,10 +248,10 @@ func TestSelfTestsAreCollapsedAndApart(t *testing.T) {
 		t.Fatal("no collapsed self-tests section")
 	}
 	self := page[i:strings.LastIndex(page, "</details>")]
-	if !strings.Contains(self, "Self-tests of the harness (10 runs against private engines)") {
+	if !strings.Contains(self, "Self-tests of the harness (3 runs against private engines)") {
 		t.Error("the self-tests section does not say what it holds")
 	}
-	for _, id := range []string{"run-capacity-gate-unchanged-1", "run-curves-knee-c9", "chart-knee-1"} {
+	for _, id := range []string{"run-capacity-gate-unchanged-1", "run-curves-knee", "chart-search-1"} {
 		if !strings.Contains(self, `id="`+id+`"`) {
 			t.Errorf("%s is not in the self-tests section", id)
 		}
@@ -261,22 +260,22 @@ func TestSelfTestsAreCollapsedAndApart(t *testing.T) {
 		}
 	}
 	before := page[:i]
-	for _, name := range []string{"gate-unchanged-1", "knee-c9", privateB} {
+	for _, name := range []string{"gate-unchanged-1", "curves/knee", privateB} {
 		if strings.Contains(before, name) {
 			t.Errorf("%s appears before the self-tests section", name)
 		}
 	}
-	if !strings.Contains(self, "Knee: concurrency 9, the highest passing below the lowest failing probe; 8 probes.") {
-		t.Error("the knee search's caption does not give the knee")
+	if !strings.Contains(self, "Capacity: concurrency 9, the highest load held; 10 broke it (tpot_p95_ms&lt;=8); 8 probes, 134 requests.") {
+		t.Error("the search's caption does not give the capacity")
 	}
-	knee := svgs(t, page)["chart-knee-1"]
+	knee := svgs(t, page)["chart-search-1"]
 	if n := strings.Count(knee, `stroke="#cf222e" stroke-width="2"`); n != 3 {
-		t.Errorf("the knee chart marks %d failed probes hollow, want 3 (10, 12, 16)", n)
+		t.Errorf("the search's chart marks %d broken probes hollow, want 3 (10, 12, 16)", n)
 	}
-	if !strings.Contains(knee, "budget tpot_p95_ms&lt;=8") || !strings.Contains(knee, ">knee 9</text>") {
-		t.Error("the knee chart lacks its budget line or its knee mark")
+	if !strings.Contains(knee, "SLO tpot_p95_ms&lt;=8") || !strings.Contains(knee, ">capacity 9</text>") {
+		t.Error("the search's chart lacks its SLO line or its capacity mark")
 	}
-	if !strings.Contains(md, "<details><summary>Self-tests of the harness: 10 runs against private engines</summary>") {
+	if !strings.Contains(md, "<details><summary>Self-tests of the harness: 3 runs against private engines</summary>") {
 		t.Error("report.md does not fold the self-tests away")
 	}
 }
@@ -384,9 +383,13 @@ func TestBuildRejectsWhatNoReportCanShow(t *testing.T) {
 		t.Error("a nil artifact was accepted")
 	}
 	in = fixture()
-	in.Curves[0].Budgets = []string{"tpot<="}
-	if m, err := Build(in); err != nil || len(m.SelfTestCurves) != 0 || len(m.Notes) != 1 || !strings.Contains(m.Notes[0], "capacity curve curves/knee.capacity-curve.json: ") {
-		t.Errorf("a curve of an unreadable budget: %v", err)
+	for _, r := range in.Runs {
+		if r.Extension.Search != nil {
+			r.Extension.Search.SLO = []string{"tpot<="}
+		}
+	}
+	if m, err := Build(in); err != nil || len(m.SelfTestCurves) != 0 || len(m.Notes) != 1 || !strings.Contains(m.Notes[0], "capacity search curves/knee.json: ") {
+		t.Errorf("a search of an unreadable budget: %v %v", err, m.Notes)
 	}
 	m, page, md := render(t, Input{})
 	if m.Verdict.Outcome != ungatedView || !strings.Contains(page, "No run of an endpoint under test was found") || !strings.HasPrefix(md, "# ➖ NOT GATED: 0 scenarios") {
@@ -400,11 +403,6 @@ func TestLoadAndWriteDir(t *testing.T) {
 	in := fixture()
 	for _, r := range in.Runs {
 		if err := artifact.Write(filepath.Join(dir, filepath.FromSlash(r.Path)), r.Benchmark); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range in.Curves {
-		if err := atomicfile.WriteJSON(filepath.Join(dir, filepath.FromSlash(c.Path)), c.Curve); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -434,8 +432,8 @@ func TestLoadAndWriteDir(t *testing.T) {
 	if !strings.HasPrefix(string(md), "# ❌ FAIL (budget broken): configured scenario meets the budget") {
 		t.Errorf("the verdict from gate.json is not report.md's first line:\n%.200s", md)
 	}
-	if !strings.Contains(string(page), `id="chart-knee-1"`) || !strings.Contains(string(page), "capacity/garbage.json: not read") {
-		t.Error("the knee curve or the notes did not reach the report")
+	if !strings.Contains(string(page), `id="chart-search-1"`) || !strings.Contains(string(page), "capacity/garbage.json: not read") {
+		t.Error("the search's curve or the notes did not reach the report")
 	}
 	// the report files do not disturb a second load; for another run, neither the verdict
 	// nor the artifacts of this one are shown as its own

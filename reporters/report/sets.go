@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/url"
 	"path"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/anvilbench/anvilbench/harness/artifact"
 	"github.com/anvilbench/anvilbench/harness/budget"
-	"github.com/anvilbench/anvilbench/harness/capacity"
 	"github.com/anvilbench/anvilbench/internal/units"
 	"github.com/anvilbench/anvilbench/reporters/report/internal/chart"
 )
@@ -203,47 +203,67 @@ func host(endpoint string) string {
 	return endpoint
 }
 
-// curveChart draws a knee search: each budgeted figure against concurrency, the failed
-// probes hollow, the budget as a line and the knee as a mark.
-func curveChart(n int, c curveView, endpoint map[string]string) (chartView, bool, error) {
-	budgets, err := budget.Parse(strings.Join(c.Budgets, ","))
+// curveChart draws a capacity search: its first SLO budget's figure against the load, of
+// the engine and (dashed) of the baseline build searched beside it, the probes that broke
+// hollow, the budget as a line and the capacity as a mark.
+func curveChart(n int, r Run) (chartView, bool, error) {
+	s := r.Extension.Search
+	budgets, err := budget.Parse(strings.Join(s.SLO, ","))
 	if err != nil {
-		return chartView{}, false, fmt.Errorf("capacity curve %s: %w", c.Path, err)
+		return chartView{}, false, fmt.Errorf("capacity search %s: %w", r.Path, err)
 	}
-	if len(budgets) == 0 || len(c.Probes) == 0 {
+	if len(budgets) == 0 || len(s.Probes) == 0 {
 		return chartView{}, false, nil
 	}
-	key := budgets[0].Metric
-	name := strings.TrimSuffix(path.Base(c.Path), CurveFileSuffix)
+	b := budgets[0]
+	name := strings.TrimSuffix(path.Base(r.Path), ".json")
+	over := strings.ReplaceAll(s.Over, "_", " ")
 	xy := chart.XY{
-		ID:     fmt.Sprintf("chart-knee-%d", n),
-		Title:  fmt.Sprintf("Knee search %s: %s against concurrency", name, describeMetric(key)),
-		XLabel: "concurrency", YLabel: describeMetric(key) + " (" + units.Of(key) + ")", XLog: true,
+		ID:     fmt.Sprintf("chart-search-%d", n),
+		Title:  fmt.Sprintf("Capacity search %s: %s against %s", name, describeMetric(b.Metric), over),
+		XLabel: over, YLabel: describeMetric(b.Metric) + " (" + units.Of(b.Metric) + ")", XLog: true,
 	}
-	s := chart.Series{Name: name}
-	probes := slices.Clone(c.Probes)
-	slices.SortStableFunc(probes, func(a, b capacity.CurveProbe) int { return a.Concurrency - b.Concurrency })
-	for _, p := range probes {
-		if v, ok := p.Metrics[key]; ok {
-			s.Points = append(s.Points, chart.Point{X: float64(p.Concurrency), Y: v, Failed: !p.Passed,
-				Label: fmt.Sprintf("%s-c%d (%s)", name, p.Concurrency, map[bool]string{true: "passed", false: "failed"}[p.Passed]), Source: endpoint[p.Artifact]})
+	sides := []struct {
+		name string
+		side *artifact.SearchSide
+		url  string
+	}{{name, &s.SearchSide, r.BaseURL}}
+	if s.Baseline != nil && r.Extension.Interleaved != nil {
+		sides = append(sides, struct {
+			name string
+			side *artifact.SearchSide
+			url  string
+		}{name + " (baseline build)", s.Baseline, r.Extension.Interleaved.PartnerBaseURL})
+	}
+	for k, side := range sides {
+		series := chart.Series{Name: side.name, Dashed: k == 1}
+		probes := slices.Clone(side.side.Probes)
+		slices.SortStableFunc(probes, func(a, b artifact.SearchProbe) int { return cmp.Compare(a.Load, b.Load) })
+		for _, p := range probes {
+			if len(p.Figures) == 0 || p.Figures[0].Value == nil {
+				continue
+			}
+			series.Points = append(series.Points, chart.Point{X: float64(p.Load), Y: float64(*p.Figures[0].Value), Failed: p.Decided != "held",
+				Label: fmt.Sprintf("%s at %s %g, attempt %d (%s)", side.name, over, float64(p.Load), p.Attempt, p.Verdict), Source: side.url})
 		}
+		xy.Series = append(xy.Series, series)
 	}
-	xy.Series = []chart.Series{s}
-	for _, b := range budgets {
-		if b.Metric == key {
-			xy.Lines = append(xy.Lines, chart.Line{Y: b.Limit, Label: "budget " + b.String()})
-		}
-	}
-	caption := fmt.Sprintf("Knee: concurrency %d, the highest passing below the lowest failing probe; %d probes.", c.Knee, len(c.Probes))
+	xy.Lines = []chart.Line{{Y: b.Limit, Label: "SLO " + b.String()}}
+	caption := fmt.Sprintf("Capacity: %s %g, the highest load held; ", over, float64(s.Capacity))
 	switch {
-	case c.Knee == 0:
-		caption = fmt.Sprintf("No knee: even concurrency 1 broke a budget; %d probes.", len(c.Probes))
-	case !c.Bounded:
-		caption = fmt.Sprintf("Knee: at least concurrency %d: no probe failed up to the search's bound; %d probes.", c.Knee, len(c.Probes))
+	case s.Capacity == 0:
+		caption = "No capacity: even the lowest load probed broke the SLO; "
+	case s.Broke == nil:
+		caption = fmt.Sprintf("Capacity: at least %s %g: no load broke the SLO up to the search's bound; ", over, float64(s.Capacity))
+	default:
+		caption += fmt.Sprintf("%g broke it (%s); ", float64(*s.Broke), strings.Join(s.BrokeFirst, ", "))
 	}
-	if c.Knee > 0 {
-		xy.Marks = []chart.Mark{{X: float64(c.Knee), Label: fmt.Sprintf("knee %d", c.Knee)}}
+	caption += fmt.Sprintf("%d probes, %d requests.", len(s.Probes), s.Requests)
+	if s.Baseline != nil {
+		caption += fmt.Sprintf(" The baseline build: %g.", float64(s.Baseline.Capacity))
+	}
+	if s.Capacity > 0 {
+		xy.Marks = []chart.Mark{{X: float64(s.Capacity), Label: fmt.Sprintf("capacity %g", float64(s.Capacity))}}
 	}
 	if !xy.Drawable() {
 		return chartView{}, false, nil

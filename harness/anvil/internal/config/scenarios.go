@@ -215,11 +215,15 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	if g.Interleave != nil {
 		p = append(p, render(g.Interleave.Baseline.Validate(), func(string) string { return at + "." + keyBaselineURL })...)
-		if r := max(g.Scenario.Repeats, 1); r < minInterleavedPairs {
+		if r := max(g.Scenario.Repeats, 1); r < minInterleavedPairs && !g.Scenario.Search.On() {
 			add("%s: interleaved with a baseline build, repeats %d gives %d pairs of blocks: a comparison needs at least %d (ABBA); set \"repeats\" (or %sREPEATS) to 6", at, r, r, minInterleavedPairs, Prefix)
 		}
 	}
 	judgedAgainst(&g.Spec, g.BaselinePath, baseline, g.Interleave)
+	g.Searched = g.Scenario.Search.On()
+	for _, line := range searchProblems(g.Scenario.Search, g.Budgets) {
+		add("%s.%s", at, line)
+	}
 	env.countStarts(&g.Spec, g.Name)
 	if _, set := entry["trace"]; set {
 		// A trace file moves with its scenarios file, as a baseline does.

@@ -38,7 +38,7 @@ func (c Config) Validate() error {
 		if c.Shard != "" || c.Shards != 0 {
 			p = append(p, fmt.Sprintf("%sBASELINE_URL: an interleaved run is not sharded (its blocks alternate on one client); unset %sSHARD/%sSHARDS", Prefix, Prefix, Prefix))
 		}
-		if r := max(c.configured().Repeats, 1); r < minInterleavedPairs {
+		if r := max(c.configured().Repeats, 1); r < minInterleavedPairs && !c.Scenario.Search.On() {
 			add("%sBASELINE_URL interleaves %sREPEATS pairs of blocks with the baseline build, and %sREPEATS=%d gives %d: a comparison needs at least %d (ABBA); set %sREPEATS=6 (docs/gating.md: what each number of pairs resolves)",
 				Prefix, Prefix, Prefix, r, r, minInterleavedPairs, Prefix)
 		}
@@ -59,6 +59,9 @@ func (c Config) Validate() error {
 		add("%sBUDGETS: %v", Prefix, err)
 	}
 	p = append(p, render(c.Gate.Validate(), variable)...)
+	for _, line := range searchProblems(c.Scenario.Search, c.ParsedBudgets()) {
+		add("%s", Prefix+strings.ToUpper(line))
+	}
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
 	}
@@ -69,6 +72,27 @@ func (c Config) Validate() error {
 		return p
 	}
 	return nil
+}
+
+// searchProblems are what a search and its budgets do not fit, each starting with the
+// key it names ("search: ..."): a search needs a budget to hold the load to, and a budget
+// on a capacity needs the search that finds it.
+func searchProblems(search capacity.Search, budgets []budget.Budget) []string {
+	var p []string
+	slo := 0
+	for _, b := range budgets {
+		over, onCapacity := map[string]string{"capacity_concurrency": "concurrency", "capacity_rps": "request_rate"}[b.Metric]
+		switch {
+		case !onCapacity:
+			slo++
+		case search.Over != over:
+			p = append(p, fmt.Sprintf("budgets: %s needs a search over %s (search=%s:64, or {\"over\": %q, \"max\": 64} in a scenarios file)", b, over, over, over))
+		}
+	}
+	if search.On() && slo == 0 {
+		p = append(p, fmt.Sprintf("search=%s: no budget to hold the load to: a search finds the highest load within the budgets, e.g. ttft_p95_ms<=200", search))
+	}
+	return p
 }
 
 // render writes the problems of a Validate error one per line, naming each field with name.

@@ -31,6 +31,7 @@ func (c Config) Configured() GatedScenario {
 	spec.Budgets = c.ParsedBudgets()
 	interleave := c.Interleaving()
 	judgedAgainst(&spec, c.Baseline, c.baselines.of(ConfiguredName, true), interleave)
+	spec.Searched = c.Scenario.Search.On()
 	c.countStarts(&spec, ConfiguredName)
 	return GatedScenario{Name: ConfiguredName, Scenario: c.configured(), Spec: spec, Interleave: interleave}
 }
