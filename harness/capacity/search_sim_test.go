@@ -38,7 +38,13 @@ func simulatedRun(rng *rand.Rand, e simEngine, sc Scenario) *artifact.Benchmark 
 	b := &artifact.Benchmark{Requests: sc.Requests, Completed: sc.Requests, Concurrency: sc.Concurrency,
 		WallClockMs: artifact.Float(1000), Extension: &artifact.Extension{}}
 	for i := range values {
-		values[i] = e.ttft(rng, sc.Concurrency)
+		if sc.RequestRate > 0 {
+			// An open loop: the engine slows with the rate as the smooth one with concurrency,
+			// a rate of 2.5/s standing for one request in flight.
+			values[i] = e.speed * 20 * math.Exp(0.25*rng.NormFloat64()) * math.Pow(1+sc.RequestRate/2.5/8, 2)
+		} else {
+			values[i] = e.ttft(rng, sc.Concurrency)
+		}
 		b.RequestTimings = append(b.RequestTimings, artifact.RequestTiming{RequestIndex: i, TTFTMs: artifact.Float(values[i])})
 	}
 	b.Metrics.TTFT = distribution(values)
@@ -111,5 +117,32 @@ func TestTheCapacityVerdictsRatesBySimulation(t *testing.T) {
 		if r := rate(sure); r > tc.maxSure || r < tc.minSure {
 			t.Errorf("%s: regression in %.1f%% of searches, want %s", tc.name, 100*r, fmt.Sprintf("[%g%%, %g%%]", 100*tc.minSure, 100*tc.maxSure))
 		}
+	}
+}
+
+// A search over request rate doubles from max/32 and bisects until the rate broken is
+// within 10% of the rate held: against an engine whose p95 reaches 80 ms at 12.6/s.
+func TestASearchOverRequestRateBracketsItToTenPercent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	slo, _ := budget.Parse("ttft_p95_ms<=80")
+	runAt := func(_ context.Context, _ Target, sc Scenario) (*artifact.Benchmark, error) {
+		return simulatedRun(rng, simEngine{smooth: true, speed: 1}, sc), nil
+	}
+	run, _, err := searchWith(context.Background(), Target{BaseURL: "http://a/v1"}, Scenario{Name: "sim", Requests: 20, Concurrency: 4},
+		Search{Over: "request_rate", Max: 40}, slo, nil, runAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := run.Extension.Search
+	var loads []float64
+	for _, p := range s.Probes {
+		loads = append(loads, float64(p.Load))
+	}
+	t.Logf("rates probed %v: capacity %v, broke at %v", loads, s.Capacity, s.Broke)
+	if s.Broke == nil || float64(*s.Broke)/float64(s.Capacity) > 1.1 || s.Capacity < 10 || s.Capacity > 14 {
+		t.Errorf("capacity_rps %v, broke at %v: want a bracket within 10%% about 12.6/s", s.Capacity, s.Broke)
+	}
+	if loads[0] != 1.25 {
+		t.Errorf("first rate %v, want 40/32", loads[0])
 	}
 }

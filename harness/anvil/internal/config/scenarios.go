@@ -221,9 +221,7 @@ func parseScenario(raw json.RawMessage, dir string, env Config, at string) (Gate
 	}
 	judgedAgainst(&g.Spec, g.BaselinePath, baseline, g.Interleave)
 	g.Searched = g.Scenario.Search.On()
-	for _, line := range searchProblems(g.Scenario.Search, g.Budgets) {
-		add("%s.%s", at, line)
-	}
+	p = append(p, searchProblems(g.Scenario.Search, g.Budgets, func(key string) string { return at + "." + key })...)
 	env.countStarts(&g.Spec, g.Name)
 	if _, set := entry["trace"]; set {
 		// A trace file moves with its scenarios file, as a baseline does.

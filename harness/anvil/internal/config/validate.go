@@ -59,9 +59,7 @@ func (c Config) Validate() error {
 		add("%sBUDGETS: %v", Prefix, err)
 	}
 	p = append(p, render(c.Gate.Validate(), variable)...)
-	for _, line := range searchProblems(c.Scenario.Search, c.ParsedBudgets()) {
-		add("%s", Prefix+strings.ToUpper(line))
-	}
+	p = append(p, searchProblems(c.Scenario.Search, c.ParsedBudgets(), func(key string) string { return Prefix + strings.ToUpper(key) })...)
 	if c.OutDir == "" {
 		add("%sOUT_DIR: empty (want a directory path)", Prefix)
 	}
@@ -74,11 +72,11 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// searchProblems are what a search and its budgets do not fit, each starting with the
-// key it names ("search: ..."): a search needs a budget to hold the load to, and a budget
-// on a capacity needs the search that finds it.
-func searchProblems(search capacity.Search, budgets []budget.Budget) []string {
-	var p []string
+// searchProblems are what a search and its budgets do not fit, each naming its key by
+// name: a search needs a budget to hold the load to, and a budget on a capacity needs the
+// search that finds it.
+func searchProblems(search capacity.Search, budgets []budget.Budget, name func(key string) string) problemList {
+	var p problemList
 	slo := 0
 	for _, b := range budgets {
 		over, onCapacity := map[string]string{"capacity_concurrency": "concurrency", "capacity_rps": "request_rate"}[b.Metric]
@@ -86,11 +84,11 @@ func searchProblems(search capacity.Search, budgets []budget.Budget) []string {
 		case !onCapacity:
 			slo++
 		case search.Over != over:
-			p = append(p, fmt.Sprintf("budgets: %s needs a search over %s (search=%s:64, or {\"over\": %q, \"max\": 64} in a scenarios file)", b, over, over, over))
+			p = append(p, fmt.Sprintf("%s: %s needs a search over %s (%s=%s:64, or {\"over\": %q, \"max\": 64} in a scenarios file)", name("budgets"), b, over, name("search"), over, over))
 		}
 	}
 	if search.On() && slo == 0 {
-		p = append(p, fmt.Sprintf("search=%s: no budget to hold the load to: a search finds the highest load within the budgets, e.g. ttft_p95_ms<=200", search))
+		p = append(p, fmt.Sprintf("%s=%s: no budget to hold the load to: a search finds the highest load within the budgets, e.g. ttft_p95_ms<=200", name("search"), search))
 	}
 	return p
 }
