@@ -90,24 +90,6 @@ func runInterleavedIn(ctx context.Context, dir, spec string, target capacity.Tar
 	return run, baseline
 }
 
-// Search runs sc's search (sc.Search: "concurrency:64") for the highest load within
-// budgets against target (capacity.SearchCapacity) and writes the run at the capacity,
-// which carries every probe (anvilbench.search), to $ANVIL_OUT_DIR/<suite>/<spec>.json,
-// recording the budgets as its SLO: a budget on capacity_concurrency then judges it, and
-// the report draws its curve.
-func Search(ctx context.Context, spec string, target capacity.Target, sc capacity.Scenario, budgets []budget.Budget) *artifact.Benchmark {
-	GinkgoHelper()
-	run, _ := searchIn(ctx, Current().Suite, spec, target, sc, budgets, nil, func(run *artifact.Benchmark) {
-		if x := run.Extension; x != nil {
-			for _, b := range budgets {
-				x.Budgets = append(x.Budgets, b.String())
-			}
-			x.SLOAttainment, x.GoodputRPS = run.SLO()
-		}
-	})
-	return run
-}
-
 // searchIn searches the highest load within budgets (capacity.SearchCapacity), beside
 // the baseline build when with is set, and writes the engine's run at its capacity to
 // $ANVIL_OUT_DIR/<dir>/<spec>.json (the baseline build's to <spec>-baseline.json) after

@@ -55,6 +55,9 @@ type Extension struct {
 	// those requests per second of the measured phase; absent when no budget set one.
 	SLOAttainment *Float `json:"slo_attainment,omitempty"`
 	GoodputRPS    *Float `json:"goodput_rps,omitempty"`
+	// Steady is each figure's trend and level shift over the measured phase, in the
+	// requests' start order; null when too few requests were in the steady part to test.
+	Steady []Drift `json:"steady,omitempty"`
 	// Search is the search for the highest load within the budgets that this run is the
 	// capacity of; absent for a run at one load.
 	Search *Search `json:"search,omitempty"`

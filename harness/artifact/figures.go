@@ -200,7 +200,7 @@ var figureIndex = sync.OnceValue(func() map[string]Figure {
 			return nil, -1
 		}}
 	}
-	for _, f := range append(sloFigures(), capacityFigures()...) {
+	for _, f := range slices.Concat(sloFigures(), capacityFigures(), energyFigures()) {
 		index[f.Key] = f
 	}
 	for _, key := range headline {

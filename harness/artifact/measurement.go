@@ -342,6 +342,14 @@ type GPUTelemetry struct {
 	Error   string     `json:"error,omitempty"`
 	Samples int        `json:"samples"`
 	GPUs    []GPUState `json:"gpus"`
+	// EnergyJ is what every GPU drew over the measured phase, in joules, from EnergySource:
+	// DCGM's energy counter, or its power integrated where a GPU has no counter; absent
+	// when a GPU has neither across the phase.
+	EnergyJ      *Float `json:"energy_j,omitempty"`
+	EnergySource string `json:"energy_source,omitempty"`
+	// PricePerHour is what the GPUs cost an hour (ANVIL_GPU_PRICE_PER_HOUR), for the cost
+	// per million output tokens; absent when not given.
+	PricePerHour *Float `json:"price_per_hour,omitempty"`
 }
 
 // GPUState is one GPU's samples.
@@ -362,6 +370,8 @@ type GPUSample struct {
 	TemperatureC   *Float `json:"temperature_c"`
 	UtilizationPct *Float `json:"utilization_pct"`
 	MemoryUsedMiB  *Float `json:"memory_used_mib"`
+	// EnergyMJ is DCGM's energy counter since the driver loaded, in mJ.
+	EnergyMJ *Float `json:"energy_mj,omitempty"`
 	// Reasons is the driver's clock event (throttle) reasons bitmask, NVML's; ReasonNames
 	// names its bits.
 	Reasons     *uint64  `json:"reasons,omitempty"`

@@ -54,6 +54,7 @@ func Merge(shards []NamedArtifact) (*artifact.Benchmark, error) {
 	ext.Arrival = mergedArrival(first.Extension.Arrival, spans, b.RequestTimings, b.Concurrency, wall)
 	mergeKinds(ext, shards, spans)
 	b.Extension = ext
+	ext.Steady = steadyState(&b, b.Concurrency, ext.Arrival.RatePerSec == nil)
 	mergeFeatures(shards, spans, &b)
 	return &b, nil
 }

@@ -189,6 +189,7 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 	r.gatherBlocks()
 	b := r.assemble(target, started, finished)
 	b.Extension.Warmup, b.Extension.Blocks = w.warmup, r.blockRecord(b)
+	b.Extension.Steady = steadyState(b, r.concurrency, r.sc.RequestRate == 0)
 	stampsHeld := b.Extension.Clock.Source == clockSourceKernel && b.Extension.ITL.SharedReadGaps == 0
 	b.Extension.ClientOverhead = r.overhead(finished.Sub(started), c.cpu, c.waited, stampsHeld)
 	b.Extension.ClientOverhead.GCCycles = new(c.gcs)
@@ -200,6 +201,9 @@ func (r *run) finish(ctx context.Context, target Target, w warmed, c cost, start
 		f.record(ctx, r, b)
 	}
 	b.Extension.GPU = w.gpus.Finish(ctx, started, finished)
+	if target.GPUPricePerHour > 0 {
+		b.Extension.GPU.PricePerHour = artifact.F(target.GPUPricePerHour)
+	}
 	if b.GPU == nil {
 		b.GPU = gpuModel(b.Extension.GPU)
 	}

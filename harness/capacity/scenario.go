@@ -28,6 +28,9 @@ type Target struct {
 	// during and after the run; empty reads nvidia-smi, else amd-smi, when it is on this
 	// host, MetricsOff none.
 	GPUMetricsURL string
+	// GPUPricePerHour is what the engine's GPUs cost an hour, all of them: with their energy
+	// or alone, the artifact states the cost of a million output tokens; 0 states none.
+	GPUPricePerHour float64
 	// UserSpaceStamps stamps events when the read returns even where the kernel stamps
 	// their arrival (Linux).
 	UserSpaceStamps bool

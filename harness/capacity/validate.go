@@ -198,6 +198,9 @@ func (t Target) Validate() error {
 	if t.StallTimeout < 0 || t.StallTimeout > maxTimeout || (t.Timeout > 0 && t.StallTimeout > t.Timeout) {
 		errs = append(errs, &fields.FieldError{Field: "StallTimeout", Value: t.StallTimeout, Problem: "out of range (want a duration in (0, %s])", Others: []string{"Timeout"}})
 	}
+	if !(t.GPUPricePerHour >= 0 && t.GPUPricePerHour <= 1e6) {
+		add("GPUPricePerHour", t.GPUPricePerHour, "out of range (want a price an hour in [0, 1e6])")
+	}
 	return errors.Join(errs...)
 }
 

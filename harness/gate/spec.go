@@ -162,6 +162,8 @@ type Spec struct {
 	Client ClientBounds
 	// GPU bounds what the engine's GPUs may show (throttle, clocks).
 	GPU GPUBounds
+	// steadyBounds bound the engine's drift over the run: MaxDriftPct, AllowDrift.
+	steadyBounds
 }
 
 // DefaultSpec is a Spec with every default (its tags'), no budget and no baseline.
@@ -269,6 +271,7 @@ func (s Spec) Checks() []Check {
 		imagesByRule(),
 		StartedWarm(),
 		GPUHeldClocks(s.GPU, s.Baseline),
+		heldSteady(s.steadyBounds),
 		when(ValidToolCalls(), onlyFor("tool_call")),
 		when(ValidJSONAnswers(), onlyFor("json_schema")),
 		when(PlannedPrefixCache(), func(a *artifact.Benchmark) string {

@@ -29,7 +29,9 @@ var _ = Describe("capacity search", Serial, Label(anvil.LabelSelfTest, "knee"), 
 		sc := rung(8, 1, 1000)
 		sc.Engine, sc.Search = anvil.EmbeddedEngineName, capacity.Search{Over: "concurrency", Max: 64}
 
-		run := anvil.Search(ctx, "knee", target, sc, budgets)
+		run, _, err := capacity.SearchCapacity(ctx, target, sc, sc.Search, budgets, nil)
+		Expect(err).NotTo(HaveOccurred())
+		anvil.Record("knee", run)
 		found := run.Extension.Search
 		AddReportEntry("capacity", float64(found.Capacity))
 

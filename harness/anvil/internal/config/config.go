@@ -62,6 +62,9 @@ type Config struct {
 	// GPUs, sampled around each scenario; empty reads nvidia-smi, else amd-smi, when it is
 	// on this host, "off" none.
 	GPUMetricsURL string `env:"GPU_METRICS_URL"`
+	// GPUPricePerHour (ANVIL_GPU_PRICE_PER_HOUR) is what the engine's GPUs cost an hour, all
+	// of them, e.g. 2.5: each artifact then states the cost of a million output tokens.
+	GPUPricePerHour float64 `env:"GPU_PRICE_PER_HOUR" envDefault:"0"`
 
 	// KernelTimestamps (ANVIL_KERNEL_TIMESTAMPS) stamps each event with the kernel's receive
 	// timestamp of its bytes where the platform has one (Linux), else when the read returns.

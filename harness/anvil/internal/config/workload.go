@@ -55,6 +55,6 @@ func (c Config) configured() capacity.Scenario {
 // Target is the endpoint at baseURL (ANVIL_BASE_URL, or the embedded engine's) with the
 // configured key and timeouts.
 func (c Config) Target(baseURL string) capacity.Target {
-	return capacity.Target{BaseURL: baseURL, APIKey: c.APIKey, Timeout: c.Timeout, StallTimeout: c.StallTimeout, MetricsURL: c.MetricsURL, GPUMetricsURL: c.GPUMetricsURL,
+	return capacity.Target{BaseURL: baseURL, APIKey: c.APIKey, Timeout: c.Timeout, StallTimeout: c.StallTimeout, MetricsURL: c.MetricsURL, GPUMetricsURL: c.GPUMetricsURL, GPUPricePerHour: c.GPUPricePerHour,
 		UserSpaceStamps: !c.KernelTimestamps, TransmitStamps: c.TransmitStamps}
 }

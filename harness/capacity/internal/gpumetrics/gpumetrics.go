@@ -29,7 +29,9 @@ import (
 type reading struct {
 	gpu, model                          string
 	sm, mem, power, temp, util, memUsed *float64
-	reasons                             *uint64
+	// energy is the energy counter since the driver loaded, in mJ.
+	energy  *float64
+	reasons *uint64
 }
 
 // source reads every GPU once.
@@ -66,14 +68,15 @@ func (d dcgm) name() string { return "dcgm " + d.url }
 
 // The DCGM fields read, by what they hold; the throttle reasons kept both names they had.
 var dcgmFields = map[string]func(*reading, float64){
-	"DCGM_FI_DEV_SM_CLOCK":               func(r *reading, v float64) { r.sm = &v },
-	"DCGM_FI_DEV_MEM_CLOCK":              func(r *reading, v float64) { r.mem = &v },
-	"DCGM_FI_DEV_POWER_USAGE":            func(r *reading, v float64) { r.power = &v },
-	"DCGM_FI_DEV_GPU_TEMP":               func(r *reading, v float64) { r.temp = &v },
-	"DCGM_FI_DEV_GPU_UTIL":               func(r *reading, v float64) { r.util = &v },
-	"DCGM_FI_DEV_FB_USED":                func(r *reading, v float64) { r.memUsed = &v },
-	"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS": func(r *reading, v float64) { u := uint64(v); r.reasons = &u },
-	"DCGM_FI_DEV_CLOCKS_EVENT_REASONS":   func(r *reading, v float64) { u := uint64(v); r.reasons = &u },
+	"DCGM_FI_DEV_SM_CLOCK":                 func(r *reading, v float64) { r.sm = &v },
+	"DCGM_FI_DEV_MEM_CLOCK":                func(r *reading, v float64) { r.mem = &v },
+	"DCGM_FI_DEV_POWER_USAGE":              func(r *reading, v float64) { r.power = &v },
+	"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION": func(r *reading, v float64) { r.energy = &v },
+	"DCGM_FI_DEV_GPU_TEMP":                 func(r *reading, v float64) { r.temp = &v },
+	"DCGM_FI_DEV_GPU_UTIL":                 func(r *reading, v float64) { r.util = &v },
+	"DCGM_FI_DEV_FB_USED":                  func(r *reading, v float64) { r.memUsed = &v },
+	"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS":   func(r *reading, v float64) { u := uint64(v); r.reasons = &u },
+	"DCGM_FI_DEV_CLOCKS_EVENT_REASONS":     func(r *reading, v float64) { u := uint64(v); r.reasons = &u },
 }
 
 func (d dcgm) read(ctx context.Context) ([]reading, error) {
@@ -273,7 +276,7 @@ func (w *Watch) Finish(ctx context.Context, started, finished time.Time) *artifa
 				order = append(order, r.gpu)
 			}
 			p := artifact.GPUSample{OffsetMs: offset, During: during, SMClockMHz: f(r.sm), MemClockMHz: f(r.mem), PowerW: f(r.power),
-				TemperatureC: f(r.temp), UtilizationPct: f(r.util), MemoryUsedMiB: f(r.memUsed)}
+				TemperatureC: f(r.temp), UtilizationPct: f(r.util), MemoryUsedMiB: f(r.memUsed), EnergyMJ: f(r.energy)}
 			if r.reasons != nil {
 				p.Reasons = new(*r.reasons)
 				p.ReasonNames = artifact.GPUReasonNames(*r.reasons)
@@ -284,6 +287,7 @@ func (w *Watch) Finish(ctx context.Context, started, finished time.Time) *artifa
 	for _, g := range order {
 		t.GPUs = append(t.GPUs, *byGPU[g])
 	}
+	t.EnergyJ, t.EnergySource = phaseEnergy(t.GPUs, 0, finished.Sub(started).Seconds()*1000)
 	return t
 }
 
@@ -292,4 +296,91 @@ func f(p *float64) *artifact.Float {
 		return nil
 	}
 	return artifact.F(*p)
+}
+
+// Where a phase's energy came from.
+const (
+	energyCounter = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+	energyPower   = "DCGM_FI_DEV_POWER_USAGE, integrated"
+)
+
+// phaseEnergy is the joules every GPU drew between the offsets from and to (ms): the
+// difference of its energy counter, interpolated to both ends between the samples that
+// bracket them, or where a GPU has no counter there (or it went back), its power
+// integrated over the samples (trapezoids, interpolated to both ends). Nil when a GPU has
+// neither across the phase: an energy of some GPUs only is no run's.
+func phaseEnergy(gpus []artifact.GPUState, from, to float64) (*artifact.Float, string) {
+	if len(gpus) == 0 || to <= from {
+		return nil, ""
+	}
+	total, sources := 0.0, map[string]bool{}
+	for _, g := range gpus {
+		if a, okA := at(g.Series, from, energyOf); okA {
+			if b, okB := at(g.Series, to, energyOf); okB && b >= a {
+				total += (b - a) / 1000
+				sources[energyCounter] = true
+				continue
+			}
+		}
+		j, ok := integral(g.Series, from, to)
+		if !ok {
+			return nil, ""
+		}
+		total += j
+		sources[energyPower] = true
+	}
+	source := energyCounter
+	if sources[energyPower] {
+		source = energyPower
+		if sources[energyCounter] {
+			source = energyCounter + " and " + energyPower
+		}
+	}
+	return artifact.F(total), source
+}
+
+func energyOf(s artifact.GPUSample) *artifact.Float { return s.EnergyMJ }
+func powerOf(s artifact.GPUSample) *artifact.Float  { return s.PowerW }
+
+// at is a field's value at offset ms, interpolated between the samples that bracket it.
+func at(series []artifact.GPUSample, offset float64, field func(artifact.GPUSample) *artifact.Float) (float64, bool) {
+	var before, after *artifact.GPUSample
+	for k := range series {
+		s := &series[k]
+		if field(*s) == nil {
+			continue
+		}
+		if float64(s.OffsetMs) <= offset {
+			before = s
+		} else if after == nil {
+			after = s
+		}
+	}
+	switch {
+	case before == nil || after == nil && float64(before.OffsetMs) < offset:
+		return 0, false
+	case after == nil || float64(before.OffsetMs) == offset:
+		return float64(*field(*before)), true
+	}
+	x0, x1 := float64(before.OffsetMs), float64(after.OffsetMs)
+	y0, y1 := float64(*field(*before)), float64(*field(*after))
+	return y0 + (y1-y0)*(offset-x0)/(x1-x0), true
+}
+
+// integral is the joules of a GPU's power between the offsets from and to (ms).
+func integral(series []artifact.GPUSample, from, to float64) (float64, bool) {
+	p0, ok0 := at(series, from, powerOf)
+	p1, ok1 := at(series, to, powerOf)
+	if !ok0 || !ok1 {
+		return 0, false
+	}
+	x, y, joules := from, p0, 0.0
+	for _, s := range series {
+		if s.PowerW == nil || float64(s.OffsetMs) <= from || float64(s.OffsetMs) >= to {
+			continue
+		}
+		joules += (float64(s.OffsetMs) - x) / 1000 * (y + float64(*s.PowerW)) / 2
+		x, y = float64(s.OffsetMs), float64(*s.PowerW)
+	}
+	return joules + (to-x)/1000*(y+p1)/2, true
 }
