@@ -98,8 +98,8 @@ func searchIn(ctx context.Context, dir, spec string, target capacity.Target, sc 
 	GinkgoHelper()
 	sc = reporting(spec, sc)
 	run, baseline, err := capacity.SearchCapacity(ctx, target, sc, sc.Search, budgets, with)
-	if err != nil {
-		Fail(fmt.Sprintf("scenario %s: search did not finish: %v", spec, err))
+	if err != nil && run == nil {
+		Fail(fmt.Sprintf("scenario %s: search did not start: %v", spec, err))
 	}
 	for _, b := range []*artifact.Benchmark{run, baseline} {
 		if b != nil && annotate != nil {
@@ -113,7 +113,10 @@ func searchIn(ctx context.Context, dir, spec string, target capacity.Target, sc 
 			run.Extension.Baseline.Design = artifact.DesignInterleaved
 		}
 	}
-	recordIn(dir, spec, run)
+	path := recordIn(dir, spec, run)
+	if err != nil {
+		Fail(fmt.Sprintf("scenario %s: the search stopped before it closed its bracket (%v); what it found is in %s", spec, err, path))
+	}
 	AddReportEntry("summary", Summarize(run))
 	return run, baseline
 }

@@ -16,6 +16,9 @@ type Search struct {
 	Baseline *SearchSide `json:"baseline,omitempty"`
 	// Requests counts the requests of every probe of both sides.
 	Requests int `json:"requests"`
+	// Stopped says why the search ended before its brackets closed (interrupted, a probe
+	// that could not start): its capacity is then only the highest load held so far.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // SearchSide is one engine's search.

@@ -139,7 +139,9 @@ const searchRatePrecision = 1.10
 // budget holds at the upper end of its figure's 95% interval (for a budget that bounds
 // from above), breaks when one fails at the lower end, and is run again with twice the
 // requests while neither: after three runs it is decided by its point figures and
-// counted unresolved. It returns the engine's run at its capacity (at the lowest load when
+// counted unresolved. A search that stops early (interrupted, or a probe that could not
+// start) returns what it found with the error, the search saying why it stopped. It returns
+// the engine's run at its capacity (at the lowest load when
 // none held) carrying the search (artifact.Search), and the baseline build's likewise (nil
 // without one). With a baseline build, each load is probed on both, the order alternating
 // from load to load, so that what drifts with time falls on both.
@@ -169,6 +171,11 @@ func searchWith(ctx context.Context, target Target, base Scenario, search Search
 		s.result.SLO = append(s.result.SLO, b.String())
 	}
 	if err := s.run(); err != nil {
+		// What was probed is kept: the artifact says the search stopped, and why.
+		s.result.Stopped = err.Error()
+		if current, baseline, ferr := s.finish(); ferr == nil {
+			return current, baseline, err
+		}
 		return nil, nil, err
 	}
 	return s.finish()

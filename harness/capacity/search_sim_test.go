@@ -146,3 +146,26 @@ func TestASearchOverRequestRateBracketsItToTenPercent(t *testing.T) {
 		t.Errorf("first rate %v, want 40/32", loads[0])
 	}
 }
+
+// A search interrupted half-way returns what it found with the error, saying it stopped:
+// the capacity so far, every probe run, nothing lost.
+func TestAnInterruptedSearchKeepsWhatItFound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 7))
+	slo, _ := budget.Parse("ttft_p95_ms<=80")
+	ctx, cancel := context.WithCancel(context.Background())
+	probes := 0
+	runAt := func(_ context.Context, _ Target, sc Scenario) (*artifact.Benchmark, error) {
+		if probes++; probes == 3 {
+			cancel()
+		}
+		return simulatedRun(rng, simEngine{slots: 8, speed: 1}, sc), nil
+	}
+	run, _, err := searchWith(ctx, Target{BaseURL: "http://a/v1"}, Scenario{Name: "sim", Requests: 20}, Search{Over: "concurrency", Max: 32}, slo, nil, runAt)
+	if err == nil || run == nil || run.Extension.Search == nil {
+		t.Fatalf("interrupted after 3 probes: %v, %v", run, err)
+	}
+	s := run.Extension.Search
+	if len(s.Probes) != 3 || s.Capacity != 4 || s.Broke != nil || s.Stopped == "" {
+		t.Errorf("interrupted after 3 probes: %d probes, capacity %v, broke %v, stopped %q", len(s.Probes), s.Capacity, s.Broke, s.Stopped)
+	}
+}

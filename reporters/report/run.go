@@ -434,6 +434,7 @@ func (v *runView) Details() []fieldView {
 				fmtInt(c.Abandoned), fmtInt(c.Planned), fmtNumber(100*c.Rate, 0)+"%", fmtInt(c.AfterTokens), stopped)})
 		}
 		items = append(items, trafficFields(x)...)
+		items = append(items, capacityFields(b)...)
 	}
 	if v.Interrupted {
 		items = append(items, fieldView{"complete", "false: the run was interrupted" + cutInFlight(b)})
