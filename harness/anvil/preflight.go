@@ -37,6 +37,9 @@ func preflight(ctx SpecContext, cfg config.Config, baseURL string) {
 		if !reg.selected() {
 			continue
 		}
+		if msg := cfg.ConfiguredRepeatsProblem(); reg.configured && msg != "" {
+			refusals = append(refusals, gate.Result{Check: "scenario " + reg.g.Name, Kind: gate.KindRun, Outcome: gate.RunFailed, Message: msg})
+		}
 		blocks := max(reg.g.Scenario.Repeats, 1)
 		for _, res := range reg.g.Spec.Refusals(reg.g.Scenario.RequestCount()*blocks, blocks) {
 			res.Message = "scenario " + reg.g.Name + ": " + res.Message

@@ -41,8 +41,8 @@ type SearchProbe struct {
 	Attempt  int   `json:"attempt"`
 	Requests int   `json:"requests"`
 	Failed   int   `json:"failed"`
-	// Verdict is "held", "broke", or "unresolved" (its confidence intervals straddled a
-	// limit); Decided is what the search took it as.
+	// Verdict is "held", "broke", "unresolved" (its confidence intervals straddled a
+	// limit) or "interrupted" (judging nothing); Decided is what the search took it as.
 	Verdict string `json:"verdict"`
 	Decided string `json:"decided"`
 	// Figures are each SLO budget's figure, with its 95% interval where one exists.

@@ -240,6 +240,9 @@ func (v Verdict) Message() string {
 		return fmt.Sprintf("%s %s %s %s %s over %d samples (point %s)", name, v.Bound.label(), format(v.Value), relation,
 			format(v.Budget.Limit), v.Samples, format(v.Point))
 	}
+	if strings.HasPrefix(key, "capacity_") {
+		return fmt.Sprintf("%s %s %s %s (the highest load its search held)", name, format(v.Value), relation, format(v.Budget.Limit))
+	}
 	return fmt.Sprintf("%s %s %s %s over %d samples", name, format(v.Value), relation, format(v.Budget.Limit), v.Samples)
 }
 

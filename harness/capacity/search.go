@@ -122,6 +122,7 @@ const (
 	searchHeld        = "held"
 	searchBroke       = "broke"
 	searchUnresolved  = "unresolved"
+	searchInterrupted = "interrupted"
 )
 
 // searchAttempts is how many runs a load gets, each with twice the requests of the one
@@ -312,6 +313,15 @@ func (s *searcher) probeSide(load float64, side *searchSide) error {
 		}
 		p, brokeBy := s.judge(run, load, attempt)
 		s.result.Requests += run.Requests
+		if err := s.ctx.Err(); err != nil {
+			// An interrupted probe is recorded and judges nothing: its requests were cut.
+			p.Verdict, p.Decided = searchInterrupted, searchInterrupted
+			side.out.Probes = append(side.out.Probes, p)
+			if side.atLowest == nil {
+				side.atLowest, side.lowest = run, load // its rows are all there is to keep
+			}
+			return fmt.Errorf("interrupted at %s %g: %w", s.search.Over, load, context.Cause(s.ctx))
+		}
 		last := attempt >= s.attempts || requests*2 > 10000
 		if p.Verdict == searchUnresolved && !last {
 			side.out.Probes = append(side.out.Probes, p)
@@ -456,7 +466,8 @@ func (s *searcher) finish() (current, baseline *artifact.Benchmark, err error) {
 		if k == 1 {
 			r.SearchSide, r.Baseline = s.sides[1].out, nil
 		}
-		run.Extension.Search = &r
+		// The run stands for the scenario: its name is the scenario's, its load in the search.
+		run.Extension.Search, run.Extension.Scenario = &r, s.base.Name
 	}
 	if len(runs) > 1 {
 		// The two capacities read as a pair, as an interleaved run's two artifacts do.

@@ -165,7 +165,7 @@ func TestAnInterruptedSearchKeepsWhatItFound(t *testing.T) {
 		t.Fatalf("interrupted after 3 probes: %v, %v", run, err)
 	}
 	s := run.Extension.Search
-	if len(s.Probes) != 3 || s.Capacity != 4 || s.Broke != nil || s.Stopped == "" {
+	if len(s.Probes) != 3 || s.Capacity != 2 || s.Broke != nil || s.Stopped == "" || s.Probes[2].Verdict != "interrupted" {
 		t.Errorf("interrupted after 3 probes: %d probes, capacity %v, broke %v, stopped %q", len(s.Probes), s.Capacity, s.Broke, s.Stopped)
 	}
 }

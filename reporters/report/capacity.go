@@ -54,3 +54,44 @@ func capacityFields(b *artifact.Benchmark) []fieldView {
 	}
 	return out
 }
+
+// writeCapacity is a run's capacity fields and, for a search, each probe: report.md's
+// stand-in for the curve report.html draws.
+func writeCapacity(b *strings.Builder, r *runView) {
+	if r.B.Extension == nil {
+		return
+	}
+	fields := capacityFields(r.B)
+	if len(fields) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### %s: capacity\n\n", mdText(r.Name))
+	for _, f := range fields {
+		fmt.Fprintf(b, "- **%s**: %s\n", mdText(f.Label), mdText(f.Value))
+	}
+	s := r.B.Extension.Search
+	if s == nil || len(s.Probes) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	mdRow(b, mdTextAll([]string{strings.ReplaceAll(s.Over, "_", " "), "run", "requests", "verdict", "figures (95% interval)"})...)
+	mdAlign(b, "r", "r", "r", "l", "l")
+	for _, p := range s.Probes {
+		var figs []string
+		for _, f := range p.Figures {
+			text := f.Budget + ": -"
+			if f.Value != nil {
+				text = fmt.Sprintf("%s: %s", f.Budget, fmtNumber(float64(*f.Value), 2))
+			}
+			if f.Low95 != nil && f.High95 != nil {
+				text += fmt.Sprintf(" (%s..%s)", fmtNumber(float64(*f.Low95), 2), fmtNumber(float64(*f.High95), 2))
+			}
+			figs = append(figs, text)
+		}
+		verdict := p.Verdict
+		if p.Decided != p.Verdict {
+			verdict += ", taken as " + p.Decided
+		}
+		mdRow(b, fmt.Sprintf("%g", float64(p.Load)), fmt.Sprint(p.Attempt), fmtInt(p.Requests), mdText(verdict), mdText(strings.Join(figs, "; ")))
+	}
+}

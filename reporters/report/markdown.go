@@ -90,6 +90,7 @@ func (m *Model) WriteMarkdown(w io.Writer) error {
 	writeConformance(&b, m.Conformance)
 	for _, r := range m.Scenarios {
 		writeBudgets(&b, r)
+		writeCapacity(&b, r)
 		writeTurns(&b, r)
 		writeReasoning(&b, r)
 		writePhases(&b, r)

@@ -38,9 +38,10 @@ func (c Config) Validate() error {
 		if c.Shard != "" || c.Shards != 0 {
 			p = append(p, fmt.Sprintf("%sBASELINE_URL: an interleaved run is not sharded (its blocks alternate on one client); unset %sSHARD/%sSHARDS", Prefix, Prefix, Prefix))
 		}
-		if r := max(c.configured().Repeats, 1); r < minInterleavedPairs && !c.Scenario.Search.On() {
-			add("%sBASELINE_URL interleaves %sREPEATS pairs of blocks with the baseline build, and %sREPEATS=%d gives %d: a comparison needs at least %d (ABBA); set %sREPEATS=6 (docs/gating.md: what each number of pairs resolves)",
-				Prefix, Prefix, Prefix, r, r, minInterleavedPairs, Prefix)
+		// With a scenarios file each scenario is checked as it is read, and the configured
+		// one, when a suite runs it, by the preflight (ConfiguredRepeatsProblem).
+		if msg := c.ConfiguredRepeatsProblem(); msg != "" && c.ScenariosFile == "" {
+			add("%s", msg)
 		}
 	}
 	if c.Timeout == 0 {
@@ -70,6 +71,21 @@ func (c Config) Validate() error {
 		return p
 	}
 	return nil
+}
+
+// ConfiguredRepeatsProblem is what keeps the configured scenario from running interleaved
+// with ANVIL_BASELINE_URL: fewer than 2 pairs of blocks (a search needs none); "" when
+// nothing does.
+func (c Config) ConfiguredRepeatsProblem() string {
+	if c.BaselineURL == "" || c.Scenario.Search.On() {
+		return ""
+	}
+	r := max(c.configured().Repeats, 1)
+	if r >= minInterleavedPairs {
+		return ""
+	}
+	return fmt.Sprintf("%sBASELINE_URL interleaves %sREPEATS pairs of blocks with the baseline build, and %sREPEATS=%d gives %d: a comparison needs at least %d (ABBA); set %sREPEATS=6 (docs/gating.md: what each number of pairs resolves)",
+		Prefix, Prefix, Prefix, r, r, minInterleavedPairs, Prefix)
 }
 
 // searchProblems are what a search and its budgets do not fit, each naming its key by
