@@ -67,11 +67,11 @@ func meets(r *RequestTiming, ts []threshold) bool {
 
 // sloMet is, for each request index the run attempted, whether it met the SLO of its
 // recorded budgets; nil when they set no threshold.
-func (b *Benchmark) sloMet() map[int]bool {
+func (b *Benchmark) sloMet(budgets []string) map[int]bool {
 	if b.Extension == nil {
 		return nil
 	}
-	ts := thresholds(b.Extension.Budgets)
+	ts := thresholds(budgets)
 	if len(ts) == 0 {
 		return nil
 	}
@@ -94,7 +94,16 @@ func (b *Benchmark) sloMet() map[int]bool {
 // recorded budgets set, recounted from its rows; nil when they set none or it attempted no
 // request.
 func (b *Benchmark) SLO() (attainment, goodputRPS *Float) {
-	met := b.sloMet()
+	if b.Extension == nil {
+		return nil, nil
+	}
+	return b.SLOOf(b.Extension.Budgets)
+}
+
+// SLOOf is SLO by the thresholds of budgets written as Budget.String writes them, whatever
+// budgets the run recorded: a search holds each probe to its own SLO.
+func (b *Benchmark) SLOOf(budgets []string) (attainment, goodputRPS *Float) {
+	met := b.sloMet(budgets)
 	attempted := max(b.Requests, len(met))
 	if met == nil || attempted == 0 {
 		return nil, nil

@@ -160,7 +160,7 @@ func searchWith(ctx context.Context, target Target, base Scenario, search Search
 	if len(slo) == 0 {
 		return nil, nil, fmt.Errorf("invalid search of scenario %q: no budget to hold the load to (a search needs an SLO, e.g. ttft_p95_ms<=200)", base.Name)
 	}
-	s := &searcher{ctx: ctx, runAt: runAt, search: search, slo: slo, attempts: searchAttempts, base: base.withDefaults()}
+	s := &searcher{ctx: ctx, runAt: runAt, search: search, slo: slo, base: base.withDefaults()}
 	s.sides = []*searchSide{{target: target, sc: s.base}}
 	if with != nil {
 		bsc := s.base
@@ -183,15 +183,14 @@ func searchWith(ctx context.Context, target Target, base Scenario, search Search
 }
 
 type searcher struct {
-	ctx      context.Context
-	runAt    func(context.Context, Target, Scenario) (*artifact.Benchmark, error)
-	search   Search
-	slo      []budget.Budget
-	attempts int
-	base     Scenario
-	sides    []*searchSide
-	result   artifact.Search
-	probes   int
+	ctx    context.Context
+	runAt  func(context.Context, Target, Scenario) (*artifact.Benchmark, error)
+	search Search
+	slo    []budget.Budget
+	base   Scenario
+	sides  []*searchSide
+	result artifact.Search
+	probes int
 }
 
 // searchSide is one engine's search: its bracket and the runs kept for the result.
@@ -322,7 +321,7 @@ func (s *searcher) probeSide(load float64, side *searchSide) error {
 			}
 			return fmt.Errorf("interrupted at %s %g: %w", s.search.Over, load, context.Cause(s.ctx))
 		}
-		last := attempt >= s.attempts || requests*2 > 10000
+		last := attempt >= searchAttempts || requests*2 > 10000
 		if p.Verdict == searchUnresolved && !last {
 			side.out.Probes = append(side.out.Probes, p)
 			requests *= 2
@@ -364,19 +363,14 @@ func (s *searcher) judge(run *artifact.Benchmark, load float64, attempt int) (ar
 	if wall := float64(run.WallClockMs) / 1000; wall > 0 {
 		p.ThroughputRPS = artifact.Float(float64(run.Completed) / wall)
 	}
-	if run.Extension != nil {
-		saved := run.Extension.Budgets
-		run.Extension.Budgets = s.result.SLO
-		p.SLOAttainment, p.GoodputRPS = run.SLO()
-		run.Extension.Budgets = saved
-	}
+	p.SLOAttainment, p.GoodputRPS = run.SLOOf(s.result.SLO)
 	held, broke, pointHeld := true, false, run.Failed == 0
 	var brokeBy, pointBrokeBy []string
 	if run.Failed > 0 {
 		broke, brokeBy = true, []string{fmt.Sprintf("%d of %d requests failed", run.Failed, run.Requests)}
 	}
 	for _, b := range s.slo {
-		f := s.judgeFigure(b, run)
+		f, point := s.judgeFigure(b, run)
 		p.Figures = append(p.Figures, f)
 		switch f.Verdict {
 		case searchBroke:
@@ -384,7 +378,7 @@ func (s *searcher) judge(run *artifact.Benchmark, load float64, attempt int) (ar
 		case searchUnresolved:
 			held = false
 		}
-		if point := budget.Judge(b, run); point.Err != nil || !point.Pass {
+		if point.Err != nil || !point.Pass {
 			pointHeld, pointBrokeBy = false, append(pointBrokeBy, b.String())
 		}
 	}
@@ -402,16 +396,17 @@ func (s *searcher) judge(run *artifact.Benchmark, load float64, attempt int) (ar
 
 // judgeFigure is one budget at a probe: held when it holds at the far end of its 95%
 // interval, broken when it fails at the near end, unresolved between. A budget that names
-// its own bound, or a figure without an interval, is judged as written.
-func (s *searcher) judgeFigure(b budget.Budget, run *artifact.Benchmark) artifact.SearchFigure {
-	f := artifact.SearchFigure{Budget: b.String()}
-	point := budget.Judge(b, run)
+// its own bound, or a figure without an interval, is judged as written. point is the
+// budget on the figure itself, which decides a load that stays unresolved.
+func (s *searcher) judgeFigure(b budget.Budget, run *artifact.Benchmark) (f artifact.SearchFigure, point budget.Verdict) {
+	f = artifact.SearchFigure{Budget: b.String()}
+	point = budget.Judge(b, run)
 	if point.Err == nil {
 		f.Value = artifact.F(point.Point)
 	}
 	if (b.Bound != "" && b.Bound != budget.Point) || point.Err != nil {
 		f.Verdict = map[bool]string{true: searchHeld, false: searchBroke}[point.Err == nil && point.Pass]
-		return f
+		return f, point
 	}
 	far, near := budget.Upper95, budget.Lower95
 	if b.Op == budget.AtLeast || b.Op == budget.Above {
@@ -422,7 +417,7 @@ func (s *searcher) judgeFigure(b budget.Budget, run *artifact.Benchmark) artifac
 	strict, lenient := budget.Judge(hi, run), budget.Judge(lo, run)
 	if strict.Err != nil || lenient.Err != nil {
 		f.Verdict = map[bool]string{true: searchHeld, false: searchBroke}[point.Pass]
-		return f
+		return f, point
 	}
 	f.High95, f.Low95 = artifact.F(max(strict.Value, lenient.Value)), artifact.F(min(strict.Value, lenient.Value))
 	switch {
@@ -433,7 +428,7 @@ func (s *searcher) judgeFigure(b budget.Budget, run *artifact.Benchmark) artifac
 	default:
 		f.Verdict = searchUnresolved
 	}
-	return f
+	return f, point
 }
 
 // finish states each side's capacity and returns its run at it.

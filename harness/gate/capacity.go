@@ -23,7 +23,7 @@ func capacityHeld(against Against, onMain bool) Check {
 		if len(bases) == 0 {
 			return skipped("no baseline searched " + s.Over)
 		}
-		own := capacityText(s.Over, s.SearchSide)
+		own := capacityText(s.SearchSide)
 		for _, b := range bases {
 			if b.Over != s.Over {
 				return found(NotComparable, fmt.Sprintf("the baseline searched %s, this run %s", b.Over, s.Over))
@@ -33,7 +33,7 @@ func capacityHeld(against Against, onMain bool) Check {
 				continue
 			}
 			why := fmt.Sprintf("capacity %s below %s's %s: at %s %s this engine broke %s, which %s held",
-				own, from, capacityText(b.Over, b.SearchSide), loadText(s.Over), trim(at), strings.Join(brokenAt(s.SearchSide, at), ", "), from)
+				own, from, capacityText(b.SearchSide), loadText(s.Over), trim(at), strings.Join(brokenAt(s.SearchSide, at), ", "), from)
 			if sure && onMain && s.Baseline == nil {
 				r := held(why)
 				r.Noted = notedMainStepped
@@ -48,7 +48,7 @@ func capacityHeld(against Against, onMain bool) Check {
 			r.Noted = notedCapacityUnresolved
 			return r
 		}
-		return held(fmt.Sprintf("capacity %s, %s's %s", own, from, capacityText(bases[0].Over, bases[0].SearchSide)))
+		return held(fmt.Sprintf("capacity %s, %s's %s", own, from, capacityText(bases[0].SearchSide)))
 	}}
 }
 
@@ -95,7 +95,7 @@ func brokenAt(side artifact.SearchSide, load float64) []string {
 }
 
 // capacityText is "8 (broke at 9)", "at least 64 (none broke)".
-func capacityText(over string, side artifact.SearchSide) string {
+func capacityText(side artifact.SearchSide) string {
 	if side.Broke == nil {
 		return fmt.Sprintf("at least %s (none broke up to the search's bound)", trim(float64(side.Capacity)))
 	}
